@@ -1,0 +1,63 @@
+//! Input errors: every one names the file, the 1-based line and column, and what
+//! was expected, and makes the run exit 2.
+
+use std::fmt;
+
+use crate::locate::position::position_of_offset;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// Byte offset of the position in the file, for snippets; `None` when the
+    /// file could not be read at all.
+    pub offset: Option<usize>,
+    pub message: String,
+    /// True when the document parsed but is not an edge-service export: such a
+    /// file is skipped when met while walking a directory.
+    pub not_an_export: bool,
+}
+
+impl InputError {
+    pub fn at_offset(file: &str, text: &str, offset: usize, message: impl Into<String>) -> Self {
+        let offset = offset.min(text.len());
+        let (line, column) = position_of_offset(text, offset);
+        InputError {
+            file: file.to_string(),
+            line,
+            column,
+            offset: Some(offset),
+            message: message.into(),
+            not_an_export: false,
+        }
+    }
+
+    pub fn at_line_column(file: &str, line: usize, column: usize, message: impl Into<String>) -> Self {
+        InputError {
+            file: file.to_string(),
+            line: line.max(1),
+            column: column.max(1),
+            offset: None,
+            message: message.into(),
+            not_an_export: false,
+        }
+    }
+
+    pub fn unreadable(file: &str, message: impl Into<String>) -> Self {
+        InputError::at_line_column(file, 1, 1, message)
+    }
+
+    pub fn not_an_export(mut self) -> Self {
+        self.not_an_export = true;
+        self
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for InputError {}

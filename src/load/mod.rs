@@ -1,0 +1,100 @@
+//! Stage 1: find the inputs, read each once, parse it into typed shapes and
+//! classify its records, keeping where each came from.
+
+pub mod discover;
+pub mod error;
+pub mod json;
+pub mod shape;
+pub mod source;
+pub mod walk;
+pub mod yaml;
+
+use std::io::Read;
+use std::sync::Arc;
+
+use error::InputError;
+use source::{FileId, Format, SourceFile};
+use walk::{RecordSink, Walker};
+
+use crate::model::Kind;
+
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--kind`: what a single-object document (or every record) is.
+    pub kind: Option<Kind>,
+    /// `--input-format`, for stdin and files without a known extension.
+    pub input_format: Option<Format>,
+}
+
+#[derive(Debug)]
+pub struct Loaded {
+    pub files: Vec<SourceFile>,
+    /// Files met while walking a directory that are not exports.
+    pub skipped: Vec<InputError>,
+}
+
+pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S) -> Result<Loaded, InputError> {
+    let inputs = discover::discover(paths)?;
+    let mut files = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        files.push(read(&input, options)?);
+    }
+    let mut skipped = Vec::new();
+    for i in 0..files.len() {
+        match parse_file(&files, FileId(i as u32), options, sink) {
+            Ok(()) => {}
+            Err(e) if e.not_an_export && files[i].discovered => skipped.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    if !skipped.is_empty() && skipped.len() == files.len() {
+        let mut first = skipped.swap_remove(0);
+        first.message = format!("no edge-service export among the files found; this one is {}", first.message.trim_start_matches("not an edge-service export: "));
+        return Err(first);
+    }
+    Ok(Loaded { files, skipped })
+}
+
+fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOptions, sink: &mut S) -> Result<(), InputError> {
+    let file = &files[id.0 as usize];
+    if file.text.trim().is_empty() {
+        return Err(InputError::at_line_column(&file.name, 1, 1, "the file is empty: expected a JSON or YAML export"));
+    }
+    // Records of a document are handed to the sink as they are walked; a
+    // document that turns out not to be an export has not reached it yet
+    // because classification fails at its first record.
+    let mut walker = Walker::new(files, id, sink);
+    match file.format {
+        Format::Json => walker.document(json::parse(file)?, options.kind),
+        Format::Yaml => walker.document(yaml::parse(file)?, options.kind),
+    }
+}
+
+fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, InputError> {
+    let mut bytes = Vec::new();
+    let result = match &input.path {
+        Some(path) => std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)),
+        None => std::io::stdin().read_to_end(&mut bytes),
+    };
+    result.map_err(|e| InputError::unreadable(&input.name, format!("cannot read: {e}")))?;
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
+        InputError::at_offset(&input.name, prefix, valid, format!("invalid UTF-8 (byte {valid}): exports must be UTF-8 text"))
+    })?;
+    if text.starts_with('\u{feff}') {
+        // Keep byte offsets: the 3-byte mark becomes 3 spaces.
+        text.replace_range(..3, "   ");
+    }
+    let by_name = Format::from_path(&input.name).filter(|_| input.path.is_some());
+    let format = by_name.or(options.input_format).unwrap_or_else(|| sniff(&text));
+    Ok(SourceFile { name: input.name.clone(), text: Arc::from(text), format, discovered: input.discovered })
+}
+
+/// JSON when the first significant character opens an object or array.
+fn sniff(text: &str) -> Format {
+    match text.trim_start().as_bytes().first() {
+        Some(b'{' | b'[') => Format::Json,
+        _ => Format::Yaml,
+    }
+}

@@ -1,0 +1,39 @@
+//! The text of every input, kept for the whole run: locations and snippets are
+//! computed from it after the rules ran, so it is read exactly once.
+
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Yaml,
+}
+
+impl Format {
+    /// The format a path's extension names, if any.
+    pub fn from_path(path: &str) -> Option<Format> {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            Some(Format::Json)
+        } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            Some(Format::Yaml)
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as given on the command line (or found under a directory given
+    /// there), with `/` separators; `-` for stdin.
+    pub name: String,
+    pub text: Arc<str>,
+    pub format: Format,
+    /// Met while walking a directory rather than named by the user: a file that
+    /// is not an export is then skipped instead of failing the run.
+    pub discovered: bool,
+}

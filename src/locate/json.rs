@@ -1,0 +1,173 @@
+//! Finds the value a JSON pointer names inside JSON text, starting at a known
+//! value (a record's first byte), without building a tree: it skips every
+//! value off the path. Used only for findings, and only over one record.
+
+/// Where a pointer led: the byte range of the deepest value that exists on its
+/// path, and how many of its tokens were matched (fewer than asked when a
+/// field is absent — the finding then points at the nearest existing parent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    pub start: usize,
+    pub end: usize,
+    pub matched: usize,
+}
+
+pub fn find(text: &str, start: usize, tokens: &[String]) -> Found {
+    let bytes = text.as_bytes();
+    let mut pos = skip_ws(bytes, start);
+    for (depth, token) in tokens.iter().enumerate() {
+        let next = match bytes.get(pos) {
+            Some(b'{') => member(bytes, pos, token),
+            Some(b'[') => token.parse::<usize>().ok().and_then(|i| element(bytes, pos, i)),
+            _ => None,
+        };
+        match next {
+            Some(p) => pos = p,
+            None => {
+                return Found { start: pos, end: value_end(bytes, pos), matched: depth };
+            }
+        }
+    }
+    Found { start: pos, end: value_end(bytes, pos), matched: tokens.len() }
+}
+
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Start of the value of member `key` of the object at `pos`.
+fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
+    let mut p = skip_ws(bytes, pos + 1);
+    loop {
+        if bytes.get(p) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(bytes, p)?;
+        let matches = decode_string(&bytes[p + 1..key_end - 1]).as_deref() == Some(key);
+        p = skip_ws(bytes, key_end);
+        if bytes.get(p) != Some(&b':') {
+            return None;
+        }
+        p = skip_ws(bytes, p + 1);
+        if matches {
+            return Some(p);
+        }
+        p = skip_ws(bytes, value_end(bytes, p));
+        match bytes.get(p) {
+            Some(b',') => p = skip_ws(bytes, p + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Start of element `index` of the array at `pos`.
+fn element(bytes: &[u8], pos: usize, index: usize) -> Option<usize> {
+    let mut p = skip_ws(bytes, pos + 1);
+    if bytes.get(p) == Some(&b']') {
+        return None;
+    }
+    for _ in 0..index {
+        p = skip_ws(bytes, value_end(bytes, p));
+        match bytes.get(p) {
+            Some(b',') => p = skip_ws(bytes, p + 1),
+            _ => return None,
+        }
+    }
+    Some(p)
+}
+
+/// One past the end of the value starting at `pos` (iterative: no recursion,
+/// whatever the nesting).
+pub fn value_end(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        Some(b'"') => string_end(bytes, pos).unwrap_or(bytes.len()),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut p = pos;
+            while p < bytes.len() {
+                match bytes[p] {
+                    b'"' => {
+                        p = string_end(bytes, p).unwrap_or(bytes.len());
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return p + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                p += 1;
+            }
+            bytes.len()
+        }
+        Some(_) => {
+            let mut p = pos;
+            while p < bytes.len() && !matches!(bytes[p], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                p += 1;
+            }
+            p
+        }
+        None => pos,
+    }
+}
+
+/// One past the closing quote of the string starting at `pos`.
+fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let mut p = pos + 1;
+    while p < bytes.len() {
+        match bytes[p] {
+            b'\\' => p += 2,
+            b'"' => return Some(p + 1),
+            _ => p += 1,
+        }
+    }
+    None
+}
+
+fn decode_string(raw: &[u8]) -> Option<String> {
+    if !raw.contains(&b'\\') {
+        return std::str::from_utf8(raw).ok().map(str::to_string);
+    }
+    let quoted = [b"\"".as_slice(), raw, b"\""].concat();
+    serde_json::from_slice::<String>(&quoted).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locate::pointer::tokens;
+
+    fn at<'t>(text: &'t str, pointer: &str) -> (&'t str, usize) {
+        let f = find(text, 0, &tokens(pointer));
+        (&text[f.start..f.end], f.matched)
+    }
+
+    #[test]
+    fn finds_members_and_elements_past_nested_values() {
+        let text = r#"{"a": {"x": "}]\"", "y": [1, {"z": 2}]}, "b": [ "p", "q" ], "c": 3}"#;
+        assert_eq!(at(text, "/b/1"), ("\"q\"", 2));
+        assert_eq!(at(text, "/a/y/1/z"), ("2", 4));
+        assert_eq!(at(text, "/c"), ("3", 1));
+        assert_eq!(at(text, ""), (text, 0));
+    }
+
+    #[test]
+    fn an_absent_member_stops_at_the_nearest_existing_parent() {
+        let text = r#"{"filters": {"pool_id": []}}"#;
+        assert_eq!(at(text, "/filters/new_health"), (r#"{"pool_id": []}"#, 1));
+        assert_eq!(at(text, "/filters/pool_id/0"), ("[]", 2));
+    }
+
+    #[test]
+    fn escaped_keys_are_compared_decoded() {
+        let text = r#"{"a\/b": 1, "c\u0064": 2}"#;
+        assert_eq!(at(text, "/a~1b"), ("1", 1));
+        assert_eq!(at(text, "/cd"), ("2", 1));
+    }
+}

@@ -1,0 +1,11 @@
+//! Locations of findings: file, JSON pointer, line and column of the value.
+//! Computed after the rules ran, only for what they found.
+
+pub mod json;
+pub mod pointer;
+pub mod position;
+pub mod yaml;
+
+mod resolve;
+
+pub use resolve::{Located, resolve_locations};

@@ -1,0 +1,74 @@
+//! RFC 6901 JSON pointers: building them while loading and splitting them
+//! when locating.
+
+/// Appends one reference token, escaped (`~` → `~0`, `/` → `~1`).
+pub fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+pub fn join(base: &str, token: &str) -> String {
+    let mut p = String::with_capacity(base.len() + token.len() + 1);
+    p.push_str(base);
+    push_token(&mut p, token);
+    p
+}
+
+pub fn join_index(base: &str, index: usize) -> String {
+    format!("{base}/{index}")
+}
+
+/// The unescaped reference tokens of a pointer (`""` has none).
+pub fn tokens(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// The pointer made of the first `count` tokens of `pointer`.
+pub fn prefix(pointer: &str, count: usize) -> &str {
+    if count == 0 {
+        return "";
+    }
+    let mut seen = 0;
+    for (i, b) in pointer.bytes().enumerate() {
+        if b == b'/' && i > 0 {
+            seen += 1;
+            if seen == count {
+                return &pointer[..i];
+            }
+        }
+    }
+    pointer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_escaped_and_unescaped() {
+        let p = join("/result", "a/b~c");
+        assert_eq!(p, "/result/a~1b~0c");
+        assert_eq!(tokens(&p), vec!["result", "a/b~c"]);
+        assert!(tokens("").is_empty());
+    }
+
+    #[test]
+    fn prefixes_cut_at_token_boundaries() {
+        assert_eq!(prefix("/result/0/filters/pool_id", 2), "/result/0");
+        assert_eq!(prefix("/result/0", 0), "");
+        assert_eq!(prefix("/result/0", 5), "/result/0");
+    }
+}

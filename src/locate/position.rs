@@ -1,0 +1,117 @@
+//! Byte offsets to 1-based line and column (columns count Unicode code points).
+//!
+//! Exports are often minified: a 1 GB file can be one line, so counting the
+//! column of each finding from its line start would rescan the file per
+//! finding. `positions_of_offsets` resolves all offsets of a file in a single
+//! forward pass instead.
+
+/// Line and column of one offset (a single pass up to the offset; for errors).
+pub fn position_of_offset(text: &str, offset: usize) -> (usize, usize) {
+    positions_of_offsets(text, &[offset])[0]
+}
+
+/// Line and column of every offset, in one forward pass over the text.
+/// The offsets may come in any order; the result is in the same order.
+pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_unstable_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut cursor) = (1usize, 0usize);
+    // Code points between line_start and cursor.
+    let mut column_chars = 0usize;
+    for i in order {
+        let target = offsets[i].min(bytes.len());
+        let segment = &bytes[cursor..target];
+        let mut last_newline = None;
+        let mut newlines = 0;
+        for (j, &b) in segment.iter().enumerate() {
+            if b == b'\n' {
+                newlines += 1;
+                last_newline = Some(j);
+            }
+        }
+        match last_newline {
+            Some(j) => {
+                line += newlines;
+                column_chars = count_chars(&bytes[cursor + j + 1..target]);
+            }
+            None => column_chars += count_chars(segment),
+        }
+        cursor = target;
+        out[i] = (line, column_chars + 1);
+    }
+    out
+}
+
+/// Byte offset of a 1-based line and a 1-based byte column, as parsers such
+/// as serde_json report them; clamped to the text.
+pub fn offset_of_line_byte_column(text: &str, line: usize, byte_column: usize) -> usize {
+    let mut start = 0usize;
+    if line > 1 {
+        let mut seen = 1;
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                seen += 1;
+                if seen == line {
+                    start = i + 1;
+                    break;
+                }
+            }
+        }
+        if seen < line {
+            return text.len();
+        }
+    }
+    let mut offset = (start + byte_column.saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+fn count_chars(bytes: &[u8]) -> usize {
+    // UTF-8 continuation bytes are 0b10xx_xxxx; every other byte starts a char.
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_character_is_line_one_column_one() {
+        assert_eq!(position_of_offset("abc", 0), (1, 1));
+    }
+
+    #[test]
+    fn columns_count_code_points_not_bytes() {
+        let text = "é\"x\"";
+        // 'é' is two bytes; the quote after it is the second character.
+        assert_eq!(position_of_offset(text, 2), (1, 2));
+    }
+
+    #[test]
+    fn offsets_in_any_order_resolve_in_one_pass() {
+        let text = "a\nbc\n\ndé f";
+        let offsets = [9, 0, 3, 5, 6];
+        assert_eq!(
+            positions_of_offsets(text, &offsets),
+            vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]
+        );
+    }
+
+    #[test]
+    fn offset_past_the_end_is_clamped() {
+        assert_eq!(position_of_offset("ab\n", 99), (2, 1));
+    }
+
+    #[test]
+    fn line_and_byte_column_back_to_offset() {
+        let text = "ab\ncdé\nx";
+        assert_eq!(offset_of_line_byte_column(text, 2, 3), 5);
+        assert_eq!(offset_of_line_byte_column(text, 3, 1), 8);
+        assert_eq!(offset_of_line_byte_column(text, 9, 1), text.len());
+        assert_eq!(offset_of_line_byte_column(text, 1, 0), 0);
+    }
+}

@@ -1,0 +1,79 @@
+use std::collections::HashMap;
+
+use super::{json, pointer, position::positions_of_offsets, yaml};
+use crate::load::source::{FileId, Format, SourceFile};
+use crate::model::origin::RecordOrigin;
+
+/// A resolved location. `pointer` is the value actually found: the one asked
+/// for, or its nearest existing parent when the field is absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub file: FileId,
+    pub pointer: String,
+    pub line: usize,
+    pub column: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Locates every `(record, field path)` request; the result is in request
+/// order. Each file is walked at most once for line/column, and a YAML file's
+/// node map is built at most once.
+pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)]) -> Vec<Located> {
+    let mut yaml_maps: HashMap<FileId, HashMap<String, (usize, usize)>> = HashMap::new();
+    let mut found: Vec<(FileId, String, usize, usize)> = Vec::with_capacity(requests.len());
+    for (origin, path) in requests {
+        let file = &files[origin.file.0 as usize];
+        let full = origin.field(path);
+        let hit = match file.format {
+            Format::Json => locate_json(&file.text, origin, &full),
+            Format::Yaml => {
+                let map = yaml_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
+                locate_yaml(map, &full)
+            }
+        };
+        found.push((origin.file, hit.0, hit.1, hit.2));
+    }
+
+    let mut by_file: HashMap<FileId, Vec<usize>> = HashMap::new();
+    for (i, f) in found.iter().enumerate() {
+        by_file.entry(f.0).or_default().push(i);
+    }
+    let mut positions = vec![(1, 1); found.len()];
+    for (file, indices) in by_file {
+        let offsets: Vec<usize> = indices.iter().map(|&i| found[i].2).collect();
+        let resolved = positions_of_offsets(&files[file.0 as usize].text, &offsets);
+        for (k, &i) in indices.iter().enumerate() {
+            positions[i] = resolved[k];
+        }
+    }
+    found
+        .into_iter()
+        .zip(positions)
+        .map(|((file, pointer, start, end), (line, column))| Located { file, pointer, line, column, start, end })
+        .collect()
+}
+
+fn locate_json(text: &str, origin: &RecordOrigin, full: &str) -> (String, usize, usize) {
+    let tokens = pointer::tokens(full);
+    let (start, skip) = match origin.anchor {
+        Some(a) => (a.offset, a.tokens.min(tokens.len())),
+        None => (0, 0),
+    };
+    let hit = json::find(text, start, &tokens[skip..]);
+    let matched = skip + hit.matched;
+    (pointer::prefix(full, matched).to_string(), hit.start, hit.end)
+}
+
+fn locate_yaml(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
+    let mut candidate = full;
+    loop {
+        if let Some(&(s, e)) = map.get(candidate) {
+            return (candidate.to_string(), s, e);
+        }
+        match candidate.rfind('/') {
+            Some(i) => candidate = &candidate[..i],
+            None => return (String::new(), 0, 0),
+        }
+    }
+}

@@ -1,0 +1,58 @@
+use std::fmt;
+
+/// What a record is. The names are the ones used in findings, SARIF logical
+/// locations, `--kind` and rule subjects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Account,
+    Pool,
+    NotificationPolicy,
+    CertificatePack,
+    CustomCertificate,
+    CustomHostname,
+    TotalTls,
+    UniversalSsl,
+    DnsRecord,
+}
+
+impl Kind {
+    pub const RECORD_KINDS: [Kind; 8] = [
+        Kind::Pool,
+        Kind::NotificationPolicy,
+        Kind::CertificatePack,
+        Kind::CustomCertificate,
+        Kind::CustomHostname,
+        Kind::TotalTls,
+        Kind::UniversalSsl,
+        Kind::DnsRecord,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Account => "account",
+            Kind::Pool => "pool",
+            Kind::NotificationPolicy => "notification_policy",
+            Kind::CertificatePack => "certificate_pack",
+            Kind::CustomCertificate => "custom_certificate",
+            Kind::CustomHostname => "custom_hostname",
+            Kind::TotalTls => "total_tls",
+            Kind::UniversalSsl => "universal_ssl",
+            Kind::DnsRecord => "dns_record",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        [Kind::Account].into_iter().chain(Kind::RECORD_KINDS).find(|k| k.as_str() == s)
+    }
+
+    /// Settings objects come one per zone, never in lists.
+    pub fn is_single_object(self) -> bool {
+        matches!(self, Kind::TotalTls | Kind::UniversalSsl)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

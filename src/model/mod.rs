@@ -1,0 +1,30 @@
+//! Typed, normalised resources, grouped by account.
+
+pub mod build;
+pub mod kind;
+pub mod notification;
+pub mod origin;
+
+use std::collections::BTreeMap;
+
+pub use kind::Kind;
+use notification::{Policy, Pool};
+use origin::RecordOrigin;
+
+#[derive(Debug, Default)]
+pub struct Account {
+    /// The bundle's `account_id`; `None` for exports that do not name one,
+    /// which all belong to one unnamed account.
+    pub id: Option<String>,
+    pub pools: Vec<Pool>,
+    pub policies: Vec<Policy>,
+    /// Where pools were listed (the list itself), for account-level findings.
+    pub pool_lists: Vec<RecordOrigin>,
+}
+
+#[derive(Debug, Default)]
+pub struct Inventory {
+    pub accounts: Vec<Account>,
+    /// Records loaded, by kind (including kinds no rule reads yet).
+    pub records: BTreeMap<Kind, usize>,
+}

@@ -1,0 +1,161 @@
+//! Pools and notification policies, normalised (DESIGN §1.3, §2.1).
+
+use std::fmt;
+
+use super::origin::RecordOrigin;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EventSource {
+    Pool,
+    Origin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Health {
+    Healthy,
+    Unhealthy,
+}
+
+impl EventSource {
+    pub const ALL: [EventSource; 2] = [EventSource::Pool, EventSource::Origin];
+    /// The exact spelling the API accepts in `filters.event_source`.
+    pub fn api_value(self) -> &'static str {
+        match self {
+            EventSource::Pool => "pool",
+            EventSource::Origin => "origin",
+        }
+    }
+}
+
+impl Health {
+    pub const ALL: [Health; 2] = [Health::Healthy, Health::Unhealthy];
+    /// The exact spelling the API accepts in `filters.new_health`.
+    pub fn api_value(self) -> &'static str {
+        match self {
+            Health::Healthy => "Healthy",
+            Health::Unhealthy => "Unhealthy",
+        }
+    }
+}
+
+/// A (source, health) pair a legacy notification e-mails about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Event {
+    pub source: EventSource,
+    pub health: Health,
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.source.api_value(), self.health.api_value())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pool {
+    pub origin: RecordOrigin,
+    pub id: String,
+    pub name: String,
+    /// Trimmed addresses of `notification_email`; empty = no legacy notification.
+    pub legacy_recipients: Vec<String>,
+    /// The events the legacy notification covers (§2.1), sorted.
+    pub legacy_events: Vec<Event>,
+}
+
+/// The health alert, under its current and its old name.
+pub const HEALTH_ALERT_TYPES: [&str; 2] = ["load_balancing_health_alert", "g6_health_alert"];
+pub const HEALTH_ALERT_TYPE: &str = "load_balancing_health_alert";
+
+/// A value of a list field, with its path relative to the record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Valued {
+    pub value: String,
+    pub path: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Mechanism {
+    /// The key under `mechanisms` (`email`, `webhooks`, `pagerduty`, …).
+    pub kind: String,
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub origin: RecordOrigin,
+    pub id: String,
+    pub name: String,
+    pub alert_type: String,
+    /// Absent counts as enabled (§2.1).
+    pub enabled: bool,
+    pub mechanisms: Vec<Mechanism>,
+    /// `filters.pool_id`; empty = all pools.
+    pub pool_ids: Vec<Valued>,
+    /// `filters.new_health`; empty = all.
+    pub new_health: Vec<Valued>,
+    /// `filters.event_source`; empty = all.
+    pub event_source: Vec<Valued>,
+}
+
+impl Policy {
+    pub fn is_health_alert(&self) -> bool {
+        HEALTH_ALERT_TYPES.contains(&self.alert_type.as_str())
+    }
+
+    pub fn email_recipients(&self) -> impl Iterator<Item = &str> {
+        self.mechanisms.iter().filter(|m| m.kind == "email").filter_map(|m| m.target.as_deref())
+    }
+
+    /// Whether the policy's filters let this event through (exact spelling:
+    /// `unhealthy` does not match `Unhealthy`).
+    pub fn admits(&self, event: Event) -> bool {
+        let admits = |values: &[Valued], wanted: &str| values.is_empty() || values.iter().any(|v| v.value == wanted);
+        admits(&self.event_source, event.source.api_value()) && admits(&self.new_health, event.health.api_value())
+    }
+
+    /// Whether `filters.pool_id` names this pool or is absent (= all pools).
+    pub fn names_pool(&self, pool_id: &str) -> bool {
+        self.pool_ids.is_empty() || self.pool_ids.iter().any(|p| p.value.eq_ignore_ascii_case(pool_id))
+    }
+}
+
+/// `notification_email` as the API gives it: `""`, null, absent, or a
+/// comma-separated list.
+pub fn parse_recipients(field: Option<&str>) -> Vec<String> {
+    field
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The healths a `notification_filter.<source>.healthy` value selects.
+pub fn healths_for(healthy: Option<bool>) -> &'static [Health] {
+    match healthy {
+        None => &Health::ALL,
+        Some(true) => &[Health::Healthy],
+        Some(false) => &[Health::Unhealthy],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipients_are_split_trimmed_and_empty_means_none() {
+        assert_eq!(parse_recipients(Some(" a@x.io, b@y.io ,,")), vec!["a@x.io", "b@y.io"]);
+        assert!(parse_recipients(Some("")).is_empty());
+        assert!(parse_recipients(Some("  ")).is_empty());
+        assert!(parse_recipients(None).is_empty());
+    }
+
+    #[test]
+    fn healthy_null_means_both_true_healthy_false_unhealthy() {
+        assert_eq!(healths_for(None), &[Health::Healthy, Health::Unhealthy]);
+        assert_eq!(healths_for(Some(true)), &[Health::Healthy]);
+        assert_eq!(healths_for(Some(false)), &[Health::Unhealthy]);
+    }
+}

@@ -1,0 +1,29 @@
+//! Where a resource came from, kept per record so that any field a rule points
+//! at can be located later without keeping a tree of the file.
+
+use crate::load::source::FileId;
+
+/// A byte offset at which a value starts in a JSON file, and how many tokens of
+/// the record's pointer lead to that value. Lets a finding be located by
+/// scanning one record instead of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    pub offset: usize,
+    pub tokens: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordOrigin {
+    pub file: FileId,
+    /// JSON pointer of the record in its document.
+    pub pointer: String,
+    pub anchor: Option<Anchor>,
+}
+
+impl RecordOrigin {
+    /// The pointer of a field of this record (`path` is itself a pointer,
+    /// relative to the record, e.g. `/filters/pool_id/0`).
+    pub fn field(&self, path: &str) -> String {
+        format!("{}{}", self.pointer, path)
+    }
+}
