@@ -3,4 +3,10 @@
 
 pub mod load;
 pub mod locate;
+pub mod check;
+pub mod cli;
+pub mod engine;
+pub mod facts;
+pub mod findings;
 pub mod model;
+pub mod report;

@@ -18,8 +18,6 @@ pub struct FieldError {
 }
 
 pub trait RecordSink {
-    /// A list of records of a known kind starts here.
-    fn list(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>);
     fn record<H>(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_, H>) -> Result<(), FieldError>;
 }
 
@@ -93,9 +91,6 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     fn list<'a, H: Element<'a>>(&mut self, items: Vec<H>, base: String, expect: Expect) -> Result<(), InputError> {
-        if let Expect::Kind(kind) = expect {
-            self.sink.list(kind, self.origin(base.clone(), None), self.account.as_deref());
-        }
         for (i, item) in items.into_iter().enumerate() {
             let pointer = pointer::join_index(&base, i);
             let (shape, offset) = item.open(self.file)?;

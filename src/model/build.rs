@@ -32,18 +32,18 @@ impl Builder {
 }
 
 impl RecordSink for Builder {
-    fn list(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>) {
-        if kind == Kind::Pool {
-            self.account(account).pool_lists.push(origin);
-        }
-    }
-
     fn record<H>(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_, H>) -> Result<(), FieldError> {
         *self.inventory.records.entry(kind).or_default() += 1;
         match kind {
             Kind::Pool => {
                 let pool = pool(origin, shape)?;
-                self.account(account).pools.push(pool);
+                let account = self.account(account);
+                // Account-level findings point at the list the pools are in.
+                let list = pool_list(&pool.origin);
+                if account.pool_lists.last() != Some(&list) {
+                    account.pool_lists.push(list);
+                }
+                account.pools.push(pool);
             }
             Kind::NotificationPolicy => {
                 let policy = policy(origin, shape);
@@ -53,6 +53,11 @@ impl RecordSink for Builder {
         }
         Ok(())
     }
+}
+
+fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
+    let parent = origin.pointer.rfind('/').map_or("", |i| &origin.pointer[..i]);
+    RecordOrigin { file: origin.file, pointer: parent.to_string(), anchor: None }
 }
 
 fn text(t: &Option<Text<'_>>) -> String {

@@ -56,3 +56,9 @@ impl fmt::Display for Kind {
         f.write_str(self.as_str())
     }
 }
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}

@@ -18,7 +18,7 @@ pub struct Account {
     pub id: Option<String>,
     pub pools: Vec<Pool>,
     pub policies: Vec<Policy>,
-    /// Where pools were listed (the list itself), for account-level findings.
+    /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
 }
 

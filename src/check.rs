@@ -1,0 +1,57 @@
+//! The main job, stage by stage: load → model → facts → rules → findings,
+//! then locations for what was found.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+
+use crate::engine::RuleSet;
+use crate::engine::evaluate::evaluate;
+use crate::facts::for_each_subject;
+use crate::findings::LocatedFinding;
+use crate::load::error::InputError;
+use crate::load::source::SourceFile;
+use crate::load::{LoadOptions, load};
+use crate::locate::resolve_locations;
+use crate::model::Kind;
+use crate::model::build::Builder;
+
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub paths: Vec<String>,
+    pub load: LoadOptions,
+    pub as_of: NaiveDate,
+}
+
+#[derive(Debug)]
+pub struct Outcome {
+    pub files: Vec<SourceFile>,
+    /// Sorted by file, line, column, rule.
+    pub findings: Vec<LocatedFinding>,
+    pub records: BTreeMap<Kind, usize>,
+    /// Files met in directories that are not exports.
+    pub skipped: Vec<InputError>,
+    pub as_of: NaiveDate,
+}
+
+pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputError> {
+    let mut builder = Builder::default();
+    let loaded = load(&options.paths, &options.load, &mut builder)?;
+    let inventory = builder.finish();
+
+    let mut findings = Vec::new();
+    for_each_subject(&inventory, |facts| evaluate(rules, facts, options.as_of, &mut findings));
+
+    let requests: Vec<_> = findings.iter().map(|f| (&f.origin, f.path.as_str())).collect();
+    let locations = resolve_locations(&loaded.files, &requests);
+    let mut located: Vec<LocatedFinding> = findings
+        .into_iter()
+        .zip(locations)
+        .map(|(finding, location)| {
+            let name = loaded.files[location.file.0 as usize].name.clone();
+            LocatedFinding::from_parts(finding, location, &name)
+        })
+        .collect();
+    located.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(Outcome { files: loaded.files, findings: located, records: inventory.records, skipped: loaded.skipped, as_of: options.as_of })
+}

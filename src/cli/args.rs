@@ -1,0 +1,107 @@
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "edgeaudit", version, about = "Offline compliance analyzer for edge-service configuration exports", max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check exports and report findings (the main job).
+    Check(CheckArgs),
+    /// List the rules.
+    Rules(RulesArgs),
+    /// Print a rule's documentation.
+    Explain {
+        /// A rule id, e.g. LB001.
+        id: String,
+        /// Extra rule packs to look the id up in.
+        #[arg(long = "rules", value_name = "PATH")]
+        rules: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    Json,
+    Yaml,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories (walked recursively for *.json, *.yaml, *.yml); `-` reads stdin.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    /// Output format: human, json or sarif; repeat it, and add `=FILE` to write one to a file
+    /// (e.g. `--format human --format sarif=out.sarif`).
+    /// Default: human.
+    #[arg(long, value_name = "FORMAT[=FILE]")]
+    pub format: Vec<String>,
+    /// Write the output that has no `=FILE` to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<String>,
+    /// Evaluate as of this date (YYYY-MM-DD, UTC); default today.
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
+    /// Only these rules: ids or prefixes, comma-separated or repeated (`LB`, `LB00`, `LB001`, `ALL`).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub select: Vec<String>,
+    /// Skip these rules: ids or prefixes.
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub ignore: Vec<String>,
+    /// Exit 1 when a finding at or above this severity remains.
+    #[arg(long, value_enum, default_value = "warning")]
+    pub fail_on: FailOn,
+    /// What single-object documents (or every record of the input) are:
+    /// pool, notification_policy, certificate_pack, custom_certificate, custom_hostname, total_tls,
+    /// universal_ssl, dns_record.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    /// Extra rule packs (YAML, same vocabulary as rules/*.yaml).
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rules: Vec<String>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+    /// Print findings only: no summary, no notes about skipped files.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the number of findings per rule.
+    #[arg(long)]
+    pub statistics: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: RulesFormat,
+    /// Extra rule packs to list with the built-in ones.
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rules: Vec<String>,
+}

@@ -1,0 +1,110 @@
+use std::io::{IsTerminal, Write};
+
+use chrono::NaiveDate;
+
+use super::args::{CheckArgs, Color, FailOn, InputFormat};
+use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, rule_set};
+use crate::check::{CheckOptions, check};
+use crate::findings::Severity;
+use crate::load::LoadOptions;
+use crate::load::source::Format as InputFileFormat;
+use crate::model::Kind;
+use crate::report::{self, Format};
+
+/// Where one requested format goes: a file, or standard output.
+struct Output {
+    format: Format,
+    path: Option<String>,
+}
+
+fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
+    let mut outputs = Vec::new();
+    let default = ["human".to_string()];
+    let specs = if args.format.is_empty() { &default[..] } else { &args.format[..] };
+    for spec in specs {
+        let (name, path) = match spec.split_once('=') {
+            Some((name, path)) if !path.is_empty() => (name, Some(path.to_string())),
+            Some((name, _)) => return Err(format!("`--format {name}=` needs a file name after `=`")),
+            None => (spec.as_str(), None),
+        };
+        let format = Format::parse(name).ok_or_else(|| format!("unknown format `{name}`: expected human, json or sarif"))?;
+        outputs.push(Output { format, path: path.or_else(|| args.output.clone()) });
+    }
+    let to_stdout = outputs.iter().filter(|o| o.path.is_none()).count();
+    if to_stdout > 1 {
+        return Err("only one format can go to standard output: give the others a file (`--format sarif=out.sarif`)".into());
+    }
+    Ok(outputs)
+}
+
+fn as_of(args: &CheckArgs) -> Result<NaiveDate, String> {
+    match &args.as_of {
+        None => Ok(chrono::Utc::now().date_naive()),
+        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
+    }
+}
+
+pub fn run(args: &CheckArgs) -> u8 {
+    let outputs = match outputs(args) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let as_of = match as_of(args) {
+        Ok(d) => d,
+        Err(e) => return fail(e),
+    };
+    let kind = match args.kind.as_deref().map(|k| Kind::parse(k).filter(|k| *k != Kind::Account).ok_or(k)) {
+        None => None,
+        Some(Ok(k)) => Some(k),
+        Some(Err(k)) => {
+            let kinds: Vec<&str> = Kind::RECORD_KINDS.iter().map(|k| k.as_str()).collect();
+            return fail(format!("unknown --kind `{k}`: expected one of {}", kinds.join(", ")));
+        }
+    };
+    let mut rules = match rule_set(&args.rules) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if let Err(e) = rules.select(&args.select, &args.ignore) {
+        return fail(e);
+    }
+    let input_format = args.input_format.map(|f| match f {
+        InputFormat::Json => InputFileFormat::Json,
+        InputFormat::Yaml => InputFileFormat::Yaml,
+    });
+    let options = CheckOptions { paths: args.paths.clone(), load: LoadOptions { kind, input_format }, as_of };
+    let outcome = match check(&options, &rules) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    if !args.quiet {
+        for skipped in &outcome.skipped {
+            eprintln!("edgeaudit: skipping {}: {}", skipped.file, skipped.message.trim_start_matches("not an edge-service export: "));
+        }
+    }
+    for output in &outputs {
+        let color = output.path.is_none()
+            && match args.color {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            };
+        let ctx = report::Context { outcome: &outcome, rules: &rules, color, statistics: args.statistics, quiet: args.quiet };
+        let text = report::render(output.format, &ctx);
+        let written = match &output.path {
+            Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}")),
+            None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write to stdout: {e}")),
+        };
+        if let Err(e) = written {
+            return fail(e);
+        }
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Note => Some(Severity::Note),
+        FailOn::Never => None,
+    };
+    let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.finding.severity >= t));
+    if failing { EXIT_FINDINGS } else { EXIT_CLEAN }
+}

@@ -1,0 +1,46 @@
+//! The command line: parses arguments, runs a command, maps outcomes to exit
+//! codes (0 clean, 1 findings at or above `--fail-on`, 2 usage or input error).
+
+pub mod args;
+mod check;
+mod rules;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::engine::RuleSet;
+use crate::load::error::InputError;
+
+pub const EXIT_CLEAN: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_ERROR: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_CLEAN });
+        }
+    };
+    let code = match cli.command {
+        args::Command::Check(a) => check::run(&a),
+        args::Command::Rules(a) => rules::list(&a),
+        args::Command::Explain { id, rules } => rules::explain(&id, &rules),
+    };
+    ExitCode::from(code)
+}
+
+pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
+    eprintln!("edgeaudit: error: {message}");
+    EXIT_ERROR
+}
+
+pub(crate) fn rule_set(extra: &[String]) -> Result<RuleSet, InputError> {
+    let mut rules = RuleSet::builtin()?;
+    for pack in extra {
+        rules.add_pack_file(pack)?;
+    }
+    Ok(rules)
+}

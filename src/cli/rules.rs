@@ -1,0 +1,66 @@
+use serde_json::json;
+
+use super::args::{RulesArgs, RulesFormat};
+use super::{EXIT_CLEAN, EXIT_ERROR, fail, rule_set};
+use crate::engine::docs;
+
+pub fn list(args: &RulesArgs) -> u8 {
+    let rules = match rule_set(&args.rules) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let out = match args.format {
+        RulesFormat::Text => rules
+            .rules
+            .iter()
+            .map(|r| format!("{:<6}  {:<8} {:<20} {:<36} {}\n", r.id, r.severity.as_str(), r.subject.as_str(), r.name, r.summary))
+            .collect::<String>(),
+        RulesFormat::Markdown => {
+            let mut s = String::from("# edgeaudit rules\n\n");
+            for r in &rules.rules {
+                s.push_str(&docs::markdown(r));
+                s.push('\n');
+            }
+            s
+        }
+        RulesFormat::Json => {
+            let list: Vec<_> = rules
+                .rules
+                .iter()
+                .map(|r| {
+                    json!({
+                        "id": r.id, "name": r.name, "subject": r.subject, "severity": r.severity,
+                        "summary": r.summary, "rationale": r.rationale.trim(), "remediation": r.remediation.trim(),
+                        "assumptions": r.assumptions, "references": r.references, "tags": r.tags,
+                        "fires_when": r.when.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                        "effective_from": r.effective_from.map(|d| d.to_string()), "effective_until": r.effective_until.map(|d| d.to_string()),
+                        "pack": r.pack,
+                    })
+                })
+                .collect();
+            let mut s = serde_json::to_string_pretty(&list).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+    };
+    print!("{out}");
+    EXIT_CLEAN
+}
+
+pub fn explain(id: &str, extra: &[String]) -> u8 {
+    let rules = match rule_set(extra) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    match rules.get(id) {
+        Some(rule) => {
+            print!("{}", docs::text(rule));
+            EXIT_CLEAN
+        }
+        None => {
+            let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
+            eprintln!("edgeaudit: error: no rule `{id}`; rules: {}", ids.join(", "));
+            EXIT_ERROR
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! One rule: its metadata (id, name, docs — the single source for `explain`,
+//! `rules` and SARIF) and what it checks.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::condition::{Condition, ConditionSpec, SpecError};
+use super::template::Template;
+use crate::facts::{ValueType, catalogue};
+use crate::findings::Severity;
+use crate::model::Kind;
+
+#[derive(Debug)]
+pub struct Rule {
+    pub id: String,
+    /// A kebab-case name, stable like the id.
+    pub name: String,
+    pub subject: Kind,
+    pub severity: Severity,
+    /// One sentence: what the finding means.
+    pub summary: String,
+    pub when: Vec<Condition>,
+    /// A list fact: one finding per element.
+    pub for_each: Option<String>,
+    /// The fact whose field the finding points at.
+    pub at: Option<String>,
+    pub message: Template,
+    pub rationale: String,
+    pub remediation: String,
+    pub assumptions: Vec<String>,
+    pub example: Option<String>,
+    pub references: Vec<String>,
+    pub tags: Vec<String>,
+    /// Evaluated only for as-of dates in [from, until).
+    pub effective_from: Option<NaiveDate>,
+    pub effective_until: Option<NaiveDate>,
+    /// The pack file it came from.
+    pub pack: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackSpec {
+    pub rules: Vec<RuleSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    pub id: Spanned<String>,
+    pub name: String,
+    pub subject: Spanned<String>,
+    pub severity: Severity,
+    pub summary: String,
+    pub when: Vec<ConditionSpec>,
+    pub for_each: Option<Spanned<String>>,
+    pub at: Option<Spanned<String>>,
+    pub message: Spanned<String>,
+    pub rationale: String,
+    pub remediation: String,
+    #[serde(default)]
+    pub assumptions: Vec<String>,
+    pub example: Option<String>,
+    #[serde(default)]
+    pub references: Vec<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub effective_from: Option<Spanned<String>>,
+    pub effective_until: Option<Spanned<String>>,
+}
+
+fn spec_error<T>(s: &Spanned<T>, message: String) -> SpecError {
+    SpecError { line: s.referenced.line() as usize, column: s.referenced.column() as usize, message }
+}
+
+impl RuleSpec {
+    pub fn compile(self, pack: &str) -> Result<Rule, SpecError> {
+        let id = self.id.value.clone();
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) || !id.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return Err(spec_error(&self.id, format!("rule id `{id}` must be upper-case letters then digits, like LB001")));
+        }
+        let subject = Kind::parse(&self.subject.value)
+            .filter(|k| !catalogue(*k).is_empty())
+            .ok_or_else(|| spec_error(&self.subject, format!("unknown subject `{}`; subjects with facts: pool, notification_policy, account", self.subject.value)))?;
+        let facts = catalogue(subject);
+        let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<String, SpecError> {
+            match facts.iter().find(|f| f.name == s.value) {
+                Some(f) if want_list && f.value_type != ValueType::List => Err(spec_error(s, format!("`for_each` needs a list fact; `{}` is a {}", f.name, f.value_type.as_str()))),
+                Some(f) => Ok(f.name.to_string()),
+                None => Err(spec_error(s, format!("unknown fact `{}` for subject {subject}", s.value))),
+            }
+        };
+        let for_each = self.for_each.as_ref().map(|s| fact_named(s, true)).transpose()?;
+        let at = self.at.as_ref().map(|s| fact_named(s, false)).transpose()?;
+        let message = Template::parse(&self.message.value).map_err(|m| spec_error(&self.message, m))?;
+        for placeholder in message.placeholders() {
+            let known = facts.iter().any(|f| f.name == placeholder) || (placeholder == "item" && for_each.is_some());
+            if !known {
+                return Err(spec_error(&self.message, format!("message placeholder `{{{placeholder}}}` names no fact of subject {subject}")));
+            }
+        }
+        let when = self.when.into_iter().map(|c| c.compile(facts)).collect::<Result<Vec<_>, _>>()?;
+        let date = |s: &Option<Spanned<String>>| -> Result<Option<NaiveDate>, SpecError> {
+            s.as_ref()
+                .map(|s| NaiveDate::parse_from_str(&s.value, "%Y-%m-%d").map_err(|_| spec_error(s, format!("`{}` is not a date (YYYY-MM-DD)", s.value))))
+                .transpose()
+        };
+        Ok(Rule {
+            id,
+            name: self.name,
+            subject,
+            severity: self.severity,
+            summary: self.summary,
+            when,
+            for_each,
+            at,
+            message,
+            rationale: self.rationale,
+            remediation: self.remediation,
+            assumptions: self.assumptions,
+            example: self.example,
+            references: self.references,
+            tags: self.tags,
+            effective_from: date(&self.effective_from)?,
+            effective_until: date(&self.effective_until)?,
+            pack: pack.to_string(),
+        })
+    }
+}
+
+impl Rule {
+    /// Whether the rule applies at this as-of date.
+    pub fn is_effective(&self, as_of: NaiveDate) -> bool {
+        self.effective_from.is_none_or(|d| as_of >= d) && self.effective_until.is_none_or(|d| as_of < d)
+    }
+}

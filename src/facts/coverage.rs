@@ -1,0 +1,95 @@
+//! Which policies cover which pool (DESIGN §2.1), indexed once per account so
+//! that 200 000 pools against many policies stay linear.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::model::Account;
+use crate::model::notification::{Event, Policy, Pool};
+
+pub struct CoverageIndex<'a> {
+    /// Covering candidates whose `pool_id` filter is absent: all pools.
+    all_pools: Vec<&'a Policy>,
+    /// Covering candidates by lower-cased pool id.
+    by_pool: HashMap<String, Vec<&'a Policy>>,
+    /// Lower-cased ids of the account's loaded pools.
+    pub pool_ids: std::collections::HashSet<String>,
+    pub pool_count: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    NotApplicable,
+    None,
+    Partial,
+    Full,
+}
+
+impl Coverage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Coverage::NotApplicable => "not_applicable",
+            Coverage::None => "none",
+            Coverage::Partial => "partial",
+            Coverage::Full => "full",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct PoolCoverage<'a> {
+    pub coverage: Coverage,
+    pub covering: Vec<&'a Policy>,
+    pub uncovered_events: Vec<Event>,
+    pub uncovered_recipients: Vec<String>,
+}
+
+/// A policy can deliver a health alert at all: the right type, enabled, and
+/// at least one delivery mechanism.
+pub fn can_cover(policy: &Policy) -> bool {
+    policy.is_health_alert() && policy.enabled && !policy.mechanisms.is_empty()
+}
+
+impl<'a> CoverageIndex<'a> {
+    pub fn new(account: &'a Account) -> Self {
+        let mut all_pools = Vec::new();
+        let mut by_pool: HashMap<String, Vec<&Policy>> = HashMap::new();
+        for policy in account.policies.iter().filter(|p| can_cover(p)) {
+            if policy.pool_ids.is_empty() {
+                all_pools.push(policy);
+            } else {
+                let ids: BTreeSet<String> = policy.pool_ids.iter().map(|v| v.value.to_ascii_lowercase()).collect();
+                for id in ids {
+                    by_pool.entry(id).or_default().push(policy);
+                }
+            }
+        }
+        let pool_ids = account.pools.iter().map(|p| p.id.to_ascii_lowercase()).collect();
+        CoverageIndex { all_pools, by_pool, pool_ids, pool_count: account.pools.len() }
+    }
+
+    pub fn of(&self, pool: &Pool) -> PoolCoverage<'a> {
+        let mut covering: Vec<&Policy> = self.all_pools.clone();
+        if let Some(named) = self.by_pool.get(&pool.id.to_ascii_lowercase()) {
+            covering.extend(named.iter().copied());
+        }
+        if pool.legacy_recipients.is_empty() {
+            return PoolCoverage { coverage: Coverage::NotApplicable, covering, uncovered_events: vec![], uncovered_recipients: vec![] };
+        }
+        let uncovered_events: Vec<Event> =
+            pool.legacy_events.iter().copied().filter(|&e| !covering.iter().any(|p| p.admits(e))).collect();
+        let uncovered_recipients: Vec<String> = pool
+            .legacy_recipients
+            .iter()
+            .filter(|r| !covering.iter().any(|p| p.email_recipients().any(|m| m.eq_ignore_ascii_case(r))))
+            .cloned()
+            .collect();
+        let coverage = if covering.is_empty() {
+            Coverage::None
+        } else if uncovered_events.is_empty() && uncovered_recipients.is_empty() {
+            Coverage::Full
+        } else {
+            Coverage::Partial
+        };
+        PoolCoverage { coverage, covering, uncovered_events, uncovered_recipients }
+    }
+}

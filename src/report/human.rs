@@ -1,0 +1,160 @@
+//! Reports for people: one miette report per finding, with the source line
+//! and a label at the value, then a summary.
+
+use std::fmt;
+use std::fmt::Write;
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
+
+use super::Context;
+use super::snippet::{LABEL_CAP, Snippet};
+use super::summary::Summary;
+use crate::findings::{LocatedFinding, Severity};
+use crate::model::Kind;
+
+struct Report<'a> {
+    finding: &'a LocatedFinding,
+    snippet: Snippet,
+    label_len: usize,
+}
+
+impl fmt::Debug for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.finding.finding.message)
+    }
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.finding.finding.message)
+    }
+}
+
+impl std::error::Error for Report<'_> {}
+
+impl Diagnostic for Report<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.finding.finding.rule.id))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.finding.finding.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Note => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        let f = &self.finding;
+        Some(Box::new(format!("{} {} · `edgeaudit explain {}`", f.finding.resource.kind, describe(f), f.finding.rule.id)))
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(&self.snippet)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let label = LabeledSpan::new_primary_with_span(Some(self.finding.finding.rule.name.clone()), (self.finding.location.start, self.label_len));
+        Some(Box::new(std::iter::once(label)))
+    }
+}
+
+fn describe(f: &LocatedFinding) -> String {
+    let r = &f.finding.resource;
+    match (r.name.is_empty(), r.id.is_empty()) {
+        (false, _) => r.name.clone(),
+        (true, false) => r.id.clone(),
+        (true, true) => "(unnamed)".into(),
+    }
+}
+
+/// Underline a scalar whole; a container only at its opening bracket.
+fn label_len(text: &str, start: usize, end: usize) -> usize {
+    match text.as_bytes().get(start) {
+        Some(b'{' | b'[') => 1,
+        _ => {
+            let mut len = end.saturating_sub(start).clamp(1, LABEL_CAP);
+            while start + len < text.len() && !text.is_char_boundary(start + len) {
+                len += 1;
+            }
+            len
+        }
+    }
+}
+
+pub fn render(ctx: &Context) -> String {
+    let theme = if ctx.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
+    let mut out = String::new();
+    for finding in &ctx.outcome.findings {
+        let file = &ctx.outcome.files[finding.file_index];
+        let report = Report {
+            finding,
+            label_len: label_len(&file.text, finding.location.start, finding.location.end),
+            snippet: Snippet {
+                name: finding.location.file.clone(),
+                text: file.text.clone(),
+                anchor: finding.location.start,
+                anchor_line: finding.location.line - 1,
+                anchor_column: finding.location.column - 1,
+            },
+        };
+        if handler.render_report(&mut out, &report).is_err() {
+            let _ = writeln!(out, "{}:{}:{}: {} {}", finding.location.file, finding.location.line, finding.location.column, finding.finding.rule.id, finding.finding.message);
+        }
+        out.push('\n');
+    }
+    let summary = Summary::of(ctx.outcome);
+    if ctx.statistics {
+        out.push_str(&statistics(ctx, &summary));
+    }
+    if !ctx.quiet {
+        out.push_str(&closing_line(&summary));
+    }
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn closing_line(summary: &Summary) -> String {
+    let kinds: Vec<String> = summary
+        .records
+        .iter()
+        .map(|(kind, n)| match kind {
+            Kind::NotificationPolicy => plural(*n, "notification policy", "notification policies"),
+            k => plural(*n, k.as_str(), &format!("{}s", k.as_str())),
+        })
+        .collect();
+    let checked = format!(
+        "{} ({}{})",
+        plural(summary.files, "file", "files"),
+        plural(summary.records_total(), "record", "records"),
+        if kinds.is_empty() { String::new() } else { format!(": {}", kinds.join(", ")) }
+    );
+    if summary.findings == 0 {
+        return format!("No findings in {checked}.\n");
+    }
+    format!(
+        "Found {} ({}, {}, {}) in {checked}.\n",
+        plural(summary.findings, "finding", "findings"),
+        plural(summary.count(Severity::Error), "error", "errors"),
+        plural(summary.count(Severity::Warning), "warning", "warnings"),
+        plural(summary.count(Severity::Note), "note", "notes"),
+    )
+}
+
+fn statistics(ctx: &Context, summary: &Summary) -> String {
+    let mut out = String::new();
+    for (id, count) in &summary.by_rule {
+        if let Some(rule) = ctx.rules.get(id) {
+            let _ = writeln!(out, "{count:>6}  {id:<6}  {:<8} {}", rule.severity.as_str(), rule.name);
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,44 @@
+//! Stage 6: every format renders the same sorted list of findings.
+
+pub mod human;
+pub mod json;
+pub mod sarif;
+pub mod snippet;
+pub mod summary;
+
+use crate::check::Outcome;
+use crate::engine::RuleSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "human" => Some(Format::Human),
+            "json" => Some(Format::Json),
+            "sarif" => Some(Format::Sarif),
+            _ => None,
+        }
+    }
+}
+
+pub struct Context<'a> {
+    pub outcome: &'a Outcome,
+    pub rules: &'a RuleSet,
+    pub color: bool,
+    pub statistics: bool,
+    pub quiet: bool,
+}
+
+pub fn render(format: Format, ctx: &Context) -> String {
+    match format {
+        Format::Human => human::render(ctx),
+        Format::Json => json::render(ctx),
+        Format::Sarif => sarif::render(ctx),
+    }
+}
