@@ -22,10 +22,16 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     let offset = base + offset_of_line_byte_column(part, e.line(), e.column());
     let full = e.to_string();
     let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);
+    // From the file start, so the pointer is the record's plus the field's;
+    // at the end of the text for a truncated file (the innermost open value).
+    let eof = e.classify() == serde_json::error::Category::Eof;
+    let pointer = crate::locate::json::pointer_at(&file.text, 0, if eof { file.text.len() } else { offset });
+    let place = if pointer.is_empty() { String::new() } else { format!(" (at {pointer})") };
     let message = match e.classify() {
-        serde_json::error::Category::Eof => format!("truncated JSON: {detail}"),
-        serde_json::error::Category::Syntax => format!("invalid JSON: {detail}"),
-        _ => detail.to_string(),
+        serde_json::error::Category::Eof => format!("truncated JSON: {detail}{place}"),
+        serde_json::error::Category::Syntax => format!("invalid JSON: {detail}{place}"),
+        _ if pointer.is_empty() => detail.to_string(),
+        _ => format!("{pointer}: {detail}"),
     };
     InputError::at_offset(&file.name, &file.text, offset, message)
 }

@@ -31,6 +31,17 @@ impl<'a> Element<'a> for &'a RawValue {
     fn open(self, file: &SourceFile) -> Result<(Shape<'a, Self>, Option<usize>), InputError> {
         let raw = self.get();
         let offset = raw.as_ptr() as usize - file.text.as_ptr() as usize;
+        if !raw.starts_with('{') {
+            // serde would happily read a struct from an array; a record is an object.
+            let found = match raw.as_bytes().first() {
+                Some(b'[') => "an array",
+                Some(b'"') => "a string",
+                Some(b'n') => "null",
+                Some(b't' | b'f') => "a boolean",
+                _ => "a number",
+            };
+            return Err(InputError::at_offset(&file.name, &file.text, offset, format!("expected a record (a JSON object), found {found}")));
+        }
         let shape = serde_json::from_str::<Shape<'a, &'a RawValue>>(raw)
             .map_err(|e| super::json::error_in(file, raw, offset, &e))?;
         Ok((shape, Some(offset)))

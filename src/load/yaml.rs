@@ -36,17 +36,45 @@ fn options(input_len: usize) -> serde_saphyr::Options {
 pub fn parse(file: &SourceFile) -> Result<Container<'_, YamlNode<'_>>, InputError> {
     serde_saphyr::from_str_with_options(&file.text, options(file.text.len())).map_err(|e| {
         let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-        let message = first_line(&e.without_snippet().to_string());
+        let message = explain(&first_line(&e.without_snippet().to_string()));
         let not_an_export = message.contains("expected an array of records or an object") && line == 1;
-        let error = InputError::at_line_column(&file.name, line, column, format!("invalid YAML export: {message}"));
+        let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
+        let offset = offset + file.text[offset..].chars().take(column.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+        let pointer = pointer_at(&file.text, offset);
+        let place = if pointer.is_empty() { String::new() } else { format!("{pointer}: ") };
+        let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
         if not_an_export { error.not_an_export() } else { error }
     })
+}
+
+/// The pointer of the node starting at `offset`, if the document's events
+/// reach it (they stop at a syntax error).
+fn pointer_at(text: &str, offset: usize) -> String {
+    crate::locate::yaml::node_ranges(text)
+        .into_iter()
+        .filter(|(_, (start, end))| *start <= offset && offset <= (*end).max(*start))
+        .max_by_key(|(pointer, (start, _))| (*start, pointer.len()))
+        .map(|(pointer, _)| pointer)
+        .unwrap_or_default()
+}
+
+/// Budget breaches in words.
+fn explain(message: &str) -> String {
+    let Some(detail) = message.strip_prefix("budget breached: ") else { return message.to_string() };
+    let what = detail.split([' ', '{']).next().unwrap_or("");
+    let plain = match what {
+        "Events" | "Nodes" | "AliasReplayEvents" | "RecordedAnchorEvents" => "the document expands to more YAML events than its size allows (an alias bomb?)",
+        "Depth" => "nesting deeper than 64 levels",
+        "Aliases" | "Anchors" => "too many anchors or aliases (at most 1,000)",
+        _ => "the document exceeds edgeaudit's YAML limits",
+    };
+    format!("{plain} [{detail}]")
 }
 
 /// serde-saphyr's message without its own location suffix.
 fn first_line(rendered: &str) -> String {
     let line = rendered.lines().next().unwrap_or(rendered);
-    match line.rfind(" at line ") {
+    match line.find(" at line ") {
         Some(i) => line[..i].to_string(),
         None => line.to_string(),
     }

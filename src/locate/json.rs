@@ -171,3 +171,74 @@ mod tests {
         assert_eq!(at(text, "/cd"), ("2", 1));
     }
 }
+
+/// The JSON pointer of the innermost value at or around byte `target`: used
+/// to name the field an input error is about. A forward scan from `start`
+/// (error path only).
+pub fn pointer_at(text: &str, start: usize, target: usize) -> String {
+    enum Frame {
+        Object { key: Option<String>, awaiting_key: bool },
+        Array { index: usize },
+    }
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut pos = start;
+    while pos < bytes.len() && pos < target {
+        match bytes[pos] {
+            b'{' => stack.push(Frame::Object { key: None, awaiting_key: true }),
+            b'[' => stack.push(Frame::Array { index: 0 }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b':' => {
+                if let Some(Frame::Object { awaiting_key, .. }) = stack.last_mut() {
+                    *awaiting_key = false;
+                }
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { key, awaiting_key }) => {
+                    *key = None;
+                    *awaiting_key = true;
+                }
+                Some(Frame::Array { index }) => *index += 1,
+                None => {}
+            },
+            b'"' => {
+                let end = string_end(bytes, pos).unwrap_or(bytes.len());
+                if end > target {
+                    break;
+                }
+                if let Some(Frame::Object { key, awaiting_key: true }) = stack.last_mut() {
+                    *key = decode_string(&bytes[pos + 1..end.saturating_sub(1).max(pos + 1)]);
+                }
+                pos = end;
+                continue;
+            }
+            _ => {}
+        }
+        pos += 1;
+    }
+    let mut pointer = String::new();
+    for frame in &stack {
+        match frame {
+            Frame::Object { key: Some(k), awaiting_key: false } => super::pointer::push_token(&mut pointer, k),
+            Frame::Array { index } => pointer.push_str(&format!("/{index}")),
+            _ => break,
+        }
+    }
+    pointer
+}
+
+#[cfg(test)]
+mod pointer_at_tests {
+    use super::pointer_at;
+
+    #[test]
+    fn names_the_member_or_element_at_an_offset() {
+        let text = r#"{"result": [{"id": "a"}, {"id": "b", "notification_email": 42}]}"#;
+        let at = text.find("42").unwrap();
+        assert_eq!(pointer_at(text, 0, at), "/result/1/notification_email");
+        assert_eq!(pointer_at(text, 0, text.find("\"b\"").unwrap()), "/result/1/id");
+        assert_eq!(pointer_at(text, 0, 0), "");
+    }
+}
