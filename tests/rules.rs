@@ -1,0 +1,149 @@
+//! Every rule fires on its fixtures and stays silent on its near misses.
+//! Fixtures live in tests/fixtures/rules/<RULE>[-<case>].{json,yaml}; each
+//! record named `fires-*` must get the rule, each named `near-miss-*` must
+//! not. One snapshot per fixture records where the findings point.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{json, run};
+
+fn fixtures() -> Vec<(String, String)> {
+    let dir = common::root().join("tests/fixtures/rules");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("fixtures dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .map(|name| {
+            let rule = name.split(['-', '.']).next().unwrap_or_default().to_string();
+            (rule, format!("tests/fixtures/rules/{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn names_with_prefix(text: &str, prefix: &str) -> BTreeSet<String> {
+    text.match_indices(prefix)
+        .map(|(i, _)| text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>())
+        .filter(|name| name.len() > prefix.len())
+        .collect()
+}
+
+#[test]
+fn every_fixture_fires_exactly_on_its_fires_records() {
+    for (rule, path) in fixtures() {
+        let text = std::fs::read_to_string(common::root().join(&path)).expect("read fixture");
+        let r = run(&["check", &path, "--select", &rule, "--format", "json", "--as-of", "2024-10-01", "--fail-on", "never"]);
+        assert_eq!(r.code, 0, "{path}: {}", r.stderr);
+        let doc = json(&r);
+        let findings = doc["findings"].as_array().expect("findings");
+        let fired: BTreeSet<String> = findings.iter().map(|f| f["resource"]["name"].as_str().unwrap_or_default().to_string()).collect();
+        let expected = names_with_prefix(&text, "fires-");
+        let near_misses = names_with_prefix(&text, "near-miss-");
+        assert!(!expected.is_empty() || !near_misses.is_empty(), "{path} has no fires-/near-miss- records");
+        assert_eq!(fired, expected, "{path}: resources that got {rule} vs the fires-* records");
+        for f in findings {
+            assert_eq!(f["rule"], rule.as_str(), "{path}");
+        }
+
+        let summary: Vec<String> = findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} {}:{}:{} {}",
+                    f["rule"].as_str().unwrap_or_default(),
+                    f["resource"]["name"].as_str().unwrap_or_default(),
+                    f["location"]["file"].as_str().unwrap_or_default(),
+                    f["location"]["line"],
+                    f["location"]["column"],
+                    f["location"]["pointer"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let snapshot_name = path.rsplit('/').next().unwrap_or_default().replace('.', "_");
+        insta::assert_snapshot!(snapshot_name, summary.join("\n"));
+    }
+}
+
+#[test]
+fn every_lb_rule_has_a_fixture_that_fires_it() {
+    let out = run(&["rules", "--format", "json"]);
+    let rules = json(&out);
+    let with_fixtures: BTreeSet<String> = fixtures().into_iter().map(|(rule, _)| rule).collect();
+    for rule in rules.as_array().expect("rules") {
+        let id = rule["id"].as_str().unwrap_or_default();
+        if id == "LB004" {
+            continue; // account-level: see migration_incomplete_counts_pools_and_pages
+        }
+        assert!(with_fixtures.contains(id), "rule {id} has no fixture in tests/fixtures/rules");
+    }
+}
+
+#[test]
+fn each_pool_with_a_legacy_email_gets_exactly_one_of_lb001_lb002_lb003() {
+    for path in ["tests/fixtures/rules/LB001.yaml", "tests/fixtures/rules/LB002.yaml", "tests/fixtures/rules/LB003.yaml", "fixtures/demo"] {
+        let r = run(&["check", path, "--select", "LB001,LB002,LB003", "--format", "json", "--fail-on", "never"]);
+        let doc = json(&r);
+        let mut seen = BTreeSet::new();
+        for f in doc["findings"].as_array().expect("findings") {
+            let id = f["resource"]["id"].as_str().unwrap_or_default().to_string();
+            assert!(seen.insert(id.clone()), "{path}: pool {id} got two of LB001/LB002/LB003");
+        }
+        let with_legacy = json(&run(&["check", path, "--select", "LB004", "--format", "json", "--fail-on", "never"]));
+        let message = with_legacy["findings"][0]["message"].as_str().unwrap_or_default().to_string();
+        let count: usize = message.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).expect("LB004 count");
+        assert_eq!(seen.len(), count, "{path}: pools with a legacy e-mail vs LB001-3 findings ({message})");
+    }
+}
+
+fn pools_export(total: usize, with_legacy: usize) -> String {
+    let pools: Vec<String> = (0..total)
+        .map(|i| {
+            let email = if i < with_legacy { "ops@example.com" } else { "" };
+            format!(r#"{{"id": "{i:032x}", "name": "pool-{i}", "notification_email": "{email}", "origins": []}}"#)
+        })
+        .collect();
+    format!(r#"{{"success": true, "result": [{}]}}"#, pools.join(",\n"))
+}
+
+#[test]
+fn migration_incomplete_counts_pools_and_pages() {
+    let dir = common::temp_dir(&[("pools.json", pools_export(30, 2).as_bytes())]);
+    let file = common::path_str(&dir.path().join("pools.json"));
+    let doc = json(&run(&["check", &file, "--select", "LB004", "--format", "json", "--fail-on", "never"]));
+    let findings = doc["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1);
+    let f = &findings[0];
+    assert_eq!(f["severity"], "note");
+    assert_eq!(f["resource"]["kind"], "account");
+    assert_eq!(f["location"]["pointer"], "/result", "account findings point at the pools list");
+    let message = f["message"].as_str().unwrap_or_default();
+    assert!(message.contains("2 of 30 pools"), "{message}");
+    assert!(message.contains("takes 2 request(s) at the default page size of 25"), "{message}");
+    assert!(message.contains("including the 2 pool(s) without a complete replacement"), "{message}");
+
+    // Exactly 25 pools is one page; no legacy e-mail at all is no finding.
+    let dir = common::temp_dir(&[("a.json", pools_export(25, 25).as_bytes()), ("b.json", pools_export(3, 0).as_bytes())]);
+    let doc = json(&run(&["check", &common::path_str(&dir.path().join("a.json")), "--select", "LB004", "--format", "json"]));
+    assert!(doc["findings"][0]["message"].as_str().unwrap_or_default().contains("takes 1 request(s)"));
+    let doc = json(&run(&["check", &common::path_str(&dir.path().join("b.json")), "--select", "LB004", "--format", "json"]));
+    assert_eq!(doc["findings"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn replacement_policy_reproduces_the_legacy_notification() {
+    let doc = json(&run(&["check", "fixtures/demo", "--select", "LB001", "--format", "json", "--fail-on", "never"]));
+    let message = doc["findings"][0]["message"].as_str().unwrap_or_default();
+    let body_start = message.find("{\"alert_type\"").expect("policy body in message");
+    let body: serde_json::Value = serde_json::Deserializer::from_str(&message[body_start..])
+        .into_iter()
+        .next()
+        .expect("a JSON body")
+        .expect("valid JSON");
+    assert_eq!(body["alert_type"], "load_balancing_health_alert");
+    assert_eq!(body["filters"]["pool_id"], serde_json::json!(["a7d3c2b1e0f9a8b7c6d5e4f3a2b1c0d9"]));
+    assert_eq!(body["filters"]["new_health"], serde_json::json!(["Healthy", "Unhealthy"]));
+    assert_eq!(body["filters"]["event_source"], serde_json::json!(["pool", "origin"]));
+    assert_eq!(body["mechanisms"]["email"], serde_json::json!([{"id": "eu-ops@example.com"}]));
+}
