@@ -26,10 +26,19 @@ pub fn run(args: &[&str]) -> Run {
 const HANG: Duration = Duration::from_secs(30);
 
 pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    run_full(&root(), args, stdin)
+}
+
+/// Runs the binary with `dir` as the working directory.
+pub fn run_in(dir: &Path, args: &[&str]) -> Run {
+    run_full(dir, args, None)
+}
+
+fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_edgeaudit"))
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .env_remove("NO_COLOR")
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())

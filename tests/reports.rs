@@ -1,0 +1,144 @@
+//! Every output format on the demo account: a reviewed snapshot each, and
+//! SARIF validated against the 2.1.0 schema.
+
+mod common;
+
+use common::{json, run};
+
+const AS_OF: &str = "2024-10-01";
+
+fn demo(format: &str) -> String {
+    let r = run(&["check", "fixtures/demo", "--format", format, "--as-of", AS_OF, "--color", "never"]);
+    assert_eq!(r.code, 1, "the demo has warnings and errors: {}", r.stderr);
+    r.stdout
+}
+
+#[test]
+fn human_report_snapshot() {
+    insta::assert_snapshot!("demo_human", demo("human"));
+}
+
+#[test]
+fn json_report_snapshot() {
+    let out = demo("json");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["as_of"], AS_OF);
+    insta::assert_snapshot!("demo_json", out);
+}
+
+#[test]
+fn sarif_report_snapshot() {
+    insta::assert_snapshot!("demo_sarif", demo("sarif"));
+}
+
+fn sarif_schema() -> Option<serde_json::Value> {
+    let path = common::root().join("../shared/data/sarif-schema-2.1.0.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(serde_json::from_str(&text).expect("schema is JSON")),
+        Err(_) => {
+            eprintln!("NOTICE: {} not found; skipping SARIF schema validation", path.display());
+            None
+        }
+    }
+}
+
+fn assert_valid_sarif(sarif: &serde_json::Value) {
+    let Some(schema) = sarif_schema() else { return };
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "SARIF invalid against 2.1.0:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn sarif_is_valid_against_the_schema_with_and_without_results() {
+    let with_results: serde_json::Value = serde_json::from_str(&demo("sarif")).expect("json");
+    assert!(!with_results["runs"][0]["results"].as_array().expect("results").is_empty());
+    assert_valid_sarif(&with_results);
+
+    let dir = common::temp_dir(&[("pools.json", br#"{"result": [{"id": "p1", "name": "quiet", "notification_email": "", "origins": []}]}"#)]);
+    let r = run(&["check", &common::path_str(&dir.path().join("pools.json")), "--format", "sarif"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let empty = json(&r);
+    assert_eq!(empty["runs"][0]["results"].as_array().map(Vec::len), Some(0));
+    assert_valid_sarif(&empty);
+}
+
+#[test]
+fn sarif_carries_what_code_scanning_needs() {
+    let doc: serde_json::Value = serde_json::from_str(&demo("sarif")).expect("json");
+    let run0 = &doc["runs"][0];
+    assert_eq!(run0["tool"]["driver"]["name"], "edgeaudit");
+    let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
+    let explain = run(&["explain", "LB001"]).stdout;
+    let lb001 = rules.iter().find(|r| r["id"] == "LB001").expect("LB001 metadata");
+    assert_eq!(lb001["help"]["text"].as_str(), Some(explain.as_str()), "SARIF help and `explain` come from one source");
+    for result in run0["results"].as_array().expect("results") {
+        let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        let location = &result["locations"][0];
+        assert!(location["physicalLocation"]["region"]["startLine"].as_u64().is_some());
+        let fqn = location["logicalLocations"][0]["fullyQualifiedName"].as_str().expect("fqn");
+        let (kind, _) = fqn.split_once('/').expect("kind/id");
+        assert!(["pool", "notification_policy", "account"].contains(&kind), "{fqn}");
+        assert!(result["properties"]["pointer"].as_str().is_some());
+        assert_eq!(result["partialFingerprints"]["edgeaudit/v1"].as_str().map(str::len), Some(64));
+    }
+}
+
+#[test]
+fn fingerprints_do_not_change_when_lines_move() {
+    let original = std::fs::read_to_string(common::root().join("fixtures/demo/pools.json")).expect("demo");
+    let shifted = format!("\n\n\n{original}");
+    let renamed = original.replace("web-primary", "web-primary-renamed");
+    let results = |text: &str| -> Vec<(String, u64)> {
+        let dir = common::temp_dir(&[("exports/pools.json", text.as_bytes())]);
+        let doc = json(&common::run_in(dir.path(), &["check", "exports", "--format", "sarif"]));
+        doc["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| {
+                let fp = r["partialFingerprints"]["edgeaudit/v1"].as_str().unwrap_or_default().to_string();
+                (fp, r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap_or_default())
+            })
+            .collect()
+    };
+    let (before, after) = (results(&original), results(&shifted));
+    assert!(!before.is_empty());
+    assert_eq!(before.len(), after.len());
+    for ((fa, la), (fb, lb)) in before.iter().zip(&after) {
+        assert_eq!(fa, fb, "same finding, same fingerprint");
+        assert_eq!(la + 3, *lb, "the lines did move");
+    }
+    // A pool's name is not part of its identity: renaming it keeps fingerprints.
+    let renamed: Vec<String> = results(&renamed).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(renamed, before.iter().map(|(f, _)| f.clone()).collect::<Vec<_>>());
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let r = run(&["check", "fixtures/demo", "--statistics", "--color", "never", "--as-of", AS_OF]);
+    assert!(r.stdout.contains("     2  LB003   warning  legacy-email-partly-replaced"), "{}", r.stdout);
+    assert!(r.stdout.contains("     1  LB001   error    legacy-email-without-replacement"), "{}", r.stdout);
+}
+
+#[test]
+fn quiet_drops_the_summary() {
+    let r = run(&["check", "fixtures/demo", "--quiet", "--color", "never"]);
+    assert!(!r.stdout.contains("Found 8 findings"));
+    assert!(r.stdout.contains("LB001"));
+    let r = run(&["check", "fixtures/demo", "--color", "never"]);
+    assert!(r.stdout.contains("Found 8 findings (2 errors, 5 warnings, 1 note) in 2 files"), "{}", r.stdout);
+}
+
+#[test]
+fn colour_follows_the_flag() {
+    let always = run(&["check", "fixtures/demo", "--color", "always"]);
+    assert!(always.stdout.contains("\u{1b}["), "ANSI escapes with --color always");
+    let never = run(&["check", "fixtures/demo", "--color", "never"]);
+    assert!(!never.stdout.contains("\u{1b}["));
+    // Not a terminal: auto means no colour.
+    let auto = run(&["check", "fixtures/demo"]);
+    assert!(!auto.stdout.contains("\u{1b}["));
+}
