@@ -30,9 +30,13 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
         let format = Format::parse(name).ok_or_else(|| format!("unknown format `{name}`: expected human, json or sarif"))?;
         outputs.push(Output { format, path: path.or_else(|| args.output.clone()) });
     }
-    let to_stdout = outputs.iter().filter(|o| o.path.is_none()).count();
-    if to_stdout > 1 {
-        return Err("only one format can go to standard output: give the others a file (`--format sarif=out.sarif`)".into());
+    for (i, a) in outputs.iter().enumerate() {
+        if outputs[..i].iter().any(|b| b.path == a.path) {
+            return Err(match &a.path {
+                None => "only one format can go to standard output: give the others a file (`--format sarif=out.sarif`)".into(),
+                Some(p) => format!("two formats would be written to {p}: give each its own file (`--format sarif=out.sarif`)"),
+            });
+        }
     }
     Ok(outputs)
 }

@@ -1,0 +1,240 @@
+//! The command-line contract: exit codes, options, inputs.
+
+mod common;
+
+use common::{json, path_str, run, run_with_stdin, temp_dir};
+
+const CLEAN_POOL: &[u8] = br#"{"result": [{"id": "p1", "name": "quiet", "notification_email": "", "origins": []}]}"#;
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    // The demo has errors (LB001, LB005), warnings and a note (LB004).
+    assert_eq!(run(&["check", "fixtures/demo"]).code, 1, "default --fail-on warning");
+    assert_eq!(run(&["check", "fixtures/demo", "--fail-on", "error"]).code, 1);
+    assert_eq!(run(&["check", "fixtures/demo", "--fail-on", "never"]).code, 0);
+    assert_eq!(run(&["check", "fixtures/demo", "--select", "LB004"]).code, 0, "a note does not fail at warning");
+    assert_eq!(run(&["check", "fixtures/demo", "--select", "LB004", "--fail-on", "note"]).code, 1);
+    assert_eq!(run(&["check", "fixtures/demo", "--select", "LB002,LB003", "--fail-on", "error"]).code, 0, "warnings only");
+}
+
+#[test]
+fn a_clean_export_exits_zero_and_says_so() {
+    let dir = temp_dir(&[("pools.json", CLEAN_POOL)]);
+    let r = run(&["check", &path_str(dir.path()), "--color", "never"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("No findings in 1 file (1 record: 1 pool)."), "{}", r.stdout);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    for args in [
+        &["check", "fixtures/demo", "--format", "xml"][..],
+        &["check", "fixtures/demo", "--as-of", "2024-13-01"],
+        &["check", "fixtures/demo", "--select", "XX9"],
+        &["check", "fixtures/demo", "--ignore", "LB9"],
+        &["check", "fixtures/demo", "--fail-on", "sometimes"],
+        &["check", "fixtures/demo", "--kind", "zone"],
+        &["check", "fixtures/demo", "--format", "json", "--format", "sarif"],
+        &["check", "does/not/exist"],
+        &["explain", "LB999"],
+        &["frobnicate"],
+    ] {
+        let r = run(args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.is_empty(), "{args:?} says why");
+        assert!(!r.stderr.contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn select_and_ignore_take_ids_and_prefixes() {
+    let rules_of = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["check", "fixtures/demo", "--format", "json", "--fail-on", "never"];
+        all.extend_from_slice(args);
+        let doc = json(&run(&all));
+        let mut ids: Vec<String> = doc["findings"].as_array().expect("findings").iter().map(|f| f["rule"].as_str().unwrap_or_default().to_string()).collect();
+        ids.dedup();
+        ids.sort();
+        ids.dedup();
+        ids
+    };
+    assert_eq!(rules_of(&["--select", "LB00"]).len(), 7);
+    assert_eq!(rules_of(&["--select", "LB001", "--select", "LB005"]), vec!["LB001", "LB005"]);
+    assert_eq!(rules_of(&["--ignore", "LB00"]), Vec::<String>::new());
+    assert_eq!(rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003"]), vec!["LB004", "LB005", "LB006", "LB007"]);
+}
+
+#[test]
+fn several_formats_in_one_run() {
+    let dir = temp_dir(&[]);
+    let sarif = path_str(&dir.path().join("out.sarif"));
+    let report = path_str(&dir.path().join("report.json"));
+    let r = run(&["check", "fixtures/demo", "--format", "human", "--format", &format!("sarif={sarif}"), "--output", &report, "--color", "never"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.is_empty(), "human went to --output");
+    assert!(std::fs::read_to_string(&report).expect("report written").contains("Found 8 findings"));
+    let clash = run(&["check", "fixtures/demo", "--format", "human", "--format", "json", "--output", &report]);
+    assert_eq!(clash.code, 2, "two formats into one file");
+    let sarif_doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif written")).expect("sarif json");
+    assert_eq!(sarif_doc["version"], "2.1.0");
+    let only_files = run(&["check", "fixtures/demo", "--format", &format!("sarif={sarif}"), "--format", "json"]);
+    assert_eq!(json(&only_files)["version"], 1, "json to stdout, sarif to its file");
+}
+
+#[test]
+fn as_of_is_reported() {
+    let doc = json(&run(&["check", "fixtures/demo", "--format", "json", "--as-of", "2024-06-15"]));
+    assert_eq!(doc["as_of"], "2024-06-15");
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    let r = run_with_stdin(&["check", "-", "--format", "json", "--fail-on", "never"], Some(CLEAN_POOL));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(json(&r)["summary"]["records"]["pool"], 1);
+
+    let yaml = b"result:\n  - id: p1\n    name: loud\n    notification_email: a@example.com\n    origins: []\n";
+    let r = run_with_stdin(&["check", "-", "--input-format", "yaml", "--format", "json", "--select", "LB001"], Some(yaml));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["findings"][0]["rule"], "LB001");
+    assert_eq!(doc["findings"][0]["location"]["file"], "-");
+    assert_eq!(doc["findings"][0]["location"]["line"], 4);
+}
+
+#[test]
+fn kind_reads_a_single_object() {
+    let pool = br#"{"id": "p1", "name": "solo", "notification_email": "a@example.com"}"#;
+    let dir = temp_dir(&[("pool.json", pool)]);
+    let file = path_str(&dir.path().join("pool.json"));
+    let without = run(&["check", &file]);
+    assert_eq!(without.code, 2, "a bare object is not an export without --kind");
+    assert!(without.stderr.contains("--kind"), "{}", without.stderr);
+    let with = json(&run(&["check", &file, "--kind", "pool", "--format", "json", "--select", "LB001"]));
+    assert_eq!(with["findings"][0]["rule"], "LB001");
+    assert_eq!(with["findings"][0]["location"]["pointer"], "/notification_email");
+}
+
+#[test]
+fn directories_skip_files_that_are_not_exports() {
+    let dir = temp_dir(&[("exports/package.json", br#"{"name": "x", "version": "1.0.0"}"#), ("exports/pools.json", CLEAN_POOL), ("exports/.hidden/bad.json", b"{")]);
+    let r = run(&["check", &path_str(&dir.path().join("exports"))]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("skipping") && r.stderr.contains("package.json"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "one line per skipped file: {}", r.stderr);
+
+    let quiet = run(&["check", &path_str(&dir.path().join("exports")), "--quiet"]);
+    assert!(quiet.stderr.is_empty());
+
+    let only = temp_dir(&[("package.json", br#"{"name": "x"}"#)]);
+    let r = run(&["check", &path_str(only.path())]);
+    assert_eq!(r.code, 2, "nothing to check is not a silent success");
+
+    let empty = temp_dir(&[("README.md", b"hi")]);
+    assert_eq!(run(&["check", &path_str(empty.path())]).code, 2);
+
+    // A file named explicitly must be an export.
+    let r = run(&["check", &path_str(&dir.path().join("exports/package.json"))]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("package.json:1:1"), "{}", r.stderr);
+}
+
+#[test]
+fn directories_are_walked_in_sorted_order() {
+    let loud = |id: &str| format!(r#"{{"result": [{{"id": "{id}", "name": "{id}", "notification_email": "a@example.com", "origins": []}}]}}"#);
+    let dir = temp_dir(&[("b/z.json", loud("p3").as_bytes()), ("a.yaml", b"result: []\n"), ("b/a.json", loud("p2").as_bytes())]);
+    let doc = json(&common::run_in(dir.path(), &["check", ".", "--select", "LB001", "--format", "json"]));
+    let files: Vec<&str> = doc["findings"].as_array().expect("findings").iter().map(|f| f["location"]["file"].as_str().unwrap_or_default()).collect();
+    assert_eq!(files, vec!["b/a.json", "b/z.json"]);
+}
+
+#[test]
+fn rules_and_explain_render_the_metadata() {
+    let text = run(&["rules"]);
+    assert_eq!(text.code, 0);
+    for id in ["LB001", "LB002", "LB003", "LB004", "LB005", "LB006", "LB007"] {
+        assert!(text.stdout.contains(id), "{id} listed");
+        let explain = run(&["explain", id]);
+        assert_eq!(explain.code, 0);
+        assert!(explain.stdout.contains("Why it matters:") && explain.stdout.contains("What to do:"), "{id}");
+    }
+    let doc = json(&run(&["rules", "--format", "json"]));
+    assert_eq!(doc.as_array().map(Vec::len), Some(7));
+    let lb001 = run(&["explain", "lb001"]).stdout;
+    assert!(lb001.contains("absent or empty, which is taken to mean all pools"), "the all-pools assumption is documented");
+    let md = run(&["rules", "--format", "markdown"]).stdout;
+    assert!(md.contains("## LB004 `migration-incomplete`"));
+}
+
+#[test]
+fn json_and_yaml_exports_give_the_same_findings() {
+    let yaml = std::fs::read_to_string(common::root().join("fixtures/demo/notification-policies.yaml")).expect("demo");
+    let as_json = {
+        let value: serde_json::Value = serde_saphyr::from_str(&yaml).expect("demo YAML parses");
+        serde_json::to_string_pretty(&value).expect("json")
+    };
+    let pools = std::fs::read(common::root().join("fixtures/demo/pools.json")).expect("pools");
+    let dir_yaml = temp_dir(&[("pools.json", &pools), ("policies.yaml", yaml.as_bytes())]);
+    let dir_json = temp_dir(&[("pools.json", &pools), ("policies.json", as_json.as_bytes())]);
+    let findings = |dir: &tempfile::TempDir| -> Vec<(String, String, String)> {
+        let doc = json(&common::run_in(dir.path(), &["check", ".", "--format", "json"]));
+        let mut v: Vec<_> = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| (f["rule"].to_string(), f["resource"]["id"].to_string(), f["location"]["pointer"].to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    let (y, j) = (findings(&dir_yaml), findings(&dir_json));
+    assert_eq!(y.len(), 8);
+    assert_eq!(y, j);
+}
+
+#[test]
+fn a_custom_rule_pack_uses_the_same_vocabulary() {
+    let pack = br#"rules:
+  - id: ORG001
+    name: pool-without-name
+    subject: pool
+    severity: warning
+    summary: Pools must be named.
+    when:
+      - fact: name
+        empty: true
+    at: name
+    message: "Pool {id} has no name."
+    rationale: Names are how on-call finds a pool.
+    remediation: Name it.
+"#;
+    let dir = temp_dir(&[("org.yaml", pack), ("pools.json", br#"{"result": [{"id": "p1", "name": "", "origins": []}, {"id": "p2", "name": "named", "origins": []}]}"#)]);
+    let r = run(&["check", &path_str(&dir.path().join("pools.json")), "--rules", &path_str(&dir.path().join("org.yaml")), "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["findings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(doc["findings"][0]["message"], "Pool p1 has no name.");
+    assert_eq!(doc["findings"][0]["location"]["pointer"], "/result/0/name");
+    let explain = run(&["explain", "ORG001", "--rules", &path_str(&dir.path().join("org.yaml"))]);
+    assert!(explain.stdout.contains("Names are how on-call finds a pool."));
+}
+
+#[test]
+fn a_broken_rule_pack_is_an_error_with_its_location() {
+    let cases: &[(&[u8], &str)] = &[
+        (b"rules:\n  - id: ORG001\n    name: x\n    subject: pool\n    severity: warning\n    summary: s\n    when:\n      - fact: nmae\n        empty: true\n    message: m\n    rationale: r\n    remediation: r\n", ":8:"),
+        (b"rules:\n  - id: ORG001\n    name: x\n    subject: pool\n    severity: fatal\n", ":5:"),
+        (b"rules:\n  - id: ORG001\n    name: x\n    subject: pool\n    severity: note\n    summary: s\n    when:\n      - fact: coverage\n        equals: nne\n    message: m\n    rationale: r\n    remediation: r\n", ":8:"),
+        (b"rules:\n  - id: ORG001\n    name: x\n    subject: pool\n    severity: note\n    summary: s\n    when: []\n    message: \"{nope}\"\n    rationale: r\n    remediation: r\n", ":8:"),
+        (b"rules:\n  - id: LB001\n    name: x\n    subject: pool\n    severity: note\n    summary: s\n    when: []\n    message: m\n    rationale: r\n    remediation: r\n", ":2:"),
+        (b"rules: [\n", ":"),
+    ];
+    for (pack, position) in cases {
+        let dir = temp_dir(&[("pack.yaml", pack)]);
+        let path = path_str(&dir.path().join("pack.yaml"));
+        let r = run(&["check", "fixtures/demo", "--rules", &path]);
+        assert_eq!(r.code, 2, "{}", String::from_utf8_lossy(pack));
+        assert!(r.stderr.contains(&format!("pack.yaml{position}")), "{}", r.stderr);
+        assert!(!r.stderr.contains("panicked"));
+    }
+}
