@@ -19,13 +19,16 @@ pub fn parse(file: &SourceFile) -> Result<Container<'_, &RawValue>, InputError> 
 /// A serde_json error met while parsing `part` (a slice of the file starting
 /// at byte `base`), located in the file.
 pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Error) -> InputError {
-    let offset = base + offset_of_line_byte_column(part, e.line(), e.column());
+    let mut offset = base + offset_of_line_byte_column(part, e.line(), e.column());
+    if e.is_data() {
+        offset = scalar_start(file.text.as_bytes(), offset);
+    }
     let full = e.to_string();
     let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);
     // From the file start, so the pointer is the record's plus the field's;
     // at the end of the text for a truncated file (the innermost open value).
     let eof = e.classify() == serde_json::error::Category::Eof;
-    let pointer = crate::locate::json::pointer_at(&file.text, 0, if eof { file.text.len() } else { offset });
+    let pointer = crate::locate::pointer::abbreviate(&crate::locate::json::pointer_at(&file.text, 0, if eof { file.text.len() } else { offset }));
     let place = if pointer.is_empty() { String::new() } else { format!(" (at {pointer})") };
     let message = match e.classify() {
         serde_json::error::Category::Eof => format!("truncated JSON: {detail}{place}"),
@@ -38,4 +41,47 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
 
 fn is_top_level_type_error(e: &serde_json::Error) -> bool {
     e.is_data() && e.to_string().contains("expected an array of records or an object")
+}
+
+/// serde_json reports a type error after the value it rejected; a person
+/// wants the value's first character. `end` is the value's last byte.
+fn scalar_start(bytes: &[u8], end: usize) -> usize {
+    let is_scalar = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+');
+    match bytes.get(end) {
+        Some(b'"') => {
+            let mut i = end;
+            while i > 0 {
+                i -= 1;
+                if bytes[i] == b'"' {
+                    let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+                    if backslashes % 2 == 0 {
+                        return i;
+                    }
+                }
+            }
+            end
+        }
+        Some(&b) if is_scalar(b) => {
+            let mut i = end;
+            while i > 0 && is_scalar(bytes[i - 1]) {
+                i -= 1;
+            }
+            i
+        }
+        _ => end,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scalar_start;
+
+    #[test]
+    fn type_errors_point_at_the_start_of_the_value() {
+        let text = br#"{"a": 42, "b": "x\"y", "c": true}"#;
+        let at = |needle: &str| text.windows(needle.len()).position(|w| w == needle.as_bytes()).unwrap();
+        assert_eq!(scalar_start(text, at("42") + 1), at("42"));
+        assert_eq!(scalar_start(text, at(r#"y""#) + 1), at(r#""x"#));
+        assert_eq!(scalar_start(text, at("true") + 3), at("true"));
+    }
 }

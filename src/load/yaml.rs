@@ -40,7 +40,7 @@ pub fn parse(file: &SourceFile) -> Result<Container<'_, YamlNode<'_>>, InputErro
         let not_an_export = message.contains("expected an array of records or an object") && line == 1;
         let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
         let offset = offset + file.text[offset..].chars().take(column.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
-        let pointer = pointer_at(&file.text, offset);
+        let pointer = crate::locate::pointer::abbreviate(&pointer_at(&file.text, offset));
         let place = if pointer.is_empty() { String::new() } else { format!("{pointer}: ") };
         let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
         if not_an_export { error.not_an_export() } else { error }

@@ -24,6 +24,24 @@ pub fn join_index(base: &str, index: usize) -> String {
     format!("{base}/{index}")
 }
 
+/// A pointer short enough for a message: absurdly deep ones (hostile input)
+/// keep their start and end.
+pub fn abbreviate(pointer: &str) -> String {
+    const KEEP: usize = 60;
+    if pointer.len() <= 2 * KEEP + 20 {
+        return pointer.to_string();
+    }
+    let mut head = KEEP;
+    while !pointer.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = pointer.len() - KEEP;
+    while !pointer.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}…({} bytes)…{}", &pointer[..head], tail - head, &pointer[tail..])
+}
+
 /// The unescaped reference tokens of a pointer (`""` has none).
 pub fn tokens(pointer: &str) -> Vec<String> {
     if pointer.is_empty() {
@@ -63,6 +81,14 @@ mod tests {
         assert_eq!(p, "/result/a~1b~0c");
         assert_eq!(tokens(&p), vec!["result", "a/b~c"]);
         assert!(tokens("").is_empty());
+    }
+
+    #[test]
+    fn deep_pointers_are_abbreviated_for_messages() {
+        assert_eq!(abbreviate("/result/0/id"), "/result/0/id");
+        let deep = "/0".repeat(1000);
+        let short = abbreviate(&deep);
+        assert!(short.len() < 200 && short.starts_with("/0/0") && short.ends_with("0/0"), "{short}");
     }
 
     #[test]

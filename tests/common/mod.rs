@@ -48,17 +48,15 @@ fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
     if let Some(bytes) = stdin {
         child.stdin.take().expect("stdin").write_all(bytes).expect("write stdin");
     }
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        if start.elapsed() > HANG {
-            let _ = child.kill();
-            panic!("edgeaudit {args:?} did not finish within {HANG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let out = child.wait_with_output().expect("output");
+    // Pipes are drained on another thread so a large output cannot block the child.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(HANG) {
+        Ok(out) => out.expect("output"),
+        Err(_) => panic!("edgeaudit {args:?} did not finish within {HANG:?}"),
+    };
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -1,0 +1,124 @@
+//! Bad input is normal input: each class exits 2 with the file, line and
+//! column, never a panic, never a hang, never a stack overflow.
+
+mod common;
+
+use common::{path_str, run, temp_dir};
+
+/// Runs `check` on one file and returns stderr after asserting exit 2 and a
+/// `name:line:column:` prefix.
+fn rejects(name: &str, bytes: &[u8], line: usize, column: usize) -> String {
+    let dir = temp_dir(&[(name, bytes)]);
+    let path = path_str(&dir.path().join(name));
+    let r = run(&["check", &path]);
+    assert_eq!(r.code, 2, "{name}: exit code; stderr: {}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{name}: {}", r.stderr);
+    let expected = format!("{path}:{line}:{column}: ");
+    assert!(r.stderr.contains(&expected), "{name}: expected `{expected}` in: {}", r.stderr);
+    eprintln!("{name}: {:?}", r.elapsed);
+    r.stderr
+}
+
+#[test]
+fn truncated_json() {
+    let err = rejects("pools.json", b"{\"result\": [{\"id\": \"a\",\n  \"origins\": []", 2, 15);
+    assert!(err.contains("truncated JSON"), "{err}");
+}
+
+#[test]
+fn trailing_garbage() {
+    let err = rejects("pools.json", b"{\"result\": []}\n}", 2, 1);
+    assert!(err.contains("trailing characters"), "{err}");
+}
+
+#[test]
+fn a_field_of_the_wrong_type_names_the_field() {
+    let err = rejects("pools.json", b"{\"result\": [\n  {\"id\": \"a\", \"notification_email\": 42}\n]}", 2, 37);
+    assert!(err.contains("/result/0/notification_email: invalid type: integer `42`, expected a string"), "{err}");
+    let err = rejects("pools.yaml", b"result:\n  - id: a\n    notification_email: [x]\n", 3, 25);
+    assert!(err.contains("/result/0/notification_email"), "{err}");
+}
+
+#[test]
+fn invalid_utf8() {
+    let err = rejects("pools.json", b"{\"result\": [\n {\"id\": \"\xff\"}]}", 2, 10);
+    assert!(err.contains("invalid UTF-8"), "{err}");
+}
+
+#[test]
+fn an_empty_file() {
+    let err = rejects("pools.json", b"", 1, 1);
+    assert!(err.contains("empty"), "{err}");
+    rejects("pools.yaml", b"  \n\n", 1, 1);
+}
+
+#[test]
+fn two_hundred_thousand_nested_brackets() {
+    let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    let err = rejects("deep.json", deep.as_bytes(), 1, 2);
+    assert!(err.contains("expected a record"), "{err}");
+    // The same depth inside a field edgeaudit ignores, and unclosed.
+    let inside = format!("{{\"result\": [{{\"id\": \"a\", \"origins\": {}", "[".repeat(200_000));
+    let err = rejects("deep2.json", inside.as_bytes(), 1, 200_035);
+    assert!(err.contains("truncated") || err.contains("recursion"), "{err}");
+    let flow = format!("result: [{{id: a, origins: {}{}}}]", "[".repeat(200_000), "]".repeat(200_000));
+    let err = rejects("flow.yaml", flow.as_bytes(), 1, 280);
+    assert!(err.contains("recursion limit"), "{err}");
+    let mut block = String::from("success: true\nresult:\n  - id: a\n    origins:\n");
+    for i in 0..2000 {
+        block.push_str(&format!("{}x:\n", " ".repeat(6 + 2 * i)));
+    }
+    let err = rejects("block.yaml", block.as_bytes(), 66, 129);
+    assert!(err.contains("nesting deeper than 64"), "{err}");
+}
+
+#[test]
+fn a_yaml_alias_bomb() {
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+    for (name, prev) in [("b", "a"), ("c", "b"), ("d", "c"), ("e", "d"), ("f", "e"), ("g", "f"), ("h", "g"), ("i", "h")] {
+        bomb.push_str(&format!("{name}: &{name} [{}]\n", vec![format!("*{prev}"); 9].join(", ")));
+    }
+    bomb.push_str("result: [*i]\n");
+    let dir = temp_dir(&[("bomb.yaml", bomb.as_bytes())]);
+    let r = run(&["check", &path_str(&dir.path().join("bomb.yaml"))]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("bomb.yaml:") && r.stderr.contains("alias"), "{}", r.stderr);
+}
+
+#[test]
+fn duplicate_yaml_keys() {
+    let err = rejects("pools.yaml", b"result:\n  - id: a\n    id: b\n    origins: []\n", 3, 5);
+    assert!(err.contains("duplicate mapping key: id"), "{err}");
+}
+
+#[test]
+fn valid_json_that_is_not_an_export() {
+    let err = rejects("package.json", br#"{"name": "web", "version": "1.0.0"}"#, 1, 1);
+    assert!(err.contains("not an edge-service export"), "{err}");
+    let err = rejects("numbers.json", b"[1, 2]", 1, 2);
+    assert!(err.contains("expected a record"), "{err}");
+    let err = rejects("scalar.json", b"42", 1, 1);
+    assert!(err.contains("expected an array of records or an object"), "{err}");
+    let err = rejects("records.json", b"[\n {\"hello\": \"world\"}\n]", 2, 2);
+    assert!(err.contains("matches no known kind"), "{err}");
+}
+
+#[test]
+fn an_api_error_response() {
+    let err = rejects("pools.json", br#"{"success": false, "errors": [{"code": 10000, "message": "Authentication error"}], "result": null}"#, 1, 13);
+    assert!(err.contains("API error response"), "{err}");
+}
+
+#[test]
+fn a_pool_without_an_id() {
+    let err = rejects("pools.json", b"{\"result\": [\n  {\"name\": \"x\", \"origins\": []}\n]}", 2, 3);
+    assert!(err.contains("no `id`"), "{err}");
+}
+
+#[test]
+fn a_later_unrecognised_record_in_a_walked_directory_is_an_error_not_a_skip() {
+    let dir = temp_dir(&[("x/pools.json", b"[{\"id\": \"a\", \"origins\": []}, {\"what\": 1}]")]);
+    let r = run(&["check", &path_str(&dir.path().join("x"))]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("pools.json:1:30"), "{}", r.stderr);
+}
