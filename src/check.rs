@@ -53,5 +53,11 @@ pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputEr
         })
         .collect();
     located.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    Ok(Outcome { files: loaded.files, findings: located, records: inventory.records, skipped: loaded.skipped, as_of: options.as_of })
+    Ok(Outcome {
+        files: loaded.files,
+        findings: located,
+        records: inventory.records,
+        skipped: loaded.skipped,
+        as_of: options.as_of,
+    })
 }

@@ -88,6 +88,12 @@ impl LocatedFinding {
 
     /// The deterministic report order: file, line, column, rule.
     pub fn sort_key(&self) -> (&str, usize, usize, &str, &str) {
-        (&self.location.file, self.location.line, self.location.column, &self.finding.rule.id, &self.finding.message)
+        (
+            &self.location.file,
+            self.location.line,
+            self.location.column,
+            &self.finding.rule.id,
+            &self.finding.message,
+        )
     }
 }

@@ -1,12 +1,12 @@
 //! edgeaudit: an offline compliance analyzer for edge-service configuration
 //! exports. Data flows one way: load → model → facts → rules → findings → reports.
 
-pub mod load;
-pub mod locate;
 pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod facts;
 pub mod findings;
+pub mod load;
+pub mod locate;
 pub mod model;
 pub mod report;

@@ -33,8 +33,16 @@ fn trailing_garbage() {
 
 #[test]
 fn a_field_of_the_wrong_type_names_the_field() {
-    let err = rejects("pools.json", b"{\"result\": [\n  {\"id\": \"a\", \"notification_email\": 42}\n]}", 2, 37);
-    assert!(err.contains("/result/0/notification_email: invalid type: integer `42`, expected a string"), "{err}");
+    let err = rejects(
+        "pools.json",
+        b"{\"result\": [\n  {\"id\": \"a\", \"notification_email\": 42}\n]}",
+        2,
+        37,
+    );
+    assert!(
+        err.contains("/result/0/notification_email: invalid type: integer `42`, expected a string"),
+        "{err}"
+    );
     let err = rejects("pools.yaml", b"result:\n  - id: a\n    notification_email: [x]\n", 3, 25);
     assert!(err.contains("/result/0/notification_email"), "{err}");
 }
@@ -75,7 +83,16 @@ fn two_hundred_thousand_nested_brackets() {
 #[test]
 fn a_yaml_alias_bomb() {
     let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
-    for (name, prev) in [("b", "a"), ("c", "b"), ("d", "c"), ("e", "d"), ("f", "e"), ("g", "f"), ("h", "g"), ("i", "h")] {
+    for (name, prev) in [
+        ("b", "a"),
+        ("c", "b"),
+        ("d", "c"),
+        ("e", "d"),
+        ("f", "e"),
+        ("g", "f"),
+        ("h", "g"),
+        ("i", "h"),
+    ] {
         bomb.push_str(&format!("{name}: &{name} [{}]\n", vec![format!("*{prev}"); 9].join(", ")));
     }
     bomb.push_str("result: [*i]\n");
@@ -105,7 +122,12 @@ fn valid_json_that_is_not_an_export() {
 
 #[test]
 fn an_api_error_response() {
-    let err = rejects("pools.json", br#"{"success": false, "errors": [{"code": 10000, "message": "Authentication error"}], "result": null}"#, 1, 13);
+    let err = rejects(
+        "pools.json",
+        br#"{"success": false, "errors": [{"code": 10000, "message": "Authentication error"}], "result": null}"#,
+        1,
+        13,
+    );
     assert!(err.contains("API error response"), "{err}");
 }
 

@@ -12,9 +12,17 @@ fn exit_codes_follow_fail_on() {
     assert_eq!(run(&["check", "fixtures/demo"]).code, 1, "default --fail-on warning");
     assert_eq!(run(&["check", "fixtures/demo", "--fail-on", "error"]).code, 1);
     assert_eq!(run(&["check", "fixtures/demo", "--fail-on", "never"]).code, 0);
-    assert_eq!(run(&["check", "fixtures/demo", "--select", "LB004"]).code, 0, "a note does not fail at warning");
+    assert_eq!(
+        run(&["check", "fixtures/demo", "--select", "LB004"]).code,
+        0,
+        "a note does not fail at warning"
+    );
     assert_eq!(run(&["check", "fixtures/demo", "--select", "LB004", "--fail-on", "note"]).code, 1);
-    assert_eq!(run(&["check", "fixtures/demo", "--select", "LB002,LB003", "--fail-on", "error"]).code, 0, "warnings only");
+    assert_eq!(
+        run(&["check", "fixtures/demo", "--select", "LB002,LB003", "--fail-on", "error"]).code,
+        0,
+        "warnings only"
+    );
 }
 
 #[test]
@@ -52,7 +60,12 @@ fn select_and_ignore_take_ids_and_prefixes() {
         let mut all = vec!["check", "fixtures/demo", "--format", "json", "--fail-on", "never"];
         all.extend_from_slice(args);
         let doc = json(&run(&all));
-        let mut ids: Vec<String> = doc["findings"].as_array().expect("findings").iter().map(|f| f["rule"].as_str().unwrap_or_default().to_string()).collect();
+        let mut ids: Vec<String> = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap_or_default().to_string())
+            .collect();
         ids.dedup();
         ids.sort();
         ids.dedup();
@@ -61,7 +74,10 @@ fn select_and_ignore_take_ids_and_prefixes() {
     assert_eq!(rules_of(&["--select", "LB00"]).len(), 7);
     assert_eq!(rules_of(&["--select", "LB001", "--select", "LB005"]), vec!["LB001", "LB005"]);
     assert_eq!(rules_of(&["--ignore", "LB00"]), Vec::<String>::new());
-    assert_eq!(rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003"]), vec!["LB004", "LB005", "LB006", "LB007"]);
+    assert_eq!(
+        rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003"]),
+        vec!["LB004", "LB005", "LB006", "LB007"]
+    );
 }
 
 #[test]
@@ -69,11 +85,35 @@ fn several_formats_in_one_run() {
     let dir = temp_dir(&[]);
     let sarif = path_str(&dir.path().join("out.sarif"));
     let report = path_str(&dir.path().join("report.json"));
-    let r = run(&["check", "fixtures/demo", "--format", "human", "--format", &format!("sarif={sarif}"), "--output", &report, "--color", "never"]);
+    let r = run(&[
+        "check",
+        "fixtures/demo",
+        "--format",
+        "human",
+        "--format",
+        &format!("sarif={sarif}"),
+        "--output",
+        &report,
+        "--color",
+        "never",
+    ]);
     assert_eq!(r.code, 1);
     assert!(r.stdout.is_empty(), "human went to --output");
-    assert!(std::fs::read_to_string(&report).expect("report written").contains("Found 8 findings"));
-    let clash = run(&["check", "fixtures/demo", "--format", "human", "--format", "json", "--output", &report]);
+    assert!(
+        std::fs::read_to_string(&report)
+            .expect("report written")
+            .contains("Found 8 findings")
+    );
+    let clash = run(&[
+        "check",
+        "fixtures/demo",
+        "--format",
+        "human",
+        "--format",
+        "json",
+        "--output",
+        &report,
+    ]);
     assert_eq!(clash.code, 2, "two formats into one file");
     let sarif_doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif written")).expect("sarif json");
     assert_eq!(sarif_doc["version"], "2.1.0");
@@ -94,7 +134,10 @@ fn stdin_is_read_with_dash() {
     assert_eq!(json(&r)["summary"]["records"]["pool"], 1);
 
     let yaml = b"result:\n  - id: p1\n    name: loud\n    notification_email: a@example.com\n    origins: []\n";
-    let r = run_with_stdin(&["check", "-", "--input-format", "yaml", "--format", "json", "--select", "LB001"], Some(yaml));
+    let r = run_with_stdin(
+        &["check", "-", "--input-format", "yaml", "--format", "json", "--select", "LB001"],
+        Some(yaml),
+    );
     assert_eq!(r.code, 1, "{}", r.stderr);
     let doc = json(&r);
     assert_eq!(doc["findings"][0]["rule"], "LB001");
@@ -117,7 +160,11 @@ fn kind_reads_a_single_object() {
 
 #[test]
 fn directories_skip_files_that_are_not_exports() {
-    let dir = temp_dir(&[("exports/package.json", br#"{"name": "x", "version": "1.0.0"}"#), ("exports/pools.json", CLEAN_POOL), ("exports/.hidden/bad.json", b"{")]);
+    let dir = temp_dir(&[
+        ("exports/package.json", br#"{"name": "x", "version": "1.0.0"}"#),
+        ("exports/pools.json", CLEAN_POOL),
+        ("exports/.hidden/bad.json", b"{"),
+    ]);
     let r = run(&["check", &path_str(&dir.path().join("exports"))]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("skipping") && r.stderr.contains("package.json"), "{}", r.stderr);
@@ -141,10 +188,23 @@ fn directories_skip_files_that_are_not_exports() {
 
 #[test]
 fn directories_are_walked_in_sorted_order() {
-    let loud = |id: &str| format!(r#"{{"result": [{{"id": "{id}", "name": "{id}", "notification_email": "a@example.com", "origins": []}}]}}"#);
-    let dir = temp_dir(&[("b/z.json", loud("p3").as_bytes()), ("a.yaml", b"result: []\n"), ("b/a.json", loud("p2").as_bytes())]);
-    let doc = json(&common::run_in(dir.path(), &["check", ".", "--select", "LB001", "--format", "json"]));
-    let files: Vec<&str> = doc["findings"].as_array().expect("findings").iter().map(|f| f["location"]["file"].as_str().unwrap_or_default()).collect();
+    let loud =
+        |id: &str| format!(r#"{{"result": [{{"id": "{id}", "name": "{id}", "notification_email": "a@example.com", "origins": []}}]}}"#);
+    let dir = temp_dir(&[
+        ("b/z.json", loud("p3").as_bytes()),
+        ("a.yaml", b"result: []\n"),
+        ("b/a.json", loud("p2").as_bytes()),
+    ]);
+    let doc = json(&common::run_in(
+        dir.path(),
+        &["check", ".", "--select", "LB001", "--format", "json"],
+    ));
+    let files: Vec<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["location"]["file"].as_str().unwrap_or_default())
+        .collect();
     assert_eq!(files, vec!["b/a.json", "b/z.json"]);
 }
 
@@ -156,12 +216,18 @@ fn rules_and_explain_render_the_metadata() {
         assert!(text.stdout.contains(id), "{id} listed");
         let explain = run(&["explain", id]);
         assert_eq!(explain.code, 0);
-        assert!(explain.stdout.contains("Why it matters:") && explain.stdout.contains("What to do:"), "{id}");
+        assert!(
+            explain.stdout.contains("Why it matters:") && explain.stdout.contains("What to do:"),
+            "{id}"
+        );
     }
     let doc = json(&run(&["rules", "--format", "json"]));
     assert_eq!(doc.as_array().map(Vec::len), Some(7));
     let lb001 = run(&["explain", "lb001"]).stdout;
-    assert!(lb001.contains("absent or empty, which is taken to mean all pools"), "the all-pools assumption is documented");
+    assert!(
+        lb001.contains("absent or empty, which is taken to mean all pools"),
+        "the all-pools assumption is documented"
+    );
     let md = run(&["rules", "--format", "markdown"]).stdout;
     assert!(md.contains("## LB004 `migration-incomplete`"));
 }
@@ -182,7 +248,13 @@ fn json_and_yaml_exports_give_the_same_findings() {
             .as_array()
             .expect("findings")
             .iter()
-            .map(|f| (f["rule"].to_string(), f["resource"]["id"].to_string(), f["location"]["pointer"].to_string()))
+            .map(|f| {
+                (
+                    f["rule"].to_string(),
+                    f["resource"]["id"].to_string(),
+                    f["location"]["pointer"].to_string(),
+                )
+            })
             .collect();
         v.sort();
         v
@@ -208,8 +280,21 @@ fn a_custom_rule_pack_uses_the_same_vocabulary() {
     rationale: Names are how on-call finds a pool.
     remediation: Name it.
 "#;
-    let dir = temp_dir(&[("org.yaml", pack), ("pools.json", br#"{"result": [{"id": "p1", "name": "", "origins": []}, {"id": "p2", "name": "named", "origins": []}]}"#)]);
-    let r = run(&["check", &path_str(&dir.path().join("pools.json")), "--rules", &path_str(&dir.path().join("org.yaml")), "--format", "json"]);
+    let dir = temp_dir(&[
+        ("org.yaml", pack),
+        (
+            "pools.json",
+            br#"{"result": [{"id": "p1", "name": "", "origins": []}, {"id": "p2", "name": "named", "origins": []}]}"#,
+        ),
+    ]);
+    let r = run(&[
+        "check",
+        &path_str(&dir.path().join("pools.json")),
+        "--rules",
+        &path_str(&dir.path().join("org.yaml")),
+        "--format",
+        "json",
+    ]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let doc = json(&r);
     assert_eq!(doc["findings"].as_array().map(Vec::len), Some(1));

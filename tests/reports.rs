@@ -46,7 +46,10 @@ fn sarif_schema() -> Option<serde_json::Value> {
 fn assert_valid_sarif(sarif: &serde_json::Value) {
     let Some(schema) = sarif_schema() else { return };
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "SARIF invalid against 2.1.0:\n{}", errors.join("\n"));
 }
 
@@ -56,7 +59,10 @@ fn sarif_is_valid_against_the_schema_with_and_without_results() {
     assert!(!with_results["runs"][0]["results"].as_array().expect("results").is_empty());
     assert_valid_sarif(&with_results);
 
-    let dir = common::temp_dir(&[("pools.json", br#"{"result": [{"id": "p1", "name": "quiet", "notification_email": "", "origins": []}]}"#)]);
+    let dir = common::temp_dir(&[(
+        "pools.json",
+        br#"{"result": [{"id": "p1", "name": "quiet", "notification_email": "", "origins": []}]}"#,
+    )]);
     let r = run(&["check", &common::path_str(&dir.path().join("pools.json")), "--format", "sarif"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let empty = json(&r);
@@ -72,7 +78,11 @@ fn sarif_carries_what_code_scanning_needs() {
     let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
     let explain = run(&["explain", "LB001"]).stdout;
     let lb001 = rules.iter().find(|r| r["id"] == "LB001").expect("LB001 metadata");
-    assert_eq!(lb001["help"]["text"].as_str(), Some(explain.as_str()), "SARIF help and `explain` come from one source");
+    assert_eq!(
+        lb001["help"]["text"].as_str(),
+        Some(explain.as_str()),
+        "SARIF help and `explain` come from one source"
+    );
     for result in run0["results"].as_array().expect("results") {
         let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
         assert_eq!(rules[index]["id"], result["ruleId"]);
@@ -100,7 +110,12 @@ fn fingerprints_do_not_change_when_lines_move() {
             .iter()
             .map(|r| {
                 let fp = r["partialFingerprints"]["edgeaudit/v1"].as_str().unwrap_or_default().to_string();
-                (fp, r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap_or_default())
+                (
+                    fp,
+                    r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                        .as_u64()
+                        .unwrap_or_default(),
+                )
             })
             .collect()
     };
@@ -119,8 +134,16 @@ fn fingerprints_do_not_change_when_lines_move() {
 #[test]
 fn statistics_count_findings_per_rule() {
     let r = run(&["check", "fixtures/demo", "--statistics", "--color", "never", "--as-of", AS_OF]);
-    assert!(r.stdout.contains("     2  LB003   warning  legacy-email-partly-replaced"), "{}", r.stdout);
-    assert!(r.stdout.contains("     1  LB001   error    legacy-email-without-replacement"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("     2  LB003   warning  legacy-email-partly-replaced"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("     1  LB001   error    legacy-email-without-replacement"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -129,7 +152,11 @@ fn quiet_drops_the_summary() {
     assert!(!r.stdout.contains("Found 8 findings"));
     assert!(r.stdout.contains("LB001"));
     let r = run(&["check", "fixtures/demo", "--color", "never"]);
-    assert!(r.stdout.contains("Found 8 findings (2 errors, 5 warnings, 1 note) in 2 files"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("Found 8 findings (2 errors, 5 warnings, 1 note) in 2 files"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

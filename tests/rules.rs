@@ -25,7 +25,12 @@ fn fixtures() -> Vec<(String, String)> {
 
 fn names_with_prefix(text: &str, prefix: &str) -> BTreeSet<String> {
     text.match_indices(prefix)
-        .map(|(i, _)| text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>())
+        .map(|(i, _)| {
+            text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect::<String>()
+        })
         .filter(|name| name.len() > prefix.len())
         .collect()
 }
@@ -34,14 +39,31 @@ fn names_with_prefix(text: &str, prefix: &str) -> BTreeSet<String> {
 fn every_fixture_fires_exactly_on_its_fires_records() {
     for (rule, path) in fixtures() {
         let text = std::fs::read_to_string(common::root().join(&path)).expect("read fixture");
-        let r = run(&["check", &path, "--select", &rule, "--format", "json", "--as-of", "2024-10-01", "--fail-on", "never"]);
+        let r = run(&[
+            "check",
+            &path,
+            "--select",
+            &rule,
+            "--format",
+            "json",
+            "--as-of",
+            "2024-10-01",
+            "--fail-on",
+            "never",
+        ]);
         assert_eq!(r.code, 0, "{path}: {}", r.stderr);
         let doc = json(&r);
         let findings = doc["findings"].as_array().expect("findings");
-        let fired: BTreeSet<String> = findings.iter().map(|f| f["resource"]["name"].as_str().unwrap_or_default().to_string()).collect();
+        let fired: BTreeSet<String> = findings
+            .iter()
+            .map(|f| f["resource"]["name"].as_str().unwrap_or_default().to_string())
+            .collect();
         let expected = names_with_prefix(&text, "fires-");
         let near_misses = names_with_prefix(&text, "near-miss-");
-        assert!(!expected.is_empty() || !near_misses.is_empty(), "{path} has no fires-/near-miss- records");
+        assert!(
+            !expected.is_empty() || !near_misses.is_empty(),
+            "{path} has no fires-/near-miss- records"
+        );
         assert_eq!(fired, expected, "{path}: resources that got {rule} vs the fires-* records");
         for f in findings {
             assert_eq!(f["rule"], rule.as_str(), "{path}");
@@ -82,18 +104,50 @@ fn every_lb_rule_has_a_fixture_that_fires_it() {
 
 #[test]
 fn each_pool_with_a_legacy_email_gets_exactly_one_of_lb001_lb002_lb003() {
-    for path in ["tests/fixtures/rules/LB001.yaml", "tests/fixtures/rules/LB002.yaml", "tests/fixtures/rules/LB003.yaml", "fixtures/demo"] {
-        let r = run(&["check", path, "--select", "LB001,LB002,LB003", "--format", "json", "--fail-on", "never"]);
+    for path in [
+        "tests/fixtures/rules/LB001.yaml",
+        "tests/fixtures/rules/LB002.yaml",
+        "tests/fixtures/rules/LB003.yaml",
+        "fixtures/demo",
+    ] {
+        let r = run(&[
+            "check",
+            path,
+            "--select",
+            "LB001,LB002,LB003",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ]);
         let doc = json(&r);
         let mut seen = BTreeSet::new();
         for f in doc["findings"].as_array().expect("findings") {
             let id = f["resource"]["id"].as_str().unwrap_or_default().to_string();
             assert!(seen.insert(id.clone()), "{path}: pool {id} got two of LB001/LB002/LB003");
         }
-        let with_legacy = json(&run(&["check", path, "--select", "LB004", "--format", "json", "--fail-on", "never"]));
+        let with_legacy = json(&run(&[
+            "check",
+            path,
+            "--select",
+            "LB004",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ]));
         let message = with_legacy["findings"][0]["message"].as_str().unwrap_or_default().to_string();
-        let count: usize = message.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).expect("LB004 count");
-        assert_eq!(seen.len(), count, "{path}: pools with a legacy e-mail vs LB001-3 findings ({message})");
+        let count: usize = message
+            .split(": ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("LB004 count");
+        assert_eq!(
+            seen.len(),
+            count,
+            "{path}: pools with a legacy e-mail vs LB001-3 findings ({message})"
+        );
     }
 }
 
@@ -111,7 +165,16 @@ fn pools_export(total: usize, with_legacy: usize) -> String {
 fn migration_incomplete_counts_pools_and_pages() {
     let dir = common::temp_dir(&[("pools.json", pools_export(30, 2).as_bytes())]);
     let file = common::path_str(&dir.path().join("pools.json"));
-    let doc = json(&run(&["check", &file, "--select", "LB004", "--format", "json", "--fail-on", "never"]));
+    let doc = json(&run(&[
+        "check",
+        &file,
+        "--select",
+        "LB004",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]));
     let findings = doc["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 1);
     let f = &findings[0];
@@ -121,19 +184,53 @@ fn migration_incomplete_counts_pools_and_pages() {
     let message = f["message"].as_str().unwrap_or_default();
     assert!(message.contains("2 of 30 pools"), "{message}");
     assert!(message.contains("takes 2 request(s) at the default page size of 25"), "{message}");
-    assert!(message.contains("including the 2 pool(s) without a complete replacement"), "{message}");
+    assert!(
+        message.contains("including the 2 pool(s) without a complete replacement"),
+        "{message}"
+    );
 
     // Exactly 25 pools is one page; no legacy e-mail at all is no finding.
-    let dir = common::temp_dir(&[("a.json", pools_export(25, 25).as_bytes()), ("b.json", pools_export(3, 0).as_bytes())]);
-    let doc = json(&run(&["check", &common::path_str(&dir.path().join("a.json")), "--select", "LB004", "--format", "json"]));
-    assert!(doc["findings"][0]["message"].as_str().unwrap_or_default().contains("takes 1 request(s)"));
-    let doc = json(&run(&["check", &common::path_str(&dir.path().join("b.json")), "--select", "LB004", "--format", "json"]));
+    let dir = common::temp_dir(&[
+        ("a.json", pools_export(25, 25).as_bytes()),
+        ("b.json", pools_export(3, 0).as_bytes()),
+    ]);
+    let doc = json(&run(&[
+        "check",
+        &common::path_str(&dir.path().join("a.json")),
+        "--select",
+        "LB004",
+        "--format",
+        "json",
+    ]));
+    assert!(
+        doc["findings"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("takes 1 request(s)")
+    );
+    let doc = json(&run(&[
+        "check",
+        &common::path_str(&dir.path().join("b.json")),
+        "--select",
+        "LB004",
+        "--format",
+        "json",
+    ]));
     assert_eq!(doc["findings"].as_array().map(Vec::len), Some(0));
 }
 
 #[test]
 fn replacement_policy_reproduces_the_legacy_notification() {
-    let doc = json(&run(&["check", "fixtures/demo", "--select", "LB001", "--format", "json", "--fail-on", "never"]));
+    let doc = json(&run(&[
+        "check",
+        "fixtures/demo",
+        "--select",
+        "LB001",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]));
     let message = doc["findings"][0]["message"].as_str().unwrap_or_default();
     let body_start = message.find("{\"alert_type\"").expect("policy body in message");
     let body: serde_json::Value = serde_json::Deserializer::from_str(&message[body_start..])

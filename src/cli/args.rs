@@ -1,7 +1,12 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "edgeaudit", version, about = "Offline compliance analyzer for edge-service configuration exports", max_term_width = 100)]
+#[command(
+    name = "edgeaudit",
+    version,
+    about = "Offline compliance analyzer for edge-service configuration exports",
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -28,7 +28,10 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
             None => (spec.as_str(), None),
         };
         let format = Format::parse(name).ok_or_else(|| format!("unknown format `{name}`: expected human, json or sarif"))?;
-        outputs.push(Output { format, path: path.or_else(|| args.output.clone()) });
+        outputs.push(Output {
+            format,
+            path: path.or_else(|| args.output.clone()),
+        });
     }
     for (i, a) in outputs.iter().enumerate() {
         if outputs[..i].iter().any(|b| b.path == a.path) {
@@ -57,7 +60,11 @@ pub fn run(args: &CheckArgs) -> u8 {
         Ok(d) => d,
         Err(e) => return fail(e),
     };
-    let kind = match args.kind.as_deref().map(|k| Kind::parse(k).filter(|k| *k != Kind::Account).ok_or(k)) {
+    let kind = match args
+        .kind
+        .as_deref()
+        .map(|k| Kind::parse(k).filter(|k| *k != Kind::Account).ok_or(k))
+    {
         None => None,
         Some(Ok(k)) => Some(k),
         Some(Err(k)) => {
@@ -76,14 +83,22 @@ pub fn run(args: &CheckArgs) -> u8 {
         InputFormat::Json => InputFileFormat::Json,
         InputFormat::Yaml => InputFileFormat::Yaml,
     });
-    let options = CheckOptions { paths: args.paths.clone(), load: LoadOptions { kind, input_format }, as_of };
+    let options = CheckOptions {
+        paths: args.paths.clone(),
+        load: LoadOptions { kind, input_format },
+        as_of,
+    };
     let outcome = match check(&options, &rules) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
     if !args.quiet {
         for skipped in &outcome.skipped {
-            eprintln!("edgeaudit: skipping {}: {}", skipped.file, skipped.message.trim_start_matches("not an edge-service export: "));
+            eprintln!(
+                "edgeaudit: skipping {}: {}",
+                skipped.file,
+                skipped.message.trim_start_matches("not an edge-service export: ")
+            );
         }
     }
     for output in &outputs {
@@ -93,11 +108,20 @@ pub fn run(args: &CheckArgs) -> u8 {
                 Color::Never => false,
                 Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             };
-        let ctx = report::Context { outcome: &outcome, rules: &rules, color, statistics: args.statistics, quiet: args.quiet };
+        let ctx = report::Context {
+            outcome: &outcome,
+            rules: &rules,
+            color,
+            statistics: args.statistics,
+            quiet: args.quiet,
+        };
         let text = report::render(output.format, &ctx);
         let written = match &output.path {
             Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}")),
-            None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write to stdout: {e}")),
+            None => std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("cannot write to stdout: {e}")),
         };
         if let Err(e) = written {
             return fail(e);

@@ -13,7 +13,16 @@ pub fn list(args: &RulesArgs) -> u8 {
         RulesFormat::Text => rules
             .rules
             .iter()
-            .map(|r| format!("{:<6}  {:<8} {:<20} {:<36} {}\n", r.id, r.severity.as_str(), r.subject.as_str(), r.name, r.summary))
+            .map(|r| {
+                format!(
+                    "{:<6}  {:<8} {:<20} {:<36} {}\n",
+                    r.id,
+                    r.severity.as_str(),
+                    r.subject.as_str(),
+                    r.name,
+                    r.summary
+                )
+            })
             .collect::<String>(),
         RulesFormat::Markdown => {
             let mut s = String::from("# edgeaudit rules\n\n");

@@ -63,7 +63,9 @@ impl DateRef {
         if s == "as_of" {
             return Ok(DateRef::AsOf);
         }
-        NaiveDate::parse_from_str(s, "%Y-%m-%d").map(DateRef::Day).map_err(|_| format!("`{s}` is not a date: expected YYYY-MM-DD or `as_of`"))
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map(DateRef::Day)
+            .map_err(|_| format!("`{s}` is not a date: expected YYYY-MM-DD or `as_of`"))
     }
 
     fn instant(&self, as_of: NaiveDate) -> DateTime<Utc> {
@@ -99,7 +101,10 @@ pub enum Test {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
-    Fact { fact: String, test: Test },
+    Fact {
+        fact: String,
+        test: Test,
+    },
     /// The run's as-of date against a literal date (effective windows).
     AsOf(Test),
     Any(Vec<Condition>),
@@ -143,8 +148,16 @@ impl ConditionSpec {
     pub fn compile(self, facts: &[FactSpec]) -> Result<Condition, SpecError> {
         let fact = self.fact.clone();
         let at = |message: String| match &fact {
-            Some(f) => SpecError { line: f.referenced.line() as usize, column: f.referenced.column() as usize, message },
-            None => SpecError { line: 0, column: 0, message },
+            Some(f) => SpecError {
+                line: f.referenced.line() as usize,
+                column: f.referenced.column() as usize,
+                message,
+            },
+            None => SpecError {
+                line: 0,
+                column: 0,
+                message,
+            },
         };
         let mut ops: Vec<Test> = Vec::new();
         let mut nested: Vec<Condition> = Vec::new();
@@ -200,7 +213,9 @@ impl ConditionSpec {
         }
         if let Some(test) = as_of_tests.pop() {
             if fact.is_some() {
-                return Err(at("`as_of_before`/`as_of_on_or_after` test the run's date and take no `fact`".into()));
+                return Err(at(
+                    "`as_of_before`/`as_of_on_or_after` test the run's date and take no `fact`".into()
+                ));
             }
             return Ok(Condition::AsOf(test));
         }
@@ -215,7 +230,10 @@ impl ConditionSpec {
         };
         let test = ops.pop().ok_or_else(|| at("missing operator".into()))?;
         let spec = facts.iter().find(|s| s.name == name).ok_or_else(|| {
-            at(format!("unknown fact `{name}`; this subject has: {}", facts.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")))
+            at(format!(
+                "unknown fact `{name}`; this subject has: {}",
+                facts.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            ))
         })?;
         check_test(spec, &test).map_err(at)?;
         Ok(Condition::Fact { fact: name, test })
@@ -227,7 +245,11 @@ fn check_test(spec: &FactSpec, test: &Test) -> Result<(), String> {
     let scalar_fits = |s: &Scalar| match (ty, s) {
         (ValueType::Bool, Scalar::Bool(_)) | (ValueType::Int, Scalar::Int(_)) => Ok(()),
         (ValueType::Text, Scalar::Text(t)) if spec.values.is_empty() || spec.values.contains(&t.as_str()) => Ok(()),
-        (ValueType::Text, Scalar::Text(t)) => Err(format!("fact `{}` is never `{t}`; its values are: {}", spec.name, spec.values.join(", "))),
+        (ValueType::Text, Scalar::Text(t)) => Err(format!(
+            "fact `{}` is never `{t}`; its values are: {}",
+            spec.name,
+            spec.values.join(", ")
+        )),
         _ => Err(format!("fact `{}` is a {}, and {s} is not", spec.name, ty.as_str())),
     };
     match test {

@@ -7,7 +7,11 @@ use crate::findings::{Finding, Resource};
 
 /// The findings of every effective rule of the subject's kind on one subject.
 pub fn evaluate(rules: &RuleSet, facts: &Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
-    for rule in rules.rules.iter().filter(|r| r.subject == facts.subject.kind && r.is_effective(as_of)) {
+    for rule in rules
+        .rules
+        .iter()
+        .filter(|r| r.subject == facts.subject.kind && r.is_effective(as_of))
+    {
         if !rule.when.iter().all(|c| c.holds(facts, as_of)) {
             continue;
         }
@@ -17,7 +21,11 @@ pub fn evaluate(rules: &RuleSet, facts: &Facts, as_of: NaiveDate, out: &mut Vec<
                 rule: rule.clone(),
                 severity: rule.severity,
                 message,
-                resource: Resource { kind: facts.subject.kind, id: facts.subject.id.clone(), name: facts.subject.name.clone() },
+                resource: Resource {
+                    kind: facts.subject.kind,
+                    id: facts.subject.id.clone(),
+                    name: facts.subject.name.clone(),
+                },
                 origin: facts.subject.origin.clone(),
                 path,
             });

@@ -43,7 +43,12 @@ impl RuleSet {
                 InputError::at_line_column(name, l, c, format!("invalid rule: {}", e.message))
             })?;
             if let Some(existing) = self.rules.iter().find(|r| r.id == rule.id) {
-                return Err(InputError::at_line_column(name, line, column, format!("rule id {} is already defined in {}", rule.id, existing.pack)));
+                return Err(InputError::at_line_column(
+                    name,
+                    line,
+                    column,
+                    format!("rule id {} is already defined in {}", rule.id, existing.pack),
+                ));
             }
             self.rules.push(Arc::new(rule));
         }
@@ -61,7 +66,8 @@ impl RuleSet {
             }
         }
         let matches = |id: &str, list: &[String]| list.iter().any(|s| s == "ALL" || id.starts_with(s.as_str()));
-        self.rules.retain(|r| (select.is_empty() || matches(&r.id, select)) && !matches(&r.id, ignore));
+        self.rules
+            .retain(|r| (select.is_empty() || matches(&r.id, select)) && !matches(&r.id, ignore));
         Ok(())
     }
 

@@ -71,22 +71,43 @@ pub struct RuleSpec {
 }
 
 fn spec_error<T>(s: &Spanned<T>, message: String) -> SpecError {
-    SpecError { line: s.referenced.line() as usize, column: s.referenced.column() as usize, message }
+    SpecError {
+        line: s.referenced.line() as usize,
+        column: s.referenced.column() as usize,
+        message,
+    }
 }
 
 impl RuleSpec {
     pub fn compile(self, pack: &str) -> Result<Rule, SpecError> {
         let id = self.id.value.clone();
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) || !id.starts_with(|c: char| c.is_ascii_uppercase()) {
-            return Err(spec_error(&self.id, format!("rule id `{id}` must be upper-case letters then digits, like LB001")));
+        if id.is_empty()
+            || !id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            || !id.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            return Err(spec_error(
+                &self.id,
+                format!("rule id `{id}` must be upper-case letters then digits, like LB001"),
+            ));
         }
         let subject = Kind::parse(&self.subject.value)
             .filter(|k| !catalogue(*k).is_empty())
-            .ok_or_else(|| spec_error(&self.subject, format!("unknown subject `{}`; subjects with facts: pool, notification_policy, account", self.subject.value)))?;
+            .ok_or_else(|| {
+                spec_error(
+                    &self.subject,
+                    format!(
+                        "unknown subject `{}`; subjects with facts: pool, notification_policy, account",
+                        self.subject.value
+                    ),
+                )
+            })?;
         let facts = catalogue(subject);
         let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<String, SpecError> {
             match facts.iter().find(|f| f.name == s.value) {
-                Some(f) if want_list && f.value_type != ValueType::List => Err(spec_error(s, format!("`for_each` needs a list fact; `{}` is a {}", f.name, f.value_type.as_str()))),
+                Some(f) if want_list && f.value_type != ValueType::List => Err(spec_error(
+                    s,
+                    format!("`for_each` needs a list fact; `{}` is a {}", f.name, f.value_type.as_str()),
+                )),
                 Some(f) => Ok(f.name.to_string()),
                 None => Err(spec_error(s, format!("unknown fact `{}` for subject {subject}", s.value))),
             }
@@ -97,13 +118,19 @@ impl RuleSpec {
         for placeholder in message.placeholders() {
             let known = facts.iter().any(|f| f.name == placeholder) || (placeholder == "item" && for_each.is_some());
             if !known {
-                return Err(spec_error(&self.message, format!("message placeholder `{{{placeholder}}}` names no fact of subject {subject}")));
+                return Err(spec_error(
+                    &self.message,
+                    format!("message placeholder `{{{placeholder}}}` names no fact of subject {subject}"),
+                ));
             }
         }
         let when = self.when.into_iter().map(|c| c.compile(facts)).collect::<Result<Vec<_>, _>>()?;
         let date = |s: &Option<Spanned<String>>| -> Result<Option<NaiveDate>, SpecError> {
             s.as_ref()
-                .map(|s| NaiveDate::parse_from_str(&s.value, "%Y-%m-%d").map_err(|_| spec_error(s, format!("`{}` is not a date (YYYY-MM-DD)", s.value))))
+                .map(|s| {
+                    NaiveDate::parse_from_str(&s.value, "%Y-%m-%d")
+                        .map_err(|_| spec_error(s, format!("`{}` is not a date (YYYY-MM-DD)", s.value)))
+                })
                 .transpose()
         };
         Ok(Rule {

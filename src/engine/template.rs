@@ -44,7 +44,9 @@ impl Template {
                     }
                     let name = name.trim().to_string();
                     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                        return Err(format!("invalid placeholder `{{{name}}}`: expected `{{fact_name}}` (write `{{{{` for a literal brace)"));
+                        return Err(format!(
+                            "invalid placeholder `{{{name}}}`: expected `{{fact_name}}` (write `{{{{` for a literal brace)"
+                        ));
                     }
                     if !literal.is_empty() {
                         pieces.push(Piece::Literal(std::mem::take(&mut literal)));
@@ -104,10 +106,23 @@ mod tests {
     use crate::model::origin::RecordOrigin;
 
     fn facts() -> Facts {
-        let origin = RecordOrigin { file: FileId(0), pointer: String::new(), anchor: None };
-        let mut f = Facts::new(Subject { kind: Kind::Pool, id: "p1".into(), name: "web".into(), origin });
+        let origin = RecordOrigin {
+            file: FileId(0),
+            pointer: String::new(),
+            anchor: None,
+        };
+        let mut f = Facts::new(Subject {
+            kind: Kind::Pool,
+            id: "p1".into(),
+            name: "web".into(),
+            origin,
+        });
         f.set("name", Value::Text("web".into()), "/name");
-        f.set("legacy_recipients", text_items(["a@x.io".to_string(), "b@x.io".to_string()], None), "");
+        f.set(
+            "legacy_recipients",
+            text_items(["a@x.io".to_string(), "b@x.io".to_string()], None),
+            "",
+        );
         f.set("uncovered_events", text_items([], None), "");
         f
     }
@@ -116,7 +131,10 @@ mod tests {
     fn placeholders_render_facts_lists_and_items() {
         let t = Template::parse("Pool {name} mails {legacy_recipients}; missing {uncovered_events}; {item}").unwrap();
         assert_eq!(t.render(&facts(), Some("x")), "Pool web mails a@x.io, b@x.io; missing none; x");
-        assert_eq!(t.placeholders().collect::<Vec<_>>(), vec!["name", "legacy_recipients", "uncovered_events", "item"]);
+        assert_eq!(
+            t.placeholders().collect::<Vec<_>>(),
+            vec!["name", "legacy_recipients", "uncovered_events", "item"]
+        );
     }
 
     #[test]

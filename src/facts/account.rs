@@ -27,7 +27,12 @@ pub fn facts(account: &Account, index: &CoverageIndex) -> Option<Facts> {
         }
     }
     let total = account.pools.len();
-    let mut f = Facts::new(Subject { kind: Kind::Account, id: id.clone(), name: String::new(), origin });
+    let mut f = Facts::new(Subject {
+        kind: Kind::Account,
+        id: id.clone(),
+        name: String::new(),
+        origin,
+    });
     f.set("id", Value::Text(id.clone()), "");
     f.set("name", Value::Text(name), "");
     f.set("pools_total", Value::Int(total as i64), "");
@@ -35,6 +40,10 @@ pub fn facts(account: &Account, index: &CoverageIndex) -> Option<Facts> {
     f.set("pools_not_replaced", Value::Int(not_replaced), "");
     f.set("bulk_clear_requests", Value::Int(total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), "");
     let account_segment = if id.is_empty() { "{account_id}" } else { id.as_str() };
-    f.set("bulk_clear_endpoint", Value::Text(format!("PATCH /accounts/{account_segment}/load_balancers/pools")), "");
+    f.set(
+        "bulk_clear_endpoint",
+        Value::Text(format!("PATCH /accounts/{account_segment}/load_balancers/pools")),
+        "",
+    );
     Some(f)
 }

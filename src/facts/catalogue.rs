@@ -34,11 +34,21 @@ pub struct FactSpec {
 }
 
 const fn spec(name: &'static str, value_type: ValueType, description: &'static str) -> FactSpec {
-    FactSpec { name, value_type, values: &[], description }
+    FactSpec {
+        name,
+        value_type,
+        values: &[],
+        description,
+    }
 }
 
 const fn choice(name: &'static str, values: &'static [&'static str], description: &'static str) -> FactSpec {
-    FactSpec { name, value_type: ValueType::Text, values, description }
+    FactSpec {
+        name,
+        value_type: ValueType::Text,
+        values,
+        description,
+    }
 }
 
 use ValueType::*;
@@ -47,14 +57,38 @@ static POOL: &[FactSpec] = &[
     spec("id", Text, "the pool id"),
     spec("name", Text, "the pool name"),
     spec("account", Text, "the account id, or empty when the export does not name one"),
-    spec("legacy_recipients", List, "addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)"),
-    spec("legacy_events", List, "the (source, health) events the legacy notification e-mails about, per `notification_filter`"),
-    choice("coverage", &["not_applicable", "none", "partial", "full"], "how far enabled health-alert policies with a delivery mechanism replace the legacy notification"),
-    spec("covering_policies", List, "policies that cover this pool (health alert, enabled, a mechanism, pool_id naming it or absent)"),
+    spec(
+        "legacy_recipients",
+        List,
+        "addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)",
+    ),
+    spec(
+        "legacy_events",
+        List,
+        "the (source, health) events the legacy notification e-mails about, per `notification_filter`",
+    ),
+    choice(
+        "coverage",
+        &["not_applicable", "none", "partial", "full"],
+        "how far enabled health-alert policies with a delivery mechanism replace the legacy notification",
+    ),
+    spec(
+        "covering_policies",
+        List,
+        "policies that cover this pool (health alert, enabled, a mechanism, pool_id naming it or absent)",
+    ),
     spec("uncovered_events", List, "legacy events no covering policy's filters admit"),
     spec("uncovered_recipients", List, "legacy recipients no covering policy e-mails"),
-    spec("replacement_policy", Text, "the notification policy body(ies) that would replace what is not yet covered"),
-    spec("policies_endpoint", Text, "the endpoint that creates notification policies for the pool's account"),
+    spec(
+        "replacement_policy",
+        Text,
+        "the notification policy body(ies) that would replace what is not yet covered",
+    ),
+    spec(
+        "policies_endpoint",
+        Text,
+        "the endpoint that creates notification policies for the pool's account",
+    ),
     spec("pool_endpoint", Text, "the endpoint that patches this pool"),
 ];
 
@@ -62,13 +96,33 @@ static POLICY: &[FactSpec] = &[
     spec("id", Text, "the policy id"),
     spec("name", Text, "the policy name"),
     spec("alert_type", Text, "the alert type as exported"),
-    spec("is_health_alert", Bool, "the alert type is `load_balancing_health_alert` (or the old `g6_health_alert`)"),
+    spec(
+        "is_health_alert",
+        Bool,
+        "the alert type is `load_balancing_health_alert` (or the old `g6_health_alert`)",
+    ),
     spec("enabled", Bool, "`enabled` (absent counts as enabled)"),
     spec("mechanism_count", Int, "number of delivery targets under `mechanisms`"),
-    choice("delivery", &["delivers", "disabled", "no_mechanisms"], "whether the policy can alert anyone"),
-    spec("delivery_reason", Text, "why the policy alerts nobody, in words (empty when it delivers)"),
-    spec("invalid_filter_values", List, "health-alert filter values outside the allowed sets (exact spelling)"),
-    spec("unknown_pool_ids", List, "`filters.pool_id` values naming no loaded pool of the account (empty when no pools are loaded)"),
+    choice(
+        "delivery",
+        &["delivers", "disabled", "no_mechanisms"],
+        "whether the policy can alert anyone",
+    ),
+    spec(
+        "delivery_reason",
+        Text,
+        "why the policy alerts nobody, in words (empty when it delivers)",
+    ),
+    spec(
+        "invalid_filter_values",
+        List,
+        "health-alert filter values outside the allowed sets (exact spelling)",
+    ),
+    spec(
+        "unknown_pool_ids",
+        List,
+        "`filters.pool_id` values naming no loaded pool of the account (empty when no pools are loaded)",
+    ),
     spec("loaded_pool_count", Int, "pools loaded for the policy's account"),
 ];
 
@@ -77,8 +131,16 @@ static ACCOUNT: &[FactSpec] = &[
     spec("name", Text, "how the account is named in messages"),
     spec("pools_total", Int, "pools loaded for the account"),
     spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
-    spec("pools_not_replaced", Int, "pools with a legacy e-mail and no complete replacement policy"),
-    spec("bulk_clear_requests", Int, "bulk-clear requests needed at the default page size of 25"),
+    spec(
+        "pools_not_replaced",
+        Int,
+        "pools with a legacy e-mail and no complete replacement policy",
+    ),
+    spec(
+        "bulk_clear_requests",
+        Int,
+        "bulk-clear requests needed at the default page size of 25",
+    ),
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
 ];
 

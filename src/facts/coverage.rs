@@ -64,7 +64,12 @@ impl<'a> CoverageIndex<'a> {
             }
         }
         let pool_ids = account.pools.iter().map(|p| p.id.to_ascii_lowercase()).collect();
-        CoverageIndex { all_pools, by_pool, pool_ids, pool_count: account.pools.len() }
+        CoverageIndex {
+            all_pools,
+            by_pool,
+            pool_ids,
+            pool_count: account.pools.len(),
+        }
     }
 
     pub fn of(&self, pool: &Pool) -> PoolCoverage<'a> {
@@ -73,10 +78,19 @@ impl<'a> CoverageIndex<'a> {
             covering.extend(named.iter().copied());
         }
         if pool.legacy_recipients.is_empty() {
-            return PoolCoverage { coverage: Coverage::NotApplicable, covering, uncovered_events: vec![], uncovered_recipients: vec![] };
+            return PoolCoverage {
+                coverage: Coverage::NotApplicable,
+                covering,
+                uncovered_events: vec![],
+                uncovered_recipients: vec![],
+            };
         }
-        let uncovered_events: Vec<Event> =
-            pool.legacy_events.iter().copied().filter(|&e| !covering.iter().any(|p| p.admits(e))).collect();
+        let uncovered_events: Vec<Event> = pool
+            .legacy_events
+            .iter()
+            .copied()
+            .filter(|&e| !covering.iter().any(|p| p.admits(e)))
+            .collect();
         let uncovered_recipients: Vec<String> = pool
             .legacy_recipients
             .iter()
@@ -90,6 +104,11 @@ impl<'a> CoverageIndex<'a> {
         } else {
             Coverage::Partial
         };
-        PoolCoverage { coverage, covering, uncovered_events, uncovered_recipients }
+        PoolCoverage {
+            coverage,
+            covering,
+            uncovered_events,
+            uncovered_recipients,
+        }
     }
 }

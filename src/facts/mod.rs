@@ -56,7 +56,10 @@ pub struct Facts {
 
 impl Facts {
     pub fn new(subject: Subject) -> Self {
-        Facts { subject, values: Vec::new() }
+        Facts {
+            subject,
+            values: Vec::new(),
+        }
     }
 
     pub fn set(&mut self, name: &'static str, value: Value, path: impl Into<String>) {
@@ -78,7 +81,15 @@ impl Facts {
 }
 
 pub fn text_items(values: impl IntoIterator<Item = String>, path: Option<&str>) -> Value {
-    Value::List(values.into_iter().map(|text| Item { text, path: path.map(str::to_string) }).collect())
+    Value::List(
+        values
+            .into_iter()
+            .map(|text| Item {
+                text,
+                path: path.map(str::to_string),
+            })
+            .collect(),
+    )
 }
 
 /// Every subject's facts, account by account, handed to `visit` one at a

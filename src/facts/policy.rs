@@ -1,8 +1,8 @@
 use super::coverage::can_cover;
 use super::{Facts, Item, Subject, Value};
 use crate::facts::coverage::CoverageIndex;
-use crate::model::notification::{EventSource, Health, Policy, Valued};
 use crate::model::Kind;
+use crate::model::notification::{EventSource, Health, Policy, Valued};
 
 pub fn facts(policy: &Policy, index: &CoverageIndex) -> Facts {
     let mut f = Facts::new(Subject {
@@ -48,7 +48,10 @@ pub fn facts(policy: &Policy, index: &CoverageIndex) -> Facts {
             .pool_ids
             .iter()
             .filter(|v| !index.pool_ids.contains(&v.value.to_ascii_lowercase()))
-            .map(|v| Item { text: v.value.clone(), path: Some(v.path.clone()) })
+            .map(|v| Item {
+                text: v.value.clone(),
+                path: Some(v.path.clone()),
+            })
             .collect()
     };
     f.set("unknown_pool_ids", Value::List(unknown), "/filters/pool_id");

@@ -8,27 +8,64 @@ use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, 
 const EMAIL: &str = "/notification_email";
 
 pub fn facts(pool: &Pool, account: Option<&str>, index: &CoverageIndex) -> Facts {
-    let mut f = Facts::new(Subject { kind: Kind::Pool, id: pool.id.clone(), name: pool.name.clone(), origin: pool.origin.clone() });
+    let mut f = Facts::new(Subject {
+        kind: Kind::Pool,
+        id: pool.id.clone(),
+        name: pool.name.clone(),
+        origin: pool.origin.clone(),
+    });
     let cover = index.of(pool);
     f.set("id", Value::Text(pool.id.clone()), "/id");
     f.set("name", Value::Text(pool.name.clone()), "/name");
     let account_segment = account.unwrap_or("{account_id}");
     f.set("account", Value::Text(account.unwrap_or_default().to_string()), "");
-    f.set("policies_endpoint", Value::Text(format!("POST /accounts/{account_segment}/alerting/v3/policies")), "");
-    f.set("pool_endpoint", Value::Text(format!("PATCH /accounts/{account_segment}/load_balancers/pools/{}", pool.id)), "/id");
+    f.set(
+        "policies_endpoint",
+        Value::Text(format!("POST /accounts/{account_segment}/alerting/v3/policies")),
+        "",
+    );
+    f.set(
+        "pool_endpoint",
+        Value::Text(format!("PATCH /accounts/{account_segment}/load_balancers/pools/{}", pool.id)),
+        "/id",
+    );
     f.set("legacy_recipients", text_items(pool.legacy_recipients.iter().cloned(), None), EMAIL);
-    f.set("legacy_events", text_items(pool.legacy_events.iter().map(Event::to_string), None), "/notification_filter");
+    f.set(
+        "legacy_events",
+        text_items(pool.legacy_events.iter().map(Event::to_string), None),
+        "/notification_filter",
+    );
     f.set("coverage", Value::Text(cover.coverage.as_str().into()), EMAIL);
-    f.set("covering_policies", text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id)), None), EMAIL);
-    f.set("uncovered_events", text_items(cover.uncovered_events.iter().map(Event::to_string), None), "/notification_filter");
-    f.set("uncovered_recipients", text_items(cover.uncovered_recipients.iter().cloned(), None), EMAIL);
+    f.set(
+        "covering_policies",
+        text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id)), None),
+        EMAIL,
+    );
+    f.set(
+        "uncovered_events",
+        text_items(cover.uncovered_events.iter().map(Event::to_string), None),
+        "/notification_filter",
+    );
+    f.set(
+        "uncovered_recipients",
+        text_items(cover.uncovered_recipients.iter().cloned(), None),
+        EMAIL,
+    );
     let replacement = match cover.coverage {
         Coverage::None => replacement_policies(pool, &pool.legacy_events, &pool.legacy_recipients),
         Coverage::Partial => {
             // Cover every (event, recipient) pair the legacy field delivered:
             // missing events go to everyone; missing recipients get every event.
-            let events = if cover.uncovered_recipients.is_empty() { &cover.uncovered_events } else { &pool.legacy_events };
-            let recipients = if cover.uncovered_events.is_empty() { &cover.uncovered_recipients } else { &pool.legacy_recipients };
+            let events = if cover.uncovered_recipients.is_empty() {
+                &cover.uncovered_events
+            } else {
+                &pool.legacy_events
+            };
+            let recipients = if cover.uncovered_events.is_empty() {
+                &cover.uncovered_recipients
+            } else {
+                &pool.legacy_recipients
+            };
             replacement_policies(pool, events, recipients)
         }
         _ => String::new(),
@@ -56,7 +93,11 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) ->
     } else {
         sources.iter().map(|&s| (vec![s], healths_of(s))).collect()
     };
-    let label = if pool.name.is_empty() { pool.id.as_str() } else { pool.name.as_str() };
+    let label = if pool.name.is_empty() {
+        pool.id.as_str()
+    } else {
+        pool.name.as_str()
+    };
     groups
         .iter()
         .map(|(sources, healths)| {

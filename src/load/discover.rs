@@ -20,7 +20,11 @@ pub fn discover(paths: &[String]) -> Result<Vec<Input>, InputError> {
     let mut inputs = Vec::new();
     for given in paths {
         if given == "-" {
-            inputs.push(Input { name: "-".into(), path: None, discovered: false });
+            inputs.push(Input {
+                name: "-".into(),
+                path: None,
+                discovered: false,
+            });
             continue;
         }
         let path = Path::new(given);
@@ -29,10 +33,17 @@ pub fn discover(paths: &[String]) -> Result<Vec<Input>, InputError> {
             let before = inputs.len();
             walk(path, &display(given), &mut inputs)?;
             if inputs.len() == before {
-                return Err(InputError::unreadable(&display(given), "no JSON or YAML files (*.json, *.yaml, *.yml) in this directory"));
+                return Err(InputError::unreadable(
+                    &display(given),
+                    "no JSON or YAML files (*.json, *.yaml, *.yml) in this directory",
+                ));
             }
         } else {
-            inputs.push(Input { name: display(given), path: Some(path.to_path_buf()), discovered: false });
+            inputs.push(Input {
+                name: display(given),
+                path: Some(path.to_path_buf()),
+                discovered: false,
+            });
         }
     }
     Ok(inputs)
@@ -57,13 +68,21 @@ fn walk(dir: &Path, name: &str, out: &mut Vec<Input>) -> Result<(), InputError> 
     }
     children.sort();
     for (file_name, path) in children {
-        let child = if name == "." || name.is_empty() { file_name.clone() } else { format!("{name}/{file_name}") };
+        let child = if name == "." || name.is_empty() {
+            file_name.clone()
+        } else {
+            format!("{name}/{file_name}")
+        };
         // Symbolic links to directories are not followed (no cycles).
         let Ok(link_meta) = fs::symlink_metadata(&path) else { continue };
         if link_meta.is_dir() {
             walk(&path, &child, out)?;
         } else if Format::from_path(&file_name).is_some() && fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            out.push(Input { name: child, path: Some(path), discovered: true });
+            out.push(Input {
+                name: child,
+                path: Some(path),
+                discovered: true,
+            });
         }
     }
     Ok(())

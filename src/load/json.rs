@@ -12,7 +12,11 @@ pub fn parse(file: &SourceFile) -> Result<Container<'_, &RawValue>, InputError> 
     serde_json::from_str(&file.text).map_err(|e| {
         let not_an_export = e.is_data() && e.line() == 1 && e.column() <= 1;
         let error = error_in(file, &file.text, 0, &e);
-        if not_an_export || is_top_level_type_error(&e) { error.not_an_export() } else { error }
+        if not_an_export || is_top_level_type_error(&e) {
+            error.not_an_export()
+        } else {
+            error
+        }
     })
 }
 
@@ -28,8 +32,16 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     // From the file start, so the pointer is the record's plus the field's;
     // at the end of the text for a truncated file (the innermost open value).
     let eof = e.classify() == serde_json::error::Category::Eof;
-    let pointer = crate::locate::pointer::abbreviate(&crate::locate::json::pointer_at(&file.text, 0, if eof { file.text.len() } else { offset }));
-    let place = if pointer.is_empty() { String::new() } else { format!(" (at {pointer})") };
+    let pointer = crate::locate::pointer::abbreviate(&crate::locate::json::pointer_at(
+        &file.text,
+        0,
+        if eof { file.text.len() } else { offset },
+    ));
+    let place = if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" (at {pointer})")
+    };
     let message = match e.classify() {
         serde_json::error::Category::Eof => format!("truncated JSON: {detail}{place}"),
         serde_json::error::Category::Syntax => format!("invalid JSON: {detail}{place}"),

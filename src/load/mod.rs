@@ -49,7 +49,10 @@ pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S
     }
     if !skipped.is_empty() && skipped.len() == files.len() {
         let mut first = skipped.swap_remove(0);
-        first.message = format!("no edge-service export among the files found; this one is {}", first.message.trim_start_matches("not an edge-service export: "));
+        first.message = format!(
+            "no edge-service export among the files found; this one is {}",
+            first.message.trim_start_matches("not an edge-service export: ")
+        );
         return Err(first);
     }
     Ok(Loaded { files, skipped })
@@ -58,7 +61,12 @@ pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S
 fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOptions, sink: &mut S) -> Result<(), InputError> {
     let file = &files[id.0 as usize];
     if file.text.trim().is_empty() {
-        return Err(InputError::at_line_column(&file.name, 1, 1, "the file is empty: expected a JSON or YAML export"));
+        return Err(InputError::at_line_column(
+            &file.name,
+            1,
+            1,
+            "the file is empty: expected a JSON or YAML export",
+        ));
     }
     // Records of a document are handed to the sink as they are walked; a
     // document that turns out not to be an export has not reached it yet
@@ -80,7 +88,12 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
-        InputError::at_offset(&input.name, prefix, valid, format!("invalid UTF-8 (byte {valid}): exports must be UTF-8 text"))
+        InputError::at_offset(
+            &input.name,
+            prefix,
+            valid,
+            format!("invalid UTF-8 (byte {valid}): exports must be UTF-8 text"),
+        )
     })?;
     if text.starts_with('\u{feff}') {
         // Keep byte offsets: the 3-byte mark becomes 3 spaces.
@@ -88,7 +101,12 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
     }
     let by_name = Format::from_path(&input.name).filter(|_| input.path.is_some());
     let format = by_name.or(options.input_format).unwrap_or_else(|| sniff(&text));
-    Ok(SourceFile { name: input.name.clone(), text: Arc::from(text), format, discovered: input.discovered })
+    Ok(SourceFile {
+        name: input.name.clone(),
+        text: Arc::from(text),
+        format,
+        discovered: input.discovered,
+    })
 }
 
 /// JSON when the first significant character opens an object or array.

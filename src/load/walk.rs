@@ -40,10 +40,14 @@ impl<'a> Element<'a> for &'a RawValue {
                 Some(b't' | b'f') => "a boolean",
                 _ => "a number",
             };
-            return Err(InputError::at_offset(&file.name, &file.text, offset, format!("expected a record (a JSON object), found {found}")));
+            return Err(InputError::at_offset(
+                &file.name,
+                &file.text,
+                offset,
+                format!("expected a record (a JSON object), found {found}"),
+            ));
         }
-        let shape = serde_json::from_str::<Shape<'a, &'a RawValue>>(raw)
-            .map_err(|e| super::json::error_in(file, raw, offset, &e))?;
+        let shape = serde_json::from_str::<Shape<'a, &'a RawValue>>(raw).map_err(|e| super::json::error_in(file, raw, offset, &e))?;
         Ok((shape, Some(offset)))
     }
 }
@@ -76,7 +80,14 @@ pub struct Walker<'f, S> {
 
 impl<'f, S: RecordSink> Walker<'f, S> {
     pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S) -> Self {
-        Walker { file: &files[file_id.0 as usize], file_id, files, sink, account: None, accepted: 0 }
+        Walker {
+            file: &files[file_id.0 as usize],
+            file_id,
+            files,
+            sink,
+            account: None,
+            accepted: 0,
+        }
     }
 
     pub fn document<'a, H: Element<'a>>(&mut self, top: Container<'a, H>, kind: Option<Kind>) -> Result<(), InputError> {
@@ -93,7 +104,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     fn origin(&self, pointer: String, anchor: Option<Anchor>) -> RecordOrigin {
-        RecordOrigin { file: self.file_id, pointer, anchor }
+        RecordOrigin {
+            file: self.file_id,
+            pointer,
+            anchor,
+        }
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
@@ -105,7 +120,10 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         for (i, item) in items.into_iter().enumerate() {
             let pointer = pointer::join_index(&base, i);
             let (shape, offset) = item.open(self.file)?;
-            let anchor = offset.map(|offset| Anchor { offset, tokens: pointer::tokens(&pointer).len() });
+            let anchor = offset.map(|offset| Anchor {
+                offset,
+                tokens: pointer::tokens(&pointer).len(),
+            });
             if shape.is_envelope() && classify(&shape).is_none() {
                 self.envelope(shape, pointer, anchor, expect)?;
             } else {
@@ -115,10 +133,20 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         Ok(())
     }
 
-    fn envelope<'a, H: Element<'a>>(&mut self, shape: Shape<'a, H>, base: String, anchor: Option<Anchor>, expect: Expect) -> Result<(), InputError> {
+    fn envelope<'a, H: Element<'a>>(
+        &mut self,
+        shape: Shape<'a, H>,
+        base: String,
+        anchor: Option<Anchor>,
+        expect: Expect,
+    ) -> Result<(), InputError> {
         if shape.success == Some(false) {
             let origin = self.origin(base, anchor);
-            return Err(self.error_at(&origin, "/success", "this is an API error response (`success: false`), not an export: check the `errors` it lists and export again"));
+            return Err(self.error_at(
+                &origin,
+                "/success",
+                "this is an API error response (`success: false`), not an export: check the `errors` it lists and export again",
+            ));
         }
         let result_pointer = pointer::join(&base, "result");
         match shape.result.flatten() {
@@ -131,7 +159,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     fn bundle<'a, H: Element<'a>>(&mut self, shape: Shape<'a, H>) -> Result<(), InputError> {
         self.account = shape.account_id.as_ref().map(|t| t.as_str().to_string());
         self.keyed(shape.pools, "/pools".into(), Kind::Pool)?;
-        self.keyed(shape.notification_policies, "/notification_policies".into(), Kind::NotificationPolicy)?;
+        self.keyed(
+            shape.notification_policies,
+            "/notification_policies".into(),
+            Kind::NotificationPolicy,
+        )?;
         for (i, zone) in shape.zones.into_iter().flatten().enumerate() {
             let base = format!("/zones/{i}");
             for (container, key, kind) in [
@@ -157,7 +189,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             Some(Container::Object(shape)) if kind.is_single_object() => self.record(*shape, base, None, Expect::Kind(kind)),
             Some(Container::Object(_)) => {
                 let origin = self.origin(base, None);
-                Err(self.error_at(&origin, "", &format!("expected an array of {kind} records or an API envelope with `result`")))
+                Err(self.error_at(
+                    &origin,
+                    "",
+                    &format!("expected an array of {kind} records or an API envelope with `result`"),
+                ))
             }
         }
     }
@@ -175,7 +211,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             },
         };
         if kind.is_single_object() && matches!(expect, Expect::ByShape) {
-            return Err(self.error_at(&origin, "", "a settings object is only recognised under a bundle key or with `--kind`"));
+            return Err(self.error_at(
+                &origin,
+                "",
+                "a settings object is only recognised under a bundle key or with `--kind`",
+            ));
         }
         let account = self.account.clone();
         match self.sink.record(kind, origin.clone(), account.as_deref(), &shape) {
@@ -190,7 +230,16 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 
 const UNRECOGNISED: &str = "this record matches no known kind: expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname` and `ssl`), a certificate pack (`type`: universal, advanced, …), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`type` and `name`)";
 
-const PACK_TYPES: [&str; 8] = ["universal", "advanced", "total_tls", "sni_custom", "legacy_custom", "keyless", "mh_custom", "managed_hostname"];
+const PACK_TYPES: [&str; 8] = [
+    "universal",
+    "advanced",
+    "total_tls",
+    "sni_custom",
+    "legacy_custom",
+    "keyless",
+    "mh_custom",
+    "managed_hostname",
+];
 
 /// Recognises a record by its fields (DESIGN §1.2).
 pub fn classify<H>(shape: &Shape<'_, H>) -> Option<Kind> {

@@ -39,9 +39,18 @@ pub fn parse(file: &SourceFile) -> Result<Container<'_, YamlNode<'_>>, InputErro
         let message = explain(&first_line(&e.without_snippet().to_string()));
         let not_an_export = message.contains("expected an array of records or an object") && line == 1;
         let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
-        let offset = offset + file.text[offset..].chars().take(column.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+        let offset = offset
+            + file.text[offset..]
+                .chars()
+                .take(column.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum::<usize>();
         let pointer = crate::locate::pointer::abbreviate(&pointer_at(&file.text, offset));
-        let place = if pointer.is_empty() { String::new() } else { format!("{pointer}: ") };
+        let place = if pointer.is_empty() {
+            String::new()
+        } else {
+            format!("{pointer}: ")
+        };
         let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
         if not_an_export { error.not_an_export() } else { error }
     })
@@ -60,10 +69,14 @@ fn pointer_at(text: &str, offset: usize) -> String {
 
 /// Budget breaches in words.
 fn explain(message: &str) -> String {
-    let Some(detail) = message.strip_prefix("budget breached: ") else { return message.to_string() };
+    let Some(detail) = message.strip_prefix("budget breached: ") else {
+        return message.to_string();
+    };
     let what = detail.split([' ', '{']).next().unwrap_or("");
     let plain = match what {
-        "Events" | "Nodes" | "AliasReplayEvents" | "RecordedAnchorEvents" => "the document expands to more YAML events than its size allows (an alias bomb?)",
+        "Events" | "Nodes" | "AliasReplayEvents" | "RecordedAnchorEvents" => {
+            "the document expands to more YAML events than its size allows (an alias bomb?)"
+        }
         "Depth" => "nesting deeper than 64 levels",
         "Aliases" | "Anchors" => "too many anchors or aliases (at most 1,000)",
         _ => "the document exceeds edgeaudit's YAML limits",

@@ -24,11 +24,19 @@ pub fn find(text: &str, start: usize, tokens: &[String]) -> Found {
         match next {
             Some(p) => pos = p,
             None => {
-                return Found { start: pos, end: value_end(bytes, pos), matched: depth };
+                return Found {
+                    start: pos,
+                    end: value_end(bytes, pos),
+                    matched: depth,
+                };
             }
         }
     }
-    Found { start: pos, end: value_end(bytes, pos), matched: tokens.len() }
+    Found {
+        start: pos,
+        end: value_end(bytes, pos),
+        matched: tokens.len(),
+    }
 }
 
 fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
@@ -185,7 +193,10 @@ pub fn pointer_at(text: &str, start: usize, target: usize) -> String {
     let mut pos = start;
     while pos < bytes.len() && pos < target {
         match bytes[pos] {
-            b'{' => stack.push(Frame::Object { key: None, awaiting_key: true }),
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                awaiting_key: true,
+            }),
             b'[' => stack.push(Frame::Array { index: 0 }),
             b'}' | b']' => {
                 stack.pop();
@@ -221,7 +232,10 @@ pub fn pointer_at(text: &str, start: usize, target: usize) -> String {
     let mut pointer = String::new();
     for frame in &stack {
         match frame {
-            Frame::Object { key: Some(k), awaiting_key: false } => super::pointer::push_token(&mut pointer, k),
+            Frame::Object {
+                key: Some(k),
+                awaiting_key: false,
+            } => super::pointer::push_token(&mut pointer, k),
             Frame::Array { index } => pointer.push_str(&format!("/{index}")),
             _ => break,
         }

@@ -95,10 +95,7 @@ mod tests {
     fn offsets_in_any_order_resolve_in_one_pass() {
         let text = "a\nbc\n\ndé f";
         let offsets = [9, 0, 3, 5, 6];
-        assert_eq!(
-            positions_of_offsets(text, &offsets),
-            vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]
-        );
+        assert_eq!(positions_of_offsets(text, &offsets), vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]);
     }
 
     #[test]

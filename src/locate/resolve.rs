@@ -50,7 +50,14 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
     found
         .into_iter()
         .zip(positions)
-        .map(|((file, pointer, start, end), (line, column))| Located { file, pointer, line, column, start, end })
+        .map(|((file, pointer, start, end), (line, column))| Located {
+            file,
+            pointer,
+            line,
+            column,
+            start,
+            end,
+        })
         .collect()
 }
 

@@ -8,10 +8,19 @@ use serde_saphyr::granit_parser::{Event, Parser};
 use super::pointer::push_token;
 
 enum Frame {
-    Map { pointer_len: usize, key: Option<String>, awaiting_key: bool },
-    Seq { pointer_len: usize, index: usize },
+    Map {
+        pointer_len: usize,
+        key: Option<String>,
+        awaiting_key: bool,
+    },
+    Seq {
+        pointer_len: usize,
+        index: usize,
+    },
     /// A collection used as a mapping key: nothing inside it can be pointed at.
-    ComplexKey { depth: usize },
+    ComplexKey {
+        depth: usize,
+    },
 }
 
 /// Byte ranges of every node of the first document, by JSON pointer.
@@ -44,7 +53,10 @@ pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
             }
             continue;
         }
-        if let Some(Frame::Map { awaiting_key: true, key, .. }) = stack.last_mut() {
+        if let Some(Frame::Map {
+            awaiting_key: true, key, ..
+        }) = stack.last_mut()
+        {
             *key = match &event {
                 Event::Scalar(value, ..) => Some(value.to_string()),
                 _ => None,
@@ -77,8 +89,15 @@ pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
         ranges.entry(pointer.clone()).or_insert((start, end));
         if opens {
             let frame = match event {
-                Event::MappingStart(..) => Frame::Map { pointer_len: parent_len, key: None, awaiting_key: true },
-                _ => Frame::Seq { pointer_len: parent_len, index: 0 },
+                Event::MappingStart(..) => Frame::Map {
+                    pointer_len: parent_len,
+                    key: None,
+                    awaiting_key: true,
+                },
+                _ => Frame::Seq {
+                    pointer_len: parent_len,
+                    index: 0,
+                },
             };
             stack.push(frame);
         } else {

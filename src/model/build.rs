@@ -1,7 +1,7 @@
 //! Turns classified records into model resources.
 
-use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use super::notification::Event;
+use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use super::origin::RecordOrigin;
 use super::{Account, Inventory, Kind};
 use crate::load::shape::{Shape, SourceFilter, Text};
@@ -23,7 +23,10 @@ impl Builder {
         let index = match accounts.iter().position(|a| a.id.as_deref() == id) {
             Some(i) => i,
             None => {
-                accounts.push(Account { id: id.map(str::to_string), ..Account::default() });
+                accounts.push(Account {
+                    id: id.map(str::to_string),
+                    ..Account::default()
+                });
                 accounts.len() - 1
             }
         };
@@ -57,7 +60,11 @@ impl RecordSink for Builder {
 
 fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
     let parent = origin.pointer.rfind('/').map_or("", |i| &origin.pointer[..i]);
-    RecordOrigin { file: origin.file, pointer: parent.to_string(), anchor: None }
+    RecordOrigin {
+        file: origin.file,
+        pointer: parent.to_string(),
+        anchor: None,
+    }
 }
 
 fn text(t: &Option<Text<'_>>) -> String {
@@ -67,7 +74,10 @@ fn text(t: &Option<Text<'_>>) -> String {
 fn pool<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Result<Pool, FieldError> {
     let id = text(&shape.id);
     if id.is_empty() {
-        return Err(FieldError { path: "/id".into(), message: "this pool has no `id`: policies name pools by id, so it cannot be checked".into() });
+        return Err(FieldError {
+            path: "/id".into(),
+            message: "this pool has no `id`: policies name pools by id, so it cannot be checked".into(),
+        });
     }
     let email = shape.notification_email.as_ref().and_then(|e| e.as_ref()).map(Text::as_str);
     let filter = shape.notification_filter.clone().unwrap_or_default();
@@ -80,14 +90,23 @@ fn pool<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Result<Pool, FieldErro
         legacy_events.extend(healths_for(healthy).iter().map(|&health| Event { source, health }));
     }
     legacy_events.sort();
-    Ok(Pool { origin, id, name: text(&shape.name), legacy_recipients: parse_recipients(email), legacy_events })
+    Ok(Pool {
+        origin,
+        id,
+        name: text(&shape.name),
+        legacy_recipients: parse_recipients(email),
+        legacy_events,
+    })
 }
 
 fn policy<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Policy {
     let mut mechanisms = Vec::new();
     for (kind, targets) in shape.mechanisms.iter().flatten() {
         for target in targets.iter().flatten() {
-            mechanisms.push(Mechanism { kind: kind.clone(), target: target.id.as_ref().map(|t| t.as_str().to_string()) });
+            mechanisms.push(Mechanism {
+                kind: kind.clone(),
+                target: target.id.as_ref().map(|t| t.as_str().to_string()),
+            });
         }
     }
     let valued = |field: &str, values: Option<&Vec<Text<'_>>>| -> Vec<Valued> {
@@ -95,7 +114,10 @@ fn policy<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Policy {
             .into_iter()
             .flatten()
             .enumerate()
-            .map(|(i, v)| Valued { value: v.as_str().to_string(), path: format!("/filters/{field}/{i}") })
+            .map(|(i, v)| Valued {
+                value: v.as_str().to_string(),
+                path: format!("/filters/{field}/{i}"),
+            })
             .collect()
     };
     let filters = shape.filters.as_ref();

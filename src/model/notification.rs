@@ -103,7 +103,10 @@ impl Policy {
     }
 
     pub fn email_recipients(&self) -> impl Iterator<Item = &str> {
-        self.mechanisms.iter().filter(|m| m.kind == "email").filter_map(|m| m.target.as_deref())
+        self.mechanisms
+            .iter()
+            .filter(|m| m.kind == "email")
+            .filter_map(|m| m.target.as_deref())
     }
 
     /// Whether the policy's filters let this event through (exact spelling:

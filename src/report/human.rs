@@ -47,7 +47,12 @@ impl Diagnostic for Report<'_> {
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         let f = &self.finding;
-        Some(Box::new(format!("{} {} · `edgeaudit explain {}`", f.finding.resource.kind, describe(f), f.finding.rule.id)))
+        Some(Box::new(format!(
+            "{} {} · `edgeaudit explain {}`",
+            f.finding.resource.kind,
+            describe(f),
+            f.finding.rule.id
+        )))
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -55,7 +60,10 @@ impl Diagnostic for Report<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let label = LabeledSpan::new_primary_with_span(Some(self.finding.finding.rule.name.clone()), (self.finding.location.start, self.label_len));
+        let label = LabeledSpan::new_primary_with_span(
+            Some(self.finding.finding.rule.name.clone()),
+            (self.finding.location.start, self.label_len),
+        );
         Some(Box::new(std::iter::once(label)))
     }
 }
@@ -84,7 +92,11 @@ fn label_len(text: &str, start: usize, end: usize) -> usize {
 }
 
 pub fn render(ctx: &Context) -> String {
-    let theme = if ctx.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let theme = if ctx.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
     let mut out = String::new();
     for finding in &ctx.outcome.findings {
@@ -101,7 +113,11 @@ pub fn render(ctx: &Context) -> String {
             },
         };
         if handler.render_report(&mut out, &report).is_err() {
-            let _ = writeln!(out, "{}:{}:{}: {} {}", finding.location.file, finding.location.line, finding.location.column, finding.finding.rule.id, finding.finding.message);
+            let _ = writeln!(
+                out,
+                "{}:{}:{}: {} {}",
+                finding.location.file, finding.location.line, finding.location.column, finding.finding.rule.id, finding.finding.message
+            );
         }
         out.push('\n');
     }
@@ -132,7 +148,11 @@ fn closing_line(summary: &Summary) -> String {
         "{} ({}{})",
         plural(summary.files, "file", "files"),
         plural(summary.records_total(), "record", "records"),
-        if kinds.is_empty() { String::new() } else { format!(": {}", kinds.join(", ")) }
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", kinds.join(", "))
+        }
     );
     if summary.findings == 0 {
         return format!("No findings in {checked}.\n");

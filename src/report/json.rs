@@ -41,10 +41,20 @@ pub fn render(ctx: &Context) -> String {
             severity: f.finding.severity,
             message: &f.finding.message,
             resource: &f.finding.resource,
-            location: Location { file: &f.location.file, pointer: &f.location.pointer, line: f.location.line, column: f.location.column },
+            location: Location {
+                file: &f.location.file,
+                pointer: &f.location.pointer,
+                line: f.location.line,
+                column: f.location.column,
+            },
         })
         .collect();
-    let doc = Document { version: 1, as_of: ctx.outcome.as_of.to_string(), findings, summary: Summary::of(ctx.outcome) };
+    let doc = Document {
+        version: 1,
+        as_of: ctx.outcome.as_of.to_string(),
+        findings,
+        summary: Summary::of(ctx.outcome),
+    };
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
     out

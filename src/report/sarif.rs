@@ -19,7 +19,12 @@ pub fn level(severity: Severity) -> &'static str {
 /// file, pointer or resource does.
 pub fn fingerprint(f: &LocatedFinding) -> String {
     let mut hasher = Sha256::new();
-    for part in [f.finding.rule.id.as_str(), &f.location.file, &f.location.pointer, &f.finding.resource.id] {
+    for part in [
+        f.finding.rule.id.as_str(),
+        &f.location.file,
+        &f.location.pointer,
+        &f.finding.resource.id,
+    ] {
         hasher.update(part.as_bytes());
         hasher.update([0]);
     }
@@ -60,10 +65,8 @@ pub fn render(ctx: &Context) -> String {
             })
         })
         .map(|mut v| {
-            if v["helpUri"].is_null() {
-                if let Some(o) = v.as_object_mut() {
-                    o.remove("helpUri");
-                }
+            if let (true, Some(o)) = (v["helpUri"].is_null(), v.as_object_mut()) {
+                o.remove("helpUri");
             }
             v
         })

@@ -85,9 +85,20 @@ impl SourceCode for Snippet {
         let between = &self.text[start..self.anchor];
         let newlines = between.bytes().filter(|&b| b == b'\n').count();
         let line = self.anchor_line.saturating_sub(newlines);
-        let column = if newlines == 0 { self.anchor_column.saturating_sub(between.chars().count()) } else { 0 };
+        let column = if newlines == 0 {
+            self.anchor_column.saturating_sub(between.chars().count())
+        } else {
+            0
+        };
         let data = &self.text.as_bytes()[start..end];
         let line_count = data.iter().filter(|&&b| b == b'\n').count();
-        Ok(Box::new(MietteSpanContents::new_named(self.name.clone(), data, (start, end - start).into(), line, column, line_count)))
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            data,
+            (start, end - start).into(),
+            line,
+            column,
+            line_count,
+        )))
     }
 }

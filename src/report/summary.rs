@@ -18,8 +18,10 @@ pub struct Summary {
 
 impl Summary {
     pub fn of(outcome: &Outcome) -> Summary {
-        let mut by_severity: BTreeMap<&'static str, usize> =
-            [Severity::Error, Severity::Warning, Severity::Note].iter().map(|s| (s.as_str(), 0)).collect();
+        let mut by_severity: BTreeMap<&'static str, usize> = [Severity::Error, Severity::Warning, Severity::Note]
+            .iter()
+            .map(|s| (s.as_str(), 0))
+            .collect();
         let mut by_rule = BTreeMap::new();
         for f in &outcome.findings {
             *by_severity.entry(f.finding.severity.as_str()).or_default() += 1;
