@@ -34,16 +34,36 @@ pub struct Outcome {
     pub as_of: NaiveDate,
 }
 
+/// With `EDGEAUDIT_TIMINGS` set, prints how long each stage took to stderr
+/// (for the benchmark; never part of a report).
+struct Timings(Option<std::time::Instant>);
+
+impl Timings {
+    fn start() -> Self {
+        Timings(std::env::var_os("EDGEAUDIT_TIMINGS").map(|_| std::time::Instant::now()))
+    }
+    fn stage(&mut self, name: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("timing: {name:<10} {:>8.3}s", t.elapsed().as_secs_f64());
+            self.0 = Some(std::time::Instant::now());
+        }
+    }
+}
+
 pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputError> {
+    let mut timings = Timings::start();
     let mut builder = Builder::default();
     let loaded = load(&options.paths, &options.load, &mut builder)?;
     let inventory = builder.finish();
+    timings.stage("load");
 
     let mut findings = Vec::new();
     for_each_subject(&inventory, |facts| evaluate(rules, facts, options.as_of, &mut findings));
+    timings.stage("rules");
 
     let requests: Vec<_> = findings.iter().map(|f| (&f.origin, f.path.as_str())).collect();
     let locations = resolve_locations(&loaded.files, &requests);
+    timings.stage("locate");
     let mut located: Vec<LocatedFinding> = findings
         .into_iter()
         .zip(locations)
@@ -53,6 +73,7 @@ pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputEr
         })
         .collect();
     located.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    timings.stage("sort");
     Ok(Outcome {
         files: loaded.files,
         findings: located,

@@ -115,13 +115,20 @@ pub fn run(args: &CheckArgs) -> u8 {
             statistics: args.statistics,
             quiet: args.quiet,
         };
-        let text = report::render(output.format, &ctx);
         let written = match &output.path {
-            Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}")),
-            None => std::io::stdout()
-                .lock()
-                .write_all(text.as_bytes())
-                .map_err(|e| format!("cannot write to stdout: {e}")),
+            Some(path) => std::fs::File::create(path)
+                .and_then(|f| {
+                    let mut w = std::io::BufWriter::new(f);
+                    report::render(output.format, &ctx, &mut w)?;
+                    w.flush()
+                })
+                .map_err(|e| format!("cannot write {path}: {e}")),
+            None => {
+                let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+                report::render(output.format, &ctx, &mut w)
+                    .and_then(|()| w.flush())
+                    .map_err(|e| format!("cannot write to stdout: {e}"))
+            }
         };
         if let Err(e) = written {
             return fail(e);

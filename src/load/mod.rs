@@ -81,7 +81,13 @@ fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOpt
 fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, InputError> {
     let mut bytes = Vec::new();
     let result = match &input.path {
-        Some(path) => std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)),
+        Some(path) => std::fs::File::open(path).and_then(|mut f| {
+            // Sized up front: growing by doubling would copy a large export and
+            // briefly hold twice its size.
+            let size = f.metadata().map(|m| m.len() as usize).unwrap_or(0);
+            bytes.reserve_exact(size.saturating_add(1));
+            f.read_to_end(&mut bytes)
+        }),
         None => std::io::stdin().read_to_end(&mut bytes),
     };
     result.map_err(|e| InputError::unreadable(&input.name, format!("cannot read: {e}")))?;

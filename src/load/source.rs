@@ -31,7 +31,8 @@ pub struct SourceFile {
     /// The path as given on the command line (or found under a directory given
     /// there), with `/` separators; `-` for stdin.
     pub name: String,
-    pub text: Arc<str>,
+    /// Shared with snippets; an `Arc<String>` so the buffer read is never copied.
+    pub text: Arc<String>,
     pub format: Format,
     /// Met while walking a directory rather than named by the user: a file that
     /// is not an export is then skipped instead of failing the run.

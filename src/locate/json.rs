@@ -26,7 +26,7 @@ pub fn find(text: &str, start: usize, tokens: &[String]) -> Found {
             None => {
                 return Found {
                     start: pos,
-                    end: value_end(bytes, pos),
+                    end: label_end(bytes, pos),
                     matched: depth,
                 };
             }
@@ -34,8 +34,18 @@ pub fn find(text: &str, start: usize, tokens: &[String]) -> Found {
     }
     Found {
         start: pos,
-        end: value_end(bytes, pos),
+        end: label_end(bytes, pos),
         matched: tokens.len(),
+    }
+}
+
+/// The end of a scalar; for a container only its opening bracket: finding
+/// the end of a list of a million records just to underline it would cost a
+/// scan of the file.
+fn label_end(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        Some(b'{' | b'[') => pos + 1,
+        _ => value_end(bytes, pos),
     }
 }
 
@@ -162,14 +172,14 @@ mod tests {
         assert_eq!(at(text, "/b/1"), ("\"q\"", 2));
         assert_eq!(at(text, "/a/y/1/z"), ("2", 4));
         assert_eq!(at(text, "/c"), ("3", 1));
-        assert_eq!(at(text, ""), (text, 0));
+        assert_eq!(at(text, ""), ("{", 0), "containers are labelled at their bracket");
     }
 
     #[test]
     fn an_absent_member_stops_at_the_nearest_existing_parent() {
         let text = r#"{"filters": {"pool_id": []}}"#;
-        assert_eq!(at(text, "/filters/new_health"), (r#"{"pool_id": []}"#, 1));
-        assert_eq!(at(text, "/filters/pool_id/0"), ("[]", 2));
+        assert_eq!(at(text, "/filters/new_health"), ("{", 1));
+        assert_eq!(at(text, "/filters/pool_id/0"), ("[", 2));
     }
 
     #[test]

@@ -23,17 +23,9 @@ pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)
     for i in order {
         let target = offsets[i].min(bytes.len());
         let segment = &bytes[cursor..target];
-        let mut last_newline = None;
-        let mut newlines = 0;
-        for (j, &b) in segment.iter().enumerate() {
-            if b == b'\n' {
-                newlines += 1;
-                last_newline = Some(j);
-            }
-        }
-        match last_newline {
+        match memchr::memrchr(b'\n', segment) {
             Some(j) => {
-                line += newlines;
+                line += memchr::memchr_iter(b'\n', segment).count();
                 column_chars = count_chars(&bytes[cursor + j + 1..target]);
             }
             None => column_chars += count_chars(segment),

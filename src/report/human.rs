@@ -91,15 +91,15 @@ fn label_len(text: &str, start: usize, end: usize) -> usize {
     }
 }
 
-pub fn render(ctx: &Context) -> String {
+pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
     let theme = if ctx.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
-    let mut out = String::new();
     for finding in &ctx.outcome.findings {
+        let mut out = String::new();
         let file = &ctx.outcome.files[finding.file_index];
         let report = Report {
             finding,
@@ -120,7 +120,9 @@ pub fn render(ctx: &Context) -> String {
             );
         }
         out.push('\n');
+        sink.write_all(out.as_bytes())?;
     }
+    let mut out = String::new();
     let summary = Summary::of(ctx.outcome);
     if ctx.statistics {
         out.push_str(&statistics(ctx, &summary));
@@ -128,7 +130,7 @@ pub fn render(ctx: &Context) -> String {
     if !ctx.quiet {
         out.push_str(&closing_line(&summary));
     }
-    out
+    sink.write_all(out.as_bytes())
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

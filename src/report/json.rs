@@ -30,7 +30,7 @@ struct Location<'a> {
     column: usize,
 }
 
-pub fn render(ctx: &Context) -> String {
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let findings = ctx
         .outcome
         .findings
@@ -55,7 +55,6 @@ pub fn render(ctx: &Context) -> String {
         findings,
         summary: Summary::of(ctx.outcome),
     };
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    out.push('\n');
-    out
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
 }

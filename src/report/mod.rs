@@ -35,10 +35,12 @@ pub struct Context<'a> {
     pub quiet: bool,
 }
 
-pub fn render(format: Format, ctx: &Context) -> String {
+/// Writes the report: streamed, so a report on a million findings is never
+/// held in memory as one string.
+pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     match format {
-        Format::Human => human::render(ctx),
-        Format::Json => json::render(ctx),
-        Format::Sarif => sarif::render(ctx),
+        Format::Human => human::render(ctx, out),
+        Format::Json => json::render(ctx, out),
+        Format::Sarif => sarif::render(ctx, out),
     }
 }

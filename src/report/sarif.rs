@@ -43,7 +43,7 @@ pub fn uri(file: &str) -> String {
     out
 }
 
-pub fn render(ctx: &Context) -> String {
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let rules: Vec<Value> = ctx
         .rules
         .rules
@@ -117,7 +117,6 @@ pub fn render(ctx: &Context) -> String {
             "properties": { "asOf": ctx.outcome.as_of.to_string() },
         }],
     });
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    out.push('\n');
-    out
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
 }
