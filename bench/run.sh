@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The DESIGN §6 benchmark: on one generated export, time in one run
+#   - edgeaudit check --format json            (the job)
+#   - serde_json::from_slice::<IgnoredAny>      (the floor)
+#   - jq with one equivalent filter             (the usual alternative)
+# and print the ratios, plus edgeaudit's peak RSS against the file size.
+# Machines are noisy: each command runs RUNS times and the best time counts,
+# and all three are measured in the same run so the ratios are comparable.
+#
+#   bench/run.sh [COUNT]     (default 200000 pools, about 260 MB)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+count="${1:-200000}"
+runs="${RUNS:-3}"
+data=bench-data
+file="$data/pools-$count.json"
+
+command -v jq >/dev/null || { echo "installing jq"; apt-get install -y jq >/dev/null; }
+[ -x /usr/bin/time ] || { echo "installing time"; apt-get install -y time >/dev/null; }
+
+cargo build --release --quiet --bin edgeaudit --example generate --example scan_floor
+mkdir -p "$data"
+if [ ! -s "$file" ]; then
+  ./target/release/examples/generate --count "$count" > "$file"
+fi
+size=$(stat -c %s "$file")
+
+# best of N wall-clock seconds for a command (stdout discarded)
+best() {
+  local best_s=""
+  for _ in $(seq "$runs"); do
+    local s
+    /usr/bin/time -o "$data/.time" -f "%e" "$@" > /dev/null 2>&1 || true
+    s=$(tail -n 1 "$data/.time")
+    if [ -z "$best_s" ] || awk -v a="$s" -v b="$best_s" 'BEGIN{exit !(a<b)}'; then best_s=$s; fi
+  done
+  echo "$best_s"
+}
+
+# Warm the page cache so every command reads from memory.
+cat "$file" > /dev/null
+
+floor=$(best ./target/release/examples/scan_floor "$file")
+check=$(best ./target/release/edgeaudit check "$file" --format json --fail-on never)
+jq_s=$(best jq '[.result[] | select(.notification_email != "")] | length' "$file")
+/usr/bin/time -o "$data/.time" -f "%M" ./target/release/edgeaudit check "$file" --format json --fail-on never > /dev/null
+rss_kb=$(tail -n 1 "$data/.time")
+
+echo "edgeaudit benchmark: $file ($(awk -v b="$size" 'BEGIN{printf "%.1f MB", b/1e6}'), $count pools), best of $runs"
+printf "  %-44s %8.3f s\n" "serde_json IgnoredAny scan (floor)" "$floor"
+printf "  %-44s %8.3f s\n" "edgeaudit check --format json" "$check"
+printf "  %-44s %8.3f s\n" "jq (one filter)" "$jq_s"
+awk -v c="$check" -v f="$floor" -v j="$jq_s" -v r="$rss_kb" -v s="$size" 'BEGIN{
+  printf "  check / floor   = %5.2fx   (target <= 4x)\n", c/f
+  printf "  jq / check      = %5.2fx   (target >= 10x)\n", j/c
+  printf "  peak RSS / size = %5.2fx   (%.0f MB; target < 1.5x)\n", r*1024/s, r/1024
+}'
