@@ -232,7 +232,7 @@ fn replacement_policy_reproduces_the_legacy_notification() {
         "never",
     ]));
     let message = doc["findings"][0]["message"].as_str().unwrap_or_default();
-    let body_start = message.find("{\"alert_type\"").expect("policy body in message");
+    let body_start = message.find("{\"name\"").expect("policy body in message");
     let body: serde_json::Value = serde_json::Deserializer::from_str(&message[body_start..])
         .into_iter()
         .next()

@@ -263,7 +263,7 @@ fn check_test(spec: &FactSpec, test: &Test) -> Result<(), String> {
 }
 
 impl Condition {
-    pub fn holds(&self, facts: &Facts, as_of: NaiveDate) -> bool {
+    pub fn holds(&self, facts: &dyn Facts, as_of: NaiveDate) -> bool {
         match self {
             Condition::Fact { fact, test } => facts.get(fact).is_some_and(|f| test.holds(&f.value, as_of)),
             Condition::AsOf(test) => test.holds(&Value::Date(DateRef::AsOf.instant(as_of)), as_of),

@@ -70,7 +70,7 @@ impl Template {
         })
     }
 
-    pub fn render(&self, facts: &Facts, item: Option<&str>) -> String {
+    pub fn render(&self, facts: &dyn Facts, item: Option<&str>) -> String {
         let mut out = String::new();
         for piece in &self.pieces {
             match piece {
@@ -100,31 +100,38 @@ pub fn render_value(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Subject, text_items};
+    use crate::facts::{Fact, Subject, text, text_items};
     use crate::load::source::FileId;
     use crate::model::Kind;
     use crate::model::origin::RecordOrigin;
 
-    fn facts() -> Facts {
-        let origin = RecordOrigin {
+    struct Sample(RecordOrigin);
+
+    impl Facts for Sample {
+        fn subject(&self) -> Subject<'_> {
+            Subject {
+                kind: Kind::Pool,
+                id: "p1",
+                name: "web",
+                origin: &self.0,
+            }
+        }
+        fn get(&self, name: &str) -> Option<Fact> {
+            match name {
+                "name" => Some(Fact::new(text("web"), "/name")),
+                "legacy_recipients" => Some(Fact::new(text_items(["a@x.io", "b@x.io"]), "")),
+                "uncovered_events" => Some(Fact::new(text_items(Vec::<String>::new()), "")),
+                _ => None,
+            }
+        }
+    }
+
+    fn facts() -> Sample {
+        Sample(RecordOrigin {
             file: FileId(0),
             pointer: String::new(),
             anchor: None,
-        };
-        let mut f = Facts::new(Subject {
-            kind: Kind::Pool,
-            id: "p1".into(),
-            name: "web".into(),
-            origin,
-        });
-        f.set("name", Value::Text("web".into()), "/name");
-        f.set(
-            "legacy_recipients",
-            text_items(["a@x.io".to_string(), "b@x.io".to_string()], None),
-            "",
-        );
-        f.set("uncovered_events", text_items([], None), "");
-        f
+        })
     }
 
     #[test]

@@ -1,49 +1,107 @@
-use super::coverage::{Coverage, CoverageIndex};
-use super::{Facts, Subject, Value};
+use super::coverage::Coverage;
+use super::{Fact, Facts, Subject, Value, text};
 use crate::model::{Account, Kind};
 
 /// The bulk clear applies to one page of pools (DESIGN §2.1).
 pub const BULK_CLEAR_PAGE_SIZE: usize = 25;
 
-/// Account-level facts; `None` when the account has no pools (nothing to
-/// migrate). They point at the first pools document of the account.
-pub fn facts(account: &Account, index: &CoverageIndex) -> Option<Facts> {
-    let origin = account.pool_lists.first().cloned()?;
-    let id = account.id.clone().unwrap_or_default();
-    let name = match &account.id {
-        Some(id) => format!("account {id}"),
-        None => "the account".to_string(),
-    };
-    let mut with_legacy = 0;
-    let mut not_replaced = 0;
-    for pool in &account.pools {
-        match index.of(pool).coverage {
+/// Pools counted while their own facts are computed, so the account's facts
+/// need no second pass over them.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    pub total: usize,
+    pub with_legacy: usize,
+    pub not_replaced: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, coverage: Coverage) {
+        self.total += 1;
+        match coverage {
             Coverage::NotApplicable => {}
-            Coverage::Full => with_legacy += 1,
+            Coverage::Full => self.with_legacy += 1,
             Coverage::None | Coverage::Partial => {
-                with_legacy += 1;
-                not_replaced += 1;
+                self.with_legacy += 1;
+                self.not_replaced += 1;
             }
         }
     }
-    let total = account.pools.len();
-    let mut f = Facts::new(Subject {
-        kind: Kind::Account,
-        id: id.clone(),
-        name: String::new(),
-        origin,
-    });
-    f.set("id", Value::Text(id.clone()), "");
-    f.set("name", Value::Text(name), "");
-    f.set("pools_total", Value::Int(total as i64), "");
-    f.set("pools_with_legacy", Value::Int(with_legacy), "");
-    f.set("pools_not_replaced", Value::Int(not_replaced), "");
-    f.set("bulk_clear_requests", Value::Int(total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), "");
-    let account_segment = if id.is_empty() { "{account_id}" } else { id.as_str() };
-    f.set(
-        "bulk_clear_endpoint",
-        Value::Text(format!("PATCH /accounts/{account_segment}/load_balancers/pools")),
-        "",
-    );
-    Some(f)
+}
+
+pub struct AccountFacts<'a> {
+    account: &'a Account,
+    tally: Tally,
+}
+
+impl<'a> AccountFacts<'a> {
+    /// `None` when the account has no pools (nothing to migrate).
+    pub fn new(account: &'a Account, tally: Tally) -> Option<Self> {
+        account.pool_lists.first()?;
+        Some(AccountFacts { account, tally })
+    }
+}
+
+impl Facts for AccountFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        let a = self.account;
+        // pool_lists is non-empty (checked in `new`); findings point at the first.
+        Subject {
+            kind: Kind::Account,
+            id: a.id.as_deref().unwrap_or(""),
+            name: "",
+            origin: &a.pool_lists[0],
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let id = self.account.id.as_deref();
+        let t = self.tally;
+        Some(match name {
+            "id" => Fact::new(text(id.unwrap_or_default()), ""),
+            "name" => Fact::new(text(id.map_or("the account".to_string(), |id| format!("account {id}"))), ""),
+            "pools_total" => Fact::new(Value::Int(t.total as i64), ""),
+            "pools_with_legacy" => Fact::new(Value::Int(t.with_legacy as i64), ""),
+            "pools_not_replaced" => Fact::new(Value::Int(t.not_replaced as i64), ""),
+            "bulk_clear_requests" => Fact::new(Value::Int(t.total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
+            "bulk_clear_endpoint" => Fact::new(
+                text(format!("PATCH /accounts/{}/load_balancers/pools", id.unwrap_or("{account_id}"))),
+                "",
+            ),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::source::FileId;
+    use crate::model::origin::RecordOrigin;
+
+    #[test]
+    fn provides_every_catalogue_fact_and_counts_pages() {
+        let account = Account {
+            id: Some("acc".into()),
+            pool_lists: vec![RecordOrigin {
+                file: FileId(0),
+                pointer: "/result".into(),
+                anchor: None,
+            }],
+            ..Account::default()
+        };
+        let mut tally = Tally::default();
+        for coverage in [Coverage::None; 26].into_iter().chain([Coverage::Full, Coverage::NotApplicable]) {
+            tally.add(coverage);
+        }
+        let facts = AccountFacts::new(&account, tally).expect("has pools");
+        crate::facts::tests::provides_its_catalogue(&facts);
+        assert_eq!(facts.get("bulk_clear_requests").map(|f| f.value), Some(Value::Int(2)));
+        assert_eq!(facts.get("pools_with_legacy").map(|f| f.value), Some(Value::Int(27)));
+        assert_eq!(facts.get("pools_not_replaced").map(|f| f.value), Some(Value::Int(26)));
+        assert_eq!(
+            facts.get("bulk_clear_endpoint").map(|f| f.value),
+            Some(text("PATCH /accounts/acc/load_balancers/pools"))
+        );
+        assert!(AccountFacts::new(&Account::default(), Tally::default()).is_none());
+    }
 }

@@ -73,17 +73,18 @@ impl<'a> CoverageIndex<'a> {
     }
 
     pub fn of(&self, pool: &Pool) -> PoolCoverage<'a> {
-        let mut covering: Vec<&Policy> = self.all_pools.clone();
-        if let Some(named) = self.by_pool.get(&pool.id.to_ascii_lowercase()) {
-            covering.extend(named.iter().copied());
-        }
         if pool.legacy_recipients.is_empty() {
+            // Most pools: nothing to replace, so nothing to look up.
             return PoolCoverage {
                 coverage: Coverage::NotApplicable,
-                covering,
+                covering: vec![],
                 uncovered_events: vec![],
                 uncovered_recipients: vec![],
             };
+        }
+        let mut covering: Vec<&Policy> = self.all_pools.clone();
+        if let Some(named) = self.by_pool.get(&pool.id.to_ascii_lowercase()) {
+            covering.extend(named.iter().copied());
         }
         let uncovered_events: Vec<Event> = pool
             .legacy_events

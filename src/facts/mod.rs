@@ -1,11 +1,17 @@
 //! Stage 3: per resource, named and typed facts with provenance, computed in
 //! Rust. Rules (stage 4) read only these.
+//!
+//! Facts are computed when a rule asks for them: most resources fire nothing,
+//! and a message's facts (a replacement policy body, say) are only worth
+//! building for the resources that do.
 
 pub mod account;
 pub mod catalogue;
 pub mod coverage;
 pub mod policy;
 pub mod pool;
+
+use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
 
@@ -36,57 +42,44 @@ pub struct Fact {
     pub value: Value,
     /// The field (relative to the record) this fact was derived from; a
     /// finding "at" this fact points there. `""` is the record itself.
-    pub path: String,
+    pub path: Cow<'static, str>,
+}
+
+impl Fact {
+    pub fn new(value: Value, path: &'static str) -> Fact {
+        Fact {
+            value,
+            path: Cow::Borrowed(path),
+        }
+    }
 }
 
 /// The resource facts are about.
-#[derive(Debug, Clone)]
-pub struct Subject {
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
     pub kind: Kind,
-    pub id: String,
-    pub name: String,
-    pub origin: RecordOrigin,
+    pub id: &'a str,
+    pub name: &'a str,
+    pub origin: &'a RecordOrigin,
 }
 
-#[derive(Debug, Clone)]
-pub struct Facts {
-    pub subject: Subject,
-    values: Vec<(&'static str, Fact)>,
+/// A resource's facts, by name (the names of `catalogue(kind)`).
+pub trait Facts {
+    fn subject(&self) -> Subject<'_>;
+    fn get(&self, name: &str) -> Option<Fact>;
 }
 
-impl Facts {
-    pub fn new(subject: Subject) -> Self {
-        Facts {
-            subject,
-            values: Vec::new(),
-        }
-    }
-
-    pub fn set(&mut self, name: &'static str, value: Value, path: impl Into<String>) {
-        debug_assert!(
-            catalogue(self.subject.kind).iter().any(|s| s.name == name),
-            "fact {name} is not in the catalogue of {}",
-            self.subject.kind
-        );
-        self.values.push((name, Fact { value, path: path.into() }));
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Fact> {
-        self.values.iter().find(|(n, _)| *n == name).map(|(_, f)| f)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Fact)> {
-        self.values.iter().map(|(n, f)| (*n, f))
-    }
+pub fn text(s: impl Into<String>) -> Value {
+    Value::Text(s.into())
 }
 
-pub fn text_items(values: impl IntoIterator<Item = String>, path: Option<&str>) -> Value {
+pub fn text_items<S: Into<String>>(values: impl IntoIterator<Item = S>) -> Value {
     Value::List(
         values
             .into_iter()
             .map(|text| Item {
-                text,
-                path: path.map(str::to_string),
+                text: text.into(),
+                path: None,
             })
             .collect(),
     )
@@ -94,17 +87,50 @@ pub fn text_items(values: impl IntoIterator<Item = String>, path: Option<&str>) 
 
 /// Every subject's facts, account by account, handed to `visit` one at a
 /// time so that a million resources never hold a million fact sets at once.
-pub fn for_each_subject(inventory: &crate::model::Inventory, mut visit: impl FnMut(&Facts)) {
+pub fn for_each_subject(inventory: &crate::model::Inventory, mut visit: impl FnMut(&dyn Facts)) {
     for account in &inventory.accounts {
-        let coverage = coverage::CoverageIndex::new(account);
+        let index = coverage::CoverageIndex::new(account);
+        let mut tally = account::Tally::default();
         for pool in &account.pools {
-            visit(&pool::facts(pool, account.id.as_deref(), &coverage));
-        }
-        for policy in &account.policies {
-            visit(&policy::facts(policy, &coverage));
-        }
-        if let Some(facts) = account::facts(account, &coverage) {
+            let facts = pool::PoolFacts::new(pool, account.id.as_deref(), &index);
+            tally.add(facts.coverage());
             visit(&facts);
         }
+        for policy in &account.policies {
+            visit(&policy::PolicyFacts::new(policy, &index));
+        }
+        if let Some(facts) = account::AccountFacts::new(account, tally) {
+            visit(&facts);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Every fact the catalogue names for the provider's kind is provided.
+    pub fn provides_its_catalogue(facts: &dyn Facts) {
+        for spec in catalogue(facts.subject().kind) {
+            let fact = facts
+                .get(spec.name)
+                .unwrap_or_else(|| panic!("{} does not provide {}", facts.subject().kind, spec.name));
+            let ty = match fact.value {
+                Value::Bool(_) => ValueType::Bool,
+                Value::Int(_) => ValueType::Int,
+                Value::Text(_) => ValueType::Text,
+                Value::Date(_) => ValueType::Date,
+                Value::List(_) => ValueType::List,
+            };
+            assert_eq!(ty, spec.value_type, "type of {}", spec.name);
+            if let (Value::Text(t), false) = (&fact.value, spec.values.is_empty()) {
+                assert!(
+                    spec.values.contains(&t.as_str()),
+                    "{} = {t} is not among its declared values",
+                    spec.name
+                );
+            }
+        }
+        assert!(facts.get("no_such_fact").is_none());
     }
 }

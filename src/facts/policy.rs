@@ -1,62 +1,94 @@
-use super::coverage::can_cover;
-use super::{Facts, Item, Subject, Value};
-use crate::facts::coverage::CoverageIndex;
+use super::coverage::{CoverageIndex, can_cover};
+use super::{Fact, Facts, Item, Subject, Value, text};
 use crate::model::Kind;
 use crate::model::notification::{EventSource, Health, Policy, Valued};
 
-pub fn facts(policy: &Policy, index: &CoverageIndex) -> Facts {
-    let mut f = Facts::new(Subject {
-        kind: Kind::NotificationPolicy,
-        id: policy.id.clone(),
-        name: policy.name.clone(),
-        origin: policy.origin.clone(),
-    });
-    f.set("id", Value::Text(policy.id.clone()), "/id");
-    f.set("name", Value::Text(policy.name.clone()), "/name");
-    f.set("alert_type", Value::Text(policy.alert_type.clone()), "/alert_type");
-    f.set("is_health_alert", Value::Bool(policy.is_health_alert()), "/alert_type");
-    f.set("enabled", Value::Bool(policy.enabled), "/enabled");
-    f.set("mechanism_count", Value::Int(policy.mechanisms.len() as i64), "/mechanisms");
-    let (delivery, at) = if can_cover(policy) || !policy.is_health_alert() {
-        ("delivers", "")
-    } else if !policy.enabled {
-        ("disabled", "/enabled")
-    } else {
-        ("no_mechanisms", "/mechanisms")
-    };
-    f.set("delivery", Value::Text(delivery.into()), at);
-    let reason = match delivery {
-        "disabled" => "it is disabled (`enabled: false`)",
-        "no_mechanisms" => "it has no delivery mechanism under `mechanisms`",
-        _ => "",
-    };
-    f.set("delivery_reason", Value::Text(reason.into()), at);
+pub struct PolicyFacts<'a> {
+    policy: &'a Policy,
+    index: &'a CoverageIndex<'a>,
+}
 
-    let mut invalid = Vec::new();
-    if policy.is_health_alert() {
-        let healths: Vec<&str> = Health::ALL.iter().map(|h| h.api_value()).collect();
-        let sources: Vec<&str> = EventSource::ALL.iter().map(|s| s.api_value()).collect();
-        invalid.extend(invalid_values(&policy.new_health, "new_health", &healths));
-        invalid.extend(invalid_values(&policy.event_source, "event_source", &sources));
+impl<'a> PolicyFacts<'a> {
+    pub fn new(policy: &'a Policy, index: &'a CoverageIndex<'a>) -> Self {
+        PolicyFacts { policy, index }
     }
-    f.set("invalid_filter_values", Value::List(invalid), "/filters");
 
-    let unknown: Vec<Item> = if index.pool_ids.is_empty() {
-        Vec::new()
-    } else {
-        policy
-            .pool_ids
-            .iter()
-            .filter(|v| !index.pool_ids.contains(&v.value.to_ascii_lowercase()))
-            .map(|v| Item {
-                text: v.value.clone(),
-                path: Some(v.path.clone()),
-            })
-            .collect()
-    };
-    f.set("unknown_pool_ids", Value::List(unknown), "/filters/pool_id");
-    f.set("loaded_pool_count", Value::Int(index.pool_count as i64), "");
-    f
+    /// Whether it can alert anyone, and the field that says why not.
+    fn delivery(&self) -> (&'static str, &'static str) {
+        let p = self.policy;
+        if can_cover(p) || !p.is_health_alert() {
+            ("delivers", "")
+        } else if !p.enabled {
+            ("disabled", "/enabled")
+        } else {
+            ("no_mechanisms", "/mechanisms")
+        }
+    }
+}
+
+impl Facts for PolicyFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        let p = self.policy;
+        Subject {
+            kind: Kind::NotificationPolicy,
+            id: &p.id,
+            name: &p.name,
+            origin: &p.origin,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let p = self.policy;
+        Some(match name {
+            "id" => Fact::new(text(&p.id), "/id"),
+            "name" => Fact::new(text(&p.name), "/name"),
+            "alert_type" => Fact::new(text(&p.alert_type), "/alert_type"),
+            "is_health_alert" => Fact::new(Value::Bool(p.is_health_alert()), "/alert_type"),
+            "enabled" => Fact::new(Value::Bool(p.enabled), "/enabled"),
+            "mechanism_count" => Fact::new(Value::Int(p.mechanisms.len() as i64), "/mechanisms"),
+            "delivery" => {
+                let (delivery, at) = self.delivery();
+                Fact::new(text(delivery), at)
+            }
+            "delivery_reason" => {
+                let (delivery, at) = self.delivery();
+                let reason = match delivery {
+                    "disabled" => "it is disabled (`enabled: false`)",
+                    "no_mechanisms" => "it has no delivery mechanism under `mechanisms`",
+                    _ => "",
+                };
+                Fact::new(text(reason), at)
+            }
+            "invalid_filter_values" => {
+                let mut invalid = Vec::new();
+                if p.is_health_alert() {
+                    let healths: Vec<&str> = Health::ALL.iter().map(|h| h.api_value()).collect();
+                    let sources: Vec<&str> = EventSource::ALL.iter().map(|s| s.api_value()).collect();
+                    invalid.extend(invalid_values(&p.new_health, "new_health", &healths));
+                    invalid.extend(invalid_values(&p.event_source, "event_source", &sources));
+                }
+                Fact::new(Value::List(invalid), "/filters")
+            }
+            "unknown_pool_ids" => {
+                // Only meaningful when the account's pools were exported too.
+                let unknown = if self.index.pool_ids.is_empty() {
+                    Vec::new()
+                } else {
+                    p.pool_ids
+                        .iter()
+                        .filter(|v| !self.index.pool_ids.contains(&v.value.to_ascii_lowercase()))
+                        .map(|v| Item {
+                            text: v.value.clone(),
+                            path: Some(v.path.clone()),
+                        })
+                        .collect()
+                };
+                Fact::new(Value::List(unknown), "/filters/pool_id")
+            }
+            "loaded_pool_count" => Fact::new(Value::Int(self.index.pool_count as i64), ""),
+            _ => return None,
+        })
+    }
 }
 
 fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item> {
@@ -75,4 +107,101 @@ fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item>
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::source::FileId;
+    use crate::model::Account;
+    use crate::model::notification::{HEALTH_ALERT_TYPE, Pool};
+    use crate::model::origin::RecordOrigin;
+
+    fn origin() -> RecordOrigin {
+        RecordOrigin {
+            file: FileId(0),
+            pointer: "/result/0".into(),
+            anchor: None,
+        }
+    }
+
+    fn valued(field: &str, values: &[&str]) -> Vec<Valued> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Valued {
+                value: v.to_string(),
+                path: format!("/filters/{field}/{i}"),
+            })
+            .collect()
+    }
+
+    fn policy() -> Policy {
+        Policy {
+            origin: origin(),
+            id: "x".into(),
+            name: "x".into(),
+            alert_type: HEALTH_ALERT_TYPE.into(),
+            enabled: false,
+            mechanisms: vec![],
+            pool_ids: valued("pool_id", &["P1", "gone"]),
+            new_health: valued("new_health", &["unhealthy", "Healthy"]),
+            event_source: valued("event_source", &["Pool"]),
+        }
+    }
+
+    fn account() -> Account {
+        let pool = Pool {
+            origin: origin(),
+            id: "p1".into(),
+            name: "a".into(),
+            legacy_recipients: vec![],
+            legacy_events: vec![],
+        };
+        Account {
+            pools: vec![pool],
+            policies: vec![policy()],
+            ..Account::default()
+        }
+    }
+
+    #[test]
+    fn provides_every_catalogue_fact() {
+        let account = account();
+        let index = CoverageIndex::new(&account);
+        crate::facts::tests::provides_its_catalogue(&PolicyFacts::new(&account.policies[0], &index));
+    }
+
+    #[test]
+    fn invalid_values_point_at_their_element_and_suggest_the_spelling() {
+        let account = account();
+        let index = CoverageIndex::new(&account);
+        let facts = PolicyFacts::new(&account.policies[0], &index);
+        let Some(Fact {
+            value: Value::List(items), ..
+        }) = facts.get("invalid_filter_values")
+        else {
+            panic!("list")
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].path.as_deref(), Some("/filters/new_health/0"));
+        assert!(items[0].text.contains("did you mean `Unhealthy`?"), "{}", items[0].text);
+        assert_eq!(items[1].path.as_deref(), Some("/filters/event_source/0"));
+        let Some(Fact {
+            value: Value::List(unknown),
+            ..
+        }) = facts.get("unknown_pool_ids")
+        else {
+            panic!("list")
+        };
+        assert_eq!(
+            unknown.iter().map(|i| i.text.as_str()).collect::<Vec<_>>(),
+            vec!["gone"],
+            "P1 matches p1"
+        );
+        assert_eq!(
+            facts.get("delivery").map(|f| (f.value, f.path.into_owned())),
+            Some((text("disabled"), "/enabled".to_string()))
+        );
+    }
 }

@@ -1,57 +1,87 @@
-use serde_json::json;
+use serde::Serialize;
 
-use super::coverage::{Coverage, CoverageIndex};
-use super::{Facts, Subject, Value, text_items};
+use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
+use super::{Fact, Facts, Subject, text, text_items};
 use crate::model::Kind;
 use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Pool};
 
 const EMAIL: &str = "/notification_email";
 
-pub fn facts(pool: &Pool, account: Option<&str>, index: &CoverageIndex) -> Facts {
-    let mut f = Facts::new(Subject {
-        kind: Kind::Pool,
-        id: pool.id.clone(),
-        name: pool.name.clone(),
-        origin: pool.origin.clone(),
-    });
-    let cover = index.of(pool);
-    f.set("id", Value::Text(pool.id.clone()), "/id");
-    f.set("name", Value::Text(pool.name.clone()), "/name");
-    let account_segment = account.unwrap_or("{account_id}");
-    f.set("account", Value::Text(account.unwrap_or_default().to_string()), "");
-    f.set(
-        "policies_endpoint",
-        Value::Text(format!("POST /accounts/{account_segment}/alerting/v3/policies")),
-        "",
-    );
-    f.set(
-        "pool_endpoint",
-        Value::Text(format!("PATCH /accounts/{account_segment}/load_balancers/pools/{}", pool.id)),
-        "/id",
-    );
-    f.set("legacy_recipients", text_items(pool.legacy_recipients.iter().cloned(), None), EMAIL);
-    f.set(
-        "legacy_events",
-        text_items(pool.legacy_events.iter().map(Event::to_string), None),
-        "/notification_filter",
-    );
-    f.set("coverage", Value::Text(cover.coverage.as_str().into()), EMAIL);
-    f.set(
-        "covering_policies",
-        text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id)), None),
-        EMAIL,
-    );
-    f.set(
-        "uncovered_events",
-        text_items(cover.uncovered_events.iter().map(Event::to_string), None),
-        "/notification_filter",
-    );
-    f.set(
-        "uncovered_recipients",
-        text_items(cover.uncovered_recipients.iter().cloned(), None),
-        EMAIL,
-    );
-    let replacement = match cover.coverage {
+pub struct PoolFacts<'a> {
+    pool: &'a Pool,
+    account: Option<&'a str>,
+    cover: PoolCoverage<'a>,
+}
+
+impl<'a> PoolFacts<'a> {
+    pub fn new(pool: &'a Pool, account: Option<&'a str>, index: &CoverageIndex<'a>) -> Self {
+        PoolFacts {
+            pool,
+            account,
+            cover: index.of(pool),
+        }
+    }
+
+    pub fn coverage(&self) -> Coverage {
+        self.cover.coverage
+    }
+
+    fn account_segment(&self) -> &str {
+        self.account.unwrap_or("{account_id}")
+    }
+}
+
+impl Facts for PoolFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::Pool,
+            id: &self.pool.id,
+            name: &self.pool.name,
+            origin: &self.pool.origin,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let pool = self.pool;
+        let cover = &self.cover;
+        Some(match name {
+            "id" => Fact::new(text(&pool.id), "/id"),
+            "name" => Fact::new(text(&pool.name), "/name"),
+            "account" => Fact::new(text(self.account.unwrap_or_default()), ""),
+            "policies_endpoint" => Fact::new(text(format!("POST /accounts/{}/alerting/v3/policies", self.account_segment())), ""),
+            "pool_endpoint" => Fact::new(
+                text(format!(
+                    "PATCH /accounts/{}/load_balancers/pools/{}",
+                    self.account_segment(),
+                    pool.id
+                )),
+                "/id",
+            ),
+            "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), EMAIL),
+            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(Event::to_string)), "/notification_filter"),
+            "coverage" => Fact::new(text(cover.coverage.as_str()), EMAIL),
+            "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), EMAIL),
+            "uncovered_events" => Fact::new(
+                text_items(cover.uncovered_events.iter().map(Event::to_string)),
+                "/notification_filter",
+            ),
+            "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), EMAIL),
+            "replacement_policy" => Fact::new(text(replacement(pool, cover)), EMAIL),
+            _ => return None,
+        })
+    }
+}
+
+pub fn describe(name: &str, id: &str) -> String {
+    match (name.is_empty(), id.is_empty()) {
+        (false, false) => format!("{name} ({id})"),
+        (false, true) => name.to_string(),
+        (true, _) => id.to_string(),
+    }
+}
+
+fn replacement(pool: &Pool, cover: &PoolCoverage) -> String {
+    match cover.coverage {
         Coverage::None => replacement_policies(pool, &pool.legacy_events, &pool.legacy_recipients),
         Coverage::Partial => {
             // Cover every (event, recipient) pair the legacy field delivered:
@@ -68,18 +98,34 @@ pub fn facts(pool: &Pool, account: Option<&str>, index: &CoverageIndex) -> Facts
             };
             replacement_policies(pool, events, recipients)
         }
-        _ => String::new(),
-    };
-    f.set("replacement_policy", Value::Text(replacement), EMAIL);
-    f
+        Coverage::Full | Coverage::NotApplicable => String::new(),
+    }
 }
 
-pub fn describe(name: &str, id: &str) -> String {
-    match (name.is_empty(), id.is_empty()) {
-        (false, false) => format!("{name} ({id})"),
-        (false, true) => name.to_string(),
-        (true, _) => id.to_string(),
-    }
+#[derive(Serialize)]
+struct PolicyBody<'a> {
+    name: String,
+    alert_type: &'static str,
+    enabled: bool,
+    mechanisms: Mechanisms<'a>,
+    filters: Filters<'a>,
+}
+
+#[derive(Serialize)]
+struct Mechanisms<'a> {
+    email: Vec<Target<'a>>,
+}
+
+#[derive(Serialize)]
+struct Target<'a> {
+    id: &'a str,
+}
+
+#[derive(Serialize)]
+struct Filters<'a> {
+    pool_id: [&'a str; 1],
+    new_health: Vec<&'static str>,
+    event_source: Vec<&'static str>,
 }
 
 /// Policy bodies for `POST /accounts/{account_id}/alerting/v3/policies` that
@@ -101,19 +147,166 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) ->
     groups
         .iter()
         .map(|(sources, healths)| {
-            json!({
-                "name": format!("{label} health alerts"),
-                "alert_type": HEALTH_ALERT_TYPE,
-                "enabled": true,
-                "mechanisms": { "email": recipients.iter().map(|r| json!({ "id": r })).collect::<Vec<_>>() },
-                "filters": {
-                    "pool_id": [pool.id],
-                    "new_health": healths.iter().map(|h| h.api_value()).collect::<Vec<_>>(),
-                    "event_source": sources.iter().map(|s| s.api_value()).collect::<Vec<_>>(),
+            let body = PolicyBody {
+                name: format!("{label} health alerts"),
+                alert_type: HEALTH_ALERT_TYPE,
+                enabled: true,
+                mechanisms: Mechanisms {
+                    email: recipients.iter().map(|r| Target { id: r }).collect(),
                 },
-            })
-            .to_string()
+                filters: Filters {
+                    pool_id: [&pool.id],
+                    new_health: healths.iter().map(|h| h.api_value()).collect(),
+                    event_source: sources.iter().map(|s| s.api_value()).collect(),
+                },
+            };
+            serde_json::to_string(&body).unwrap_or_default()
         })
         .collect::<Vec<_>>()
         .join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Value;
+    use crate::load::source::FileId;
+    use crate::model::Account;
+    use crate::model::notification::{Mechanism, Policy, Valued};
+    use crate::model::origin::RecordOrigin;
+
+    fn origin() -> RecordOrigin {
+        RecordOrigin {
+            file: FileId(0),
+            pointer: "/result/0".into(),
+            anchor: None,
+        }
+    }
+
+    fn pool(events: Vec<Event>, recipients: &[&str]) -> Pool {
+        Pool {
+            origin: origin(),
+            id: "p1".into(),
+            name: "web".into(),
+            legacy_recipients: recipients.iter().map(|s| s.to_string()).collect(),
+            legacy_events: events,
+        }
+    }
+
+    fn all_events() -> Vec<Event> {
+        let mut v = Vec::new();
+        for source in EventSource::ALL {
+            for health in Health::ALL {
+                v.push(Event { source, health });
+            }
+        }
+        v
+    }
+
+    fn policy(recipients: &[&str], new_health: &[&str]) -> Policy {
+        Policy {
+            origin: origin(),
+            id: "x".into(),
+            name: "x".into(),
+            alert_type: HEALTH_ALERT_TYPE.into(),
+            enabled: true,
+            mechanisms: recipients
+                .iter()
+                .map(|r| Mechanism {
+                    kind: "email".into(),
+                    target: Some(r.to_string()),
+                })
+                .collect(),
+            pool_ids: vec![],
+            new_health: new_health
+                .iter()
+                .map(|v| Valued {
+                    value: v.to_string(),
+                    path: String::new(),
+                })
+                .collect(),
+            event_source: vec![],
+        }
+    }
+
+    #[test]
+    fn provides_every_catalogue_fact() {
+        let account = Account {
+            pools: vec![pool(all_events(), &["a@x.io"])],
+            ..Account::default()
+        };
+        let index = CoverageIndex::new(&account);
+        let facts = PoolFacts::new(&account.pools[0], None, &index);
+        crate::facts::tests::provides_its_catalogue(&facts);
+    }
+
+    #[test]
+    fn uncovered_pool_gets_the_whole_legacy_notification_as_a_policy() {
+        let account = Account {
+            pools: vec![pool(all_events(), &["a@x.io", "b@x.io"])],
+            ..Account::default()
+        };
+        let index = CoverageIndex::new(&account);
+        let facts = PoolFacts::new(&account.pools[0], Some("acc"), &index);
+        let Some(Fact {
+            value: Value::Text(body), ..
+        }) = facts.get("replacement_policy")
+        else {
+            panic!("text")
+        };
+        assert_eq!(
+            body,
+            r#"{"name":"web health alerts","alert_type":"load_balancing_health_alert","enabled":true,"mechanisms":{"email":[{"id":"a@x.io"},{"id":"b@x.io"}]},"filters":{"pool_id":["p1"],"new_health":["Healthy","Unhealthy"],"event_source":["pool","origin"]}}"#
+        );
+        assert_eq!(
+            facts.get("policies_endpoint").map(|f| f.value),
+            Some(text("POST /accounts/acc/alerting/v3/policies"))
+        );
+    }
+
+    #[test]
+    fn events_that_are_not_a_product_need_one_policy_per_source() {
+        let events = vec![
+            Event {
+                source: EventSource::Pool,
+                health: Health::Healthy,
+            },
+            Event {
+                source: EventSource::Origin,
+                health: Health::Unhealthy,
+            },
+        ];
+        let body = replacement_policies(&pool(events.clone(), &["a@x.io"]), &events, &["a@x.io".to_string()]);
+        let parts: Vec<&str> = body.split(" and ").collect();
+        assert_eq!(parts.len(), 2);
+        assert!(parts[0].contains(r#""new_health":["Healthy"],"event_source":["pool"]"#), "{body}");
+        assert!(
+            parts[1].contains(r#""new_health":["Unhealthy"],"event_source":["origin"]"#),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn partial_coverage_proposes_only_what_is_missing() {
+        // Recipients all covered, Healthy events missing: events Healthy to everyone.
+        let account = Account {
+            pools: vec![pool(all_events(), &["a@x.io"])],
+            policies: vec![policy(&["A@X.IO"], &["Unhealthy"])],
+            ..Account::default()
+        };
+        let index = CoverageIndex::new(&account);
+        let facts = PoolFacts::new(&account.pools[0], None, &index);
+        assert_eq!(facts.coverage(), Coverage::Partial);
+        let Some(Fact {
+            value: Value::Text(body), ..
+        }) = facts.get("replacement_policy")
+        else {
+            panic!("text")
+        };
+        assert!(
+            body.contains(r#""new_health":["Healthy"],"event_source":["pool","origin"]"#),
+            "{body}"
+        );
+        assert!(body.contains(r#"[{"id":"a@x.io"}]"#), "{body}");
+    }
 }

@@ -1,14 +1,11 @@
-//! JSON documents: one typed serde_json pass over the file; records are kept
-//! as borrowed raw slices and parsed into their shape one by one.
-
-use serde_json::value::RawValue;
+//! JSON documents: one typed serde_json pass over the file.
 
 use super::error::InputError;
 use super::shape::Container;
 use super::source::SourceFile;
 use crate::locate::position::offset_of_line_byte_column;
 
-pub fn parse(file: &SourceFile) -> Result<Container<'_, &RawValue>, InputError> {
+pub fn parse(file: &SourceFile) -> Result<Container<'_>, InputError> {
     serde_json::from_str(&file.text).map_err(|e| {
         let not_an_export = e.is_data() && e.line() == 1 && e.column() <= 1;
         let error = error_in(file, &file.text, 0, &e);
@@ -25,7 +22,14 @@ pub fn parse(file: &SourceFile) -> Result<Container<'_, &RawValue>, InputError> 
 pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Error) -> InputError {
     let mut offset = base + offset_of_line_byte_column(part, e.line(), e.column());
     if e.is_data() {
-        offset = scalar_start(file.text.as_bytes(), offset);
+        // serde_json reports a rejected array or object at the 0-based column
+        // of its bracket, and a rejected scalar just after the scalar.
+        let text = e.to_string();
+        offset = if text.starts_with("invalid type: sequence") || text.starts_with("invalid type: map") {
+            (offset + 1).min(file.text.len())
+        } else {
+            scalar_start(file.text.as_bytes(), offset)
+        };
     }
     let full = e.to_string();
     let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);

@@ -1,11 +1,9 @@
 //! Walks a parsed document's shape (envelope, pages, bundle, zones, bare
 //! array), classifies each record and hands it to a sink with its origin.
 
-use serde_json::value::RawValue;
-
 use super::error::InputError;
-use super::shape::{Container, Shape, YamlNode};
-use super::source::{FileId, SourceFile};
+use super::shape::{Container, Shape};
+use super::source::{FileId, Format, SourceFile};
 use crate::locate::{pointer, resolve_locations};
 use crate::model::Kind;
 use crate::model::origin::{Anchor, RecordOrigin};
@@ -18,44 +16,7 @@ pub struct FieldError {
 }
 
 pub trait RecordSink {
-    fn record<H>(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_, H>) -> Result<(), FieldError>;
-}
-
-/// A list element, parsed lazily (JSON) or already parsed (YAML).
-pub trait Element<'a>: Sized {
-    /// The element's shape and, when known, its byte offset in the file.
-    fn open(self, file: &SourceFile) -> Result<(Shape<'a, Self>, Option<usize>), InputError>;
-}
-
-impl<'a> Element<'a> for &'a RawValue {
-    fn open(self, file: &SourceFile) -> Result<(Shape<'a, Self>, Option<usize>), InputError> {
-        let raw = self.get();
-        let offset = raw.as_ptr() as usize - file.text.as_ptr() as usize;
-        if !raw.starts_with('{') {
-            // serde would happily read a struct from an array; a record is an object.
-            let found = match raw.as_bytes().first() {
-                Some(b'[') => "an array",
-                Some(b'"') => "a string",
-                Some(b'n') => "null",
-                Some(b't' | b'f') => "a boolean",
-                _ => "a number",
-            };
-            return Err(InputError::at_offset(
-                &file.name,
-                &file.text,
-                offset,
-                format!("expected a record (a JSON object), found {found}"),
-            ));
-        }
-        let shape = serde_json::from_str::<Shape<'a, &'a RawValue>>(raw).map_err(|e| super::json::error_in(file, raw, offset, &e))?;
-        Ok((shape, Some(offset)))
-    }
-}
-
-impl<'a> Element<'a> for YamlNode<'a> {
-    fn open(self, _file: &SourceFile) -> Result<(Shape<'a, Self>, Option<usize>), InputError> {
-        Ok((*self.0, None))
-    }
+    fn record(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_>) -> Result<(), FieldError>;
 }
 
 /// What a position in the document holds.
@@ -90,12 +51,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         }
     }
 
-    pub fn document<'a, H: Element<'a>>(&mut self, top: Container<'a, H>, kind: Option<Kind>) -> Result<(), InputError> {
+    pub fn document<'a>(&mut self, top: Container<'a>, kind: Option<Kind>) -> Result<(), InputError> {
         let expect = kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
         match top {
             Container::List(items) => self.list(items, String::new(), expect),
-            Container::Object(shape) if shape.is_envelope() => self.envelope(*shape, String::new(), None, expect),
-            Container::Object(shape) if kind.is_some() && !shape.is_bundle() => self.record(*shape, String::new(), None, expect),
+            Container::Object(shape) if shape.is_envelope() => self.envelope(*shape, String::new(), expect),
+            Container::Object(shape) if kind.is_some() && !shape.is_bundle() => self.record(*shape, String::new(), expect),
             Container::Object(shape) if shape.is_bundle() => self.bundle(*shape),
             Container::Object(_) => Err(self
                 .error_at(&self.origin(String::new(), None), "", "not an edge-service export: expected an API envelope (`result`), a bundle (`pools`, `notification_policies`, `zones`), an array of records, or `--kind` for a single object")
@@ -116,31 +77,33 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         InputError::at_offset(&self.file.name, &self.file.text, located.start, message)
     }
 
-    fn list<'a, H: Element<'a>>(&mut self, items: Vec<H>, base: String, expect: Expect) -> Result<(), InputError> {
-        for (i, item) in items.into_iter().enumerate() {
+    /// Where a JSON object starts, so its fields can be located by scanning
+    /// it alone. YAML is located through its parser's events instead.
+    fn anchor(&self, shape: &Shape<'_>, pointer: &str) -> Option<Anchor> {
+        if self.file.format != Format::Json {
+            return None;
+        }
+        shape.json_offset(&self.file.text).map(|offset| Anchor {
+            offset,
+            tokens: pointer::tokens(pointer).len(),
+        })
+    }
+
+    fn list<'a>(&mut self, items: Vec<Shape<'a>>, base: String, expect: Expect) -> Result<(), InputError> {
+        for (i, shape) in items.into_iter().enumerate() {
             let pointer = pointer::join_index(&base, i);
-            let (shape, offset) = item.open(self.file)?;
-            let anchor = offset.map(|offset| Anchor {
-                offset,
-                tokens: pointer::tokens(&pointer).len(),
-            });
             if shape.is_envelope() && classify(&shape).is_none() {
-                self.envelope(shape, pointer, anchor, expect)?;
+                self.envelope(shape, pointer, expect)?;
             } else {
-                self.record(shape, pointer, anchor, expect)?;
+                self.record(shape, pointer, expect)?;
             }
         }
         Ok(())
     }
 
-    fn envelope<'a, H: Element<'a>>(
-        &mut self,
-        shape: Shape<'a, H>,
-        base: String,
-        anchor: Option<Anchor>,
-        expect: Expect,
-    ) -> Result<(), InputError> {
+    fn envelope<'a>(&mut self, shape: Shape<'a>, base: String, expect: Expect) -> Result<(), InputError> {
         if shape.success == Some(false) {
+            let anchor = self.anchor(&shape, &base);
             let origin = self.origin(base, anchor);
             return Err(self.error_at(
                 &origin,
@@ -151,12 +114,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         let result_pointer = pointer::join(&base, "result");
         match shape.result.flatten() {
             Some(Container::List(items)) => self.list(items, result_pointer, expect),
-            Some(Container::Object(object)) => self.record(*object, result_pointer, anchor, expect),
+            Some(Container::Object(object)) => self.record(*object, result_pointer, expect),
             None => Ok(()),
         }
     }
 
-    fn bundle<'a, H: Element<'a>>(&mut self, shape: Shape<'a, H>) -> Result<(), InputError> {
+    fn bundle<'a>(&mut self, shape: Shape<'a>) -> Result<(), InputError> {
         self.account = shape.account_id.as_ref().map(|t| t.as_str().to_string());
         self.keyed(shape.pools, "/pools".into(), Kind::Pool)?;
         self.keyed(
@@ -181,12 +144,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     /// The value of a bundle key: an array, an envelope or (for settings) an object.
-    fn keyed<'a, H: Element<'a>>(&mut self, container: Option<Container<'a, H>>, base: String, kind: Kind) -> Result<(), InputError> {
+    fn keyed<'a>(&mut self, container: Option<Container<'a>>, base: String, kind: Kind) -> Result<(), InputError> {
         match container {
             None => Ok(()),
             Some(Container::List(items)) => self.list(items, base, Expect::Kind(kind)),
-            Some(Container::Object(shape)) if shape.is_envelope() => self.envelope(*shape, base, None, Expect::Kind(kind)),
-            Some(Container::Object(shape)) if kind.is_single_object() => self.record(*shape, base, None, Expect::Kind(kind)),
+            Some(Container::Object(shape)) if shape.is_envelope() => self.envelope(*shape, base, Expect::Kind(kind)),
+            Some(Container::Object(shape)) if kind.is_single_object() => self.record(*shape, base, Expect::Kind(kind)),
             Some(Container::Object(_)) => {
                 let origin = self.origin(base, None);
                 Err(self.error_at(
@@ -198,7 +161,8 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         }
     }
 
-    fn record<'a, H>(&mut self, shape: Shape<'a, H>, pointer: String, anchor: Option<Anchor>, expect: Expect) -> Result<(), InputError> {
+    fn record(&mut self, shape: Shape<'_>, pointer: String, expect: Expect) -> Result<(), InputError> {
+        let anchor = self.anchor(&shape, &pointer);
         let origin = self.origin(pointer, anchor);
         let kind = match expect {
             Expect::Kind(kind) => kind,
@@ -242,7 +206,7 @@ const PACK_TYPES: [&str; 8] = [
 ];
 
 /// Recognises a record by its fields (DESIGN §1.2).
-pub fn classify<H>(shape: &Shape<'_, H>) -> Option<Kind> {
+pub fn classify(shape: &Shape<'_>) -> Option<Kind> {
     let record_type = shape.record_type.as_ref().map(|t| t.as_str());
     if shape.origins.is_some() || shape.notification_email.is_some() {
         Some(Kind::Pool)

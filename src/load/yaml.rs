@@ -4,7 +4,7 @@
 use serde_saphyr::options::DuplicateKeyPolicy;
 
 use super::error::InputError;
-use super::shape::{Container, YamlNode};
+use super::shape::Container;
 use super::source::SourceFile;
 
 fn options(input_len: usize) -> serde_saphyr::Options {
@@ -33,7 +33,7 @@ fn options(input_len: usize) -> serde_saphyr::Options {
     }
 }
 
-pub fn parse(file: &SourceFile) -> Result<Container<'_, YamlNode<'_>>, InputError> {
+pub fn parse(file: &SourceFile) -> Result<Container<'_>, InputError> {
     serde_saphyr::from_str_with_options(&file.text, options(file.text.len())).map_err(|e| {
         let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
         let message = explain(&first_line(&e.without_snippet().to_string()));

@@ -35,7 +35,7 @@ impl Builder {
 }
 
 impl RecordSink for Builder {
-    fn record<H>(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_, H>) -> Result<(), FieldError> {
+    fn record(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_>) -> Result<(), FieldError> {
         *self.inventory.records.entry(kind).or_default() += 1;
         match kind {
             Kind::Pool => {
@@ -71,7 +71,7 @@ fn text(t: &Option<Text<'_>>) -> String {
     t.as_ref().map(|t| t.as_str().to_string()).unwrap_or_default()
 }
 
-fn pool<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Result<Pool, FieldError> {
+fn pool(origin: RecordOrigin, shape: &Shape<'_>) -> Result<Pool, FieldError> {
     let id = text(&shape.id);
     if id.is_empty() {
         return Err(FieldError {
@@ -99,7 +99,7 @@ fn pool<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Result<Pool, FieldErro
     })
 }
 
-fn policy<H>(origin: RecordOrigin, shape: &Shape<'_, H>) -> Policy {
+fn policy(origin: RecordOrigin, shape: &Shape<'_>) -> Policy {
     let mut mechanisms = Vec::new();
     for (kind, targets) in shape.mechanisms.iter().flatten() {
         for target in targets.iter().flatten() {
