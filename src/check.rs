@@ -44,7 +44,9 @@ impl Timings {
     }
     fn stage(&mut self, name: &str) {
         if let Some(t) = self.0 {
-            eprintln!("timing: {name:<10} {:>8.3}s", t.elapsed().as_secs_f64());
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            let field = |key: &str| status.lines().find(|l| l.starts_with(key)).map(|l| l[key.len()..].trim().to_string()).unwrap_or_default();
+            eprintln!("timing: {name:<10} {:>8.3}s  rss {}  peak {}", t.elapsed().as_secs_f64(), field("VmRSS:"), field("VmHWM:"));
             self.0 = Some(std::time::Instant::now());
         }
     }

@@ -1,20 +1,26 @@
 //! JSON documents: one typed serde_json pass over the file.
 
 use super::error::InputError;
-use super::shape::Container;
+use serde::de::DeserializeSeed;
+
+use super::walk::{RecordSink, Walker};
 use super::source::SourceFile;
 use crate::locate::position::offset_of_line_byte_column;
 
-pub fn parse(file: &SourceFile) -> Result<Container<'_>, InputError> {
-    serde_json::from_str(&file.text).map_err(|e| {
-        let not_an_export = e.is_data() && e.line() == 1 && e.column() <= 1;
-        let error = error_in(file, &file.text, 0, &e);
-        if not_an_export || is_top_level_type_error(&e) {
-            error.not_an_export()
-        } else {
-            error
-        }
-    })
+/// Parses the file and walks it in the same pass.
+pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), InputError> {
+    walker.run(
+        |seed| {
+            let mut de = serde_json::Deserializer::from_str(&file.text);
+            seed.deserialize(&mut de)?;
+            de.end()
+        },
+        |e| {
+            let top_level_type = e.is_data() && e.to_string().contains("expected an array of records or an object");
+            let error = error_in(file, &file.text, 0, &e);
+            if top_level_type { error.not_an_export() } else { error }
+        },
+    )
 }
 
 /// A serde_json error met while parsing `part` (a slice of the file starting
@@ -55,9 +61,6 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     InputError::at_offset(&file.name, &file.text, offset, message)
 }
 
-fn is_top_level_type_error(e: &serde_json::Error) -> bool {
-    e.is_data() && e.to_string().contains("expected an array of records or an object")
-}
 
 /// serde_json reports a type error after the value it rejected; a person
 /// wants the value's first character. `end` is the value's last byte.

@@ -6,6 +6,7 @@ pub mod error;
 pub mod json;
 pub mod shape;
 pub mod source;
+pub mod stream;
 pub mod walk;
 pub mod yaml;
 
@@ -68,13 +69,10 @@ fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOpt
             "the file is empty: expected a JSON or YAML export",
         ));
     }
-    // Records of a document are handed to the sink as they are walked; a
-    // document that turns out not to be an export has not reached it yet
-    // because classification fails at its first record.
-    let mut walker = Walker::new(files, id, sink);
+    let walker = Walker::new(files, id, sink, options.kind);
     match file.format {
-        Format::Json => walker.document(json::parse(file)?, options.kind),
-        Format::Yaml => walker.document(yaml::parse(file)?, options.kind),
+        Format::Json => json::walk(file, walker),
+        Format::Yaml => yaml::walk(file, walker),
     }
 }
 

@@ -1,9 +1,11 @@
-//! Walks a parsed document's shape (envelope, pages, bundle, zones, bare
-//! array), classifies each record and hands it to a sink with its origin.
+//! Decides what each streamed object is (envelope, page, bundle, zone,
+//! record), classifies records by their fields and hands them to a sink with
+//! where they came from.
 
 use super::error::InputError;
-use super::shape::{Container, Shape};
+use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
+use super::stream::{ContainerSeed, Expect, Walk};
 use crate::locate::{pointer, resolve_locations};
 use crate::model::Kind;
 use crate::model::origin::{Anchor, RecordOrigin};
@@ -16,16 +18,12 @@ pub struct FieldError {
 }
 
 pub trait RecordSink {
-    fn record(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_>) -> Result<(), FieldError>;
-}
-
-/// What a position in the document holds.
-#[derive(Clone, Copy)]
-enum Expect {
-    /// Records of this kind (a bundle key or `--kind`).
-    Kind(Kind),
-    /// Records recognised by their fields.
-    ByShape,
+    fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError>;
+    /// The document's records belong to this account (a bundle may name its
+    /// `account_id` after its pools, so this comes at the end).
+    fn end_document(&mut self, account: Option<&str>);
+    /// The document was skipped: forget what it sent.
+    fn discard_document(&mut self);
 }
 
 pub struct Walker<'f, S> {
@@ -33,48 +31,44 @@ pub struct Walker<'f, S> {
     file_id: FileId,
     files: &'f [SourceFile],
     sink: &'f mut S,
+    /// `--kind`: what the document's records are.
+    kind: Option<Kind>,
     account: Option<String>,
     /// Records accepted so far: until the first, a document that does not
     /// look like an export is "not an export" rather than a broken one.
     accepted: usize,
+    error: Option<InputError>,
 }
 
 impl<'f, S: RecordSink> Walker<'f, S> {
-    pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S) -> Self {
-        Walker {
-            file: &files[file_id.0 as usize],
-            file_id,
-            files,
-            sink,
-            account: None,
-            accepted: 0,
-        }
+    pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S, kind: Option<Kind>) -> Self {
+        Walker { file: &files[file_id.0 as usize], file_id, files, sink, kind, account: None, accepted: 0, error: None }
     }
 
-    pub fn document<'a>(&mut self, top: Container<'a>, kind: Option<Kind>) -> Result<(), InputError> {
-        let expect = kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
-        match top {
-            Container::List(items) => self.list(items, String::new(), expect),
-            Container::Object(shape) if shape.is_envelope() => self.envelope(*shape, String::new(), expect),
-            Container::Object(shape) if kind.is_some() && !shape.is_bundle() => self.record(*shape, String::new(), expect),
-            Container::Object(shape) if shape.is_bundle() => self.bundle(*shape),
-            Container::Object(_) => Err(self
-                .error_at(&self.origin(String::new(), None), "", "not an edge-service export: expected an API envelope (`result`), a bundle (`pools`, `notification_policies`, `zones`), an array of records, or `--kind` for a single object")
-                .not_an_export()),
+    /// Parses and walks the whole document with `parse`, which runs a
+    /// [`ContainerSeed`] over the file; `parse_error` turns the parser's own
+    /// errors into located input errors.
+    pub fn run<E>(
+        mut self,
+        parse: impl FnOnce(ContainerSeed<'_, Self>) -> Result<(), E>,
+        parse_error: impl FnOnce(E) -> InputError,
+    ) -> Result<(), InputError> {
+        let expect = self.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
+        let outcome = parse(ContainerSeed { walk: &mut self, pointer: String::new(), expect });
+        let result = match (outcome, self.error.take()) {
+            (_, Some(error)) => Err(error),
+            (Ok(()), None) => Ok(()),
+            (Err(e), None) => Err(parse_error(e)),
+        };
+        match &result {
+            Ok(()) => self.sink.end_document(self.account.as_deref()),
+            Err(_) => self.sink.discard_document(),
         }
+        result
     }
 
-    fn origin(&self, pointer: String, anchor: Option<Anchor>) -> RecordOrigin {
-        RecordOrigin {
-            file: self.file_id,
-            pointer,
-            anchor,
-        }
-    }
-
-    fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
-        let located = &resolve_locations(self.files, &[(origin, path)])[0];
-        InputError::at_offset(&self.file.name, &self.file.text, located.start, message)
+    fn origin(&self, pointer: &str, anchor: Option<Anchor>) -> RecordOrigin {
+        RecordOrigin { file: self.file_id, pointer: pointer.to_string(), anchor }
     }
 
     /// Where a JSON object starts, so its fields can be located by scanning
@@ -83,127 +77,114 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         if self.file.format != Format::Json {
             return None;
         }
-        shape.json_offset(&self.file.text).map(|offset| Anchor {
-            offset,
-            tokens: pointer::tokens(pointer).len(),
-        })
+        shape.json_offset(&self.file.text).map(|offset| Anchor { offset, tokens: pointer::tokens(pointer).len() })
     }
 
-    fn list<'a>(&mut self, items: Vec<Shape<'a>>, base: String, expect: Expect) -> Result<(), InputError> {
-        for (i, shape) in items.into_iter().enumerate() {
-            let pointer = pointer::join_index(&base, i);
-            if shape.is_envelope() && classify(&shape).is_none() {
-                self.envelope(shape, pointer, expect)?;
-            } else {
-                self.record(shape, pointer, expect)?;
-            }
-        }
-        Ok(())
+    fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
+        let located = &resolve_locations(self.files, &[(origin, path)])[0];
+        InputError::at_offset(&self.file.name, &self.file.text, located.start, message)
     }
 
-    fn envelope<'a>(&mut self, shape: Shape<'a>, base: String, expect: Expect) -> Result<(), InputError> {
+    /// Keeps the error for `run` and stops the parser.
+    fn fail(&mut self, error: InputError) -> Result<(), ()> {
+        self.error = Some(error);
+        Err(())
+    }
+
+    fn envelope(&mut self, shape: &Shape<'_>, pointer: &str) -> Result<(), ()> {
         if shape.success == Some(false) {
-            let anchor = self.anchor(&shape, &base);
-            let origin = self.origin(base, anchor);
-            return Err(self.error_at(
+            let origin = self.origin(pointer, self.anchor(shape, pointer));
+            let error = self.error_at(
                 &origin,
                 "/success",
                 "this is an API error response (`success: false`), not an export: check the `errors` it lists and export again",
-            ));
-        }
-        let result_pointer = pointer::join(&base, "result");
-        match shape.result.flatten() {
-            Some(Container::List(items)) => self.list(items, result_pointer, expect),
-            Some(Container::Object(object)) => self.record(*object, result_pointer, expect),
-            None => Ok(()),
-        }
-    }
-
-    fn bundle<'a>(&mut self, shape: Shape<'a>) -> Result<(), InputError> {
-        self.account = shape.account_id.as_ref().map(|t| t.as_str().to_string());
-        self.keyed(shape.pools, "/pools".into(), Kind::Pool)?;
-        self.keyed(
-            shape.notification_policies,
-            "/notification_policies".into(),
-            Kind::NotificationPolicy,
-        )?;
-        for (i, zone) in shape.zones.into_iter().flatten().enumerate() {
-            let base = format!("/zones/{i}");
-            for (container, key, kind) in [
-                (zone.certificate_packs, "certificate_packs", Kind::CertificatePack),
-                (zone.custom_certificates, "custom_certificates", Kind::CustomCertificate),
-                (zone.custom_hostnames, "custom_hostnames", Kind::CustomHostname),
-                (zone.dns_records, "dns_records", Kind::DnsRecord),
-                (zone.total_tls, "total_tls", Kind::TotalTls),
-                (zone.universal_ssl, "universal_ssl", Kind::UniversalSsl),
-            ] {
-                self.keyed(container, pointer::join(&base, key), kind)?;
-            }
+            );
+            return self.fail(error);
         }
         Ok(())
     }
 
-    /// The value of a bundle key: an array, an envelope or (for settings) an object.
-    fn keyed<'a>(&mut self, container: Option<Container<'a>>, base: String, kind: Kind) -> Result<(), InputError> {
-        match container {
-            None => Ok(()),
-            Some(Container::List(items)) => self.list(items, base, Expect::Kind(kind)),
-            Some(Container::Object(shape)) if shape.is_envelope() => self.envelope(*shape, base, Expect::Kind(kind)),
-            Some(Container::Object(shape)) if kind.is_single_object() => self.record(*shape, base, Expect::Kind(kind)),
-            Some(Container::Object(_)) => {
-                let origin = self.origin(base, None);
-                Err(self.error_at(
-                    &origin,
-                    "",
-                    &format!("expected an array of {kind} records or an API envelope with `result`"),
-                ))
-            }
-        }
-    }
-
-    fn record(&mut self, shape: Shape<'_>, pointer: String, expect: Expect) -> Result<(), InputError> {
-        let anchor = self.anchor(&shape, &pointer);
-        let origin = self.origin(pointer, anchor);
+    fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()> {
+        let origin = self.origin(pointer, self.anchor(&shape, pointer));
         let kind = match expect {
             Expect::Kind(kind) => kind,
-            Expect::ByShape => match classify(&shape) {
+            Expect::ByShape | Expect::Zone => match classify(&shape) {
                 Some(kind) => kind,
                 None => {
                     let error = self.error_at(&origin, "", UNRECOGNISED);
-                    return Err(if self.accepted == 0 { error.not_an_export() } else { error });
+                    return self.fail(if self.accepted == 0 { error.not_an_export() } else { error });
                 }
             },
         };
-        if kind.is_single_object() && matches!(expect, Expect::ByShape) {
-            return Err(self.error_at(
-                &origin,
-                "",
-                "a settings object is only recognised under a bundle key or with `--kind`",
-            ));
+        if kind.is_single_object() && expect == Expect::ByShape {
+            let error = self.error_at(&origin, "", "a settings object is only recognised under a bundle key or with `--kind`");
+            return self.fail(error);
         }
-        let account = self.account.clone();
-        match self.sink.record(kind, origin.clone(), account.as_deref(), &shape) {
+        match self.sink.record(kind, origin.clone(), &shape) {
             Ok(()) => {
                 self.accepted += 1;
                 Ok(())
             }
-            Err(e) => Err(self.error_at(&origin, &e.path, &e.message)),
+            Err(e) => {
+                let error = self.error_at(&origin, &e.path, &e.message);
+                self.fail(error)
+            }
         }
     }
 }
 
+impl<S: RecordSink> Walk for Walker<'_, S> {
+    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()> {
+        if expect == Expect::Zone {
+            // A zone's lists were streamed while it was read.
+            return Ok(());
+        }
+        if shape.is_envelope() && classify(&shape).is_none() {
+            // A page of a multi-page export; its records were streamed.
+            return self.envelope(&shape, pointer);
+        }
+        self.record(shape, pointer, expect)
+    }
+
+    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()> {
+        let is_document = pointer.is_empty();
+        if shape.is_envelope() && classify(&shape).is_none() {
+            return self.envelope(&shape, pointer);
+        }
+        if shape.is_bundle() {
+            if is_document {
+                self.account = shape.account_id.as_ref().map(|t| t.as_str().to_string());
+            }
+            return Ok(());
+        }
+        match expect {
+            // `pools: {...}`: a list key holding a lone object.
+            Expect::Kind(kind) if is_list_key(pointer) => {
+                let origin = self.origin(pointer, self.anchor(&shape, pointer));
+                let error = self.error_at(&origin, "", &format!("expected an array of {kind} records or an API envelope with `result`"));
+                self.fail(error)
+            }
+            Expect::Kind(_) => self.record(shape, pointer, expect),
+            Expect::ByShape if is_document => {
+                let origin = self.origin(pointer, None);
+                let error = self.error_at(&origin, "", NOT_AN_EXPORT).not_an_export();
+                self.fail(error)
+            }
+            Expect::ByShape | Expect::Zone => self.record(shape, pointer, expect),
+        }
+    }
+}
+
+const NOT_AN_EXPORT: &str = "not an edge-service export: expected an API envelope (`result`), a bundle (`pools`, `notification_policies`, `zones`), an array of records, or `--kind` for a single object";
+
 const UNRECOGNISED: &str = "this record matches no known kind: expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname` and `ssl`), a certificate pack (`type`: universal, advanced, …), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`type` and `name`)";
 
-const PACK_TYPES: [&str; 8] = [
-    "universal",
-    "advanced",
-    "total_tls",
-    "sni_custom",
-    "legacy_custom",
-    "keyless",
-    "mh_custom",
-    "managed_hostname",
-];
+const PACK_TYPES: [&str; 8] = ["universal", "advanced", "total_tls", "sni_custom", "legacy_custom", "keyless", "mh_custom", "managed_hostname"];
+
+fn is_list_key(pointer: &str) -> bool {
+    let last = pointer.rsplit('/').next().unwrap_or("");
+    ["pools", "notification_policies", "certificate_packs", "custom_certificates", "custom_hostnames", "dns_records"].contains(&last)
+}
 
 /// Recognises a record by its fields (DESIGN §1.2).
 pub fn classify(shape: &Shape<'_>) -> Option<Kind> {

@@ -4,7 +4,9 @@
 use serde_saphyr::options::DuplicateKeyPolicy;
 
 use super::error::InputError;
-use super::shape::Container;
+use serde::de::DeserializeSeed;
+
+use super::walk::{RecordSink, Walker};
 use super::source::SourceFile;
 
 fn options(input_len: usize) -> serde_saphyr::Options {
@@ -33,27 +35,22 @@ fn options(input_len: usize) -> serde_saphyr::Options {
     }
 }
 
-pub fn parse(file: &SourceFile) -> Result<Container<'_>, InputError> {
-    serde_saphyr::from_str_with_options(&file.text, options(file.text.len())).map_err(|e| {
-        let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-        let message = explain(&first_line(&e.without_snippet().to_string()));
-        let not_an_export = message.contains("expected an array of records or an object") && line == 1;
-        let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
-        let offset = offset
-            + file.text[offset..]
-                .chars()
-                .take(column.saturating_sub(1))
-                .map(char::len_utf8)
-                .sum::<usize>();
-        let pointer = crate::locate::pointer::abbreviate(&pointer_at(&file.text, offset));
-        let place = if pointer.is_empty() {
-            String::new()
-        } else {
-            format!("{pointer}: ")
-        };
-        let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
-        if not_an_export { error.not_an_export() } else { error }
-    })
+/// Parses the file and walks it in the same pass.
+pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), InputError> {
+    walker.run(
+        |seed| serde_saphyr::with_deserializer_from_str_with_options(&file.text, options(file.text.len()), |de| seed.deserialize(de)),
+        |e| {
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+            let message = explain(&first_line(&e.without_snippet().to_string()));
+            let not_an_export = message.contains("expected an array of records or an object") && line == 1;
+            let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
+            let offset = offset + file.text[offset..].chars().take(column.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+            let pointer = crate::locate::pointer::abbreviate(&pointer_at(&file.text, offset));
+            let place = if pointer.is_empty() { String::new() } else { format!("{pointer}: ") };
+            let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
+            if not_an_export { error.not_an_export() } else { error }
+        },
+    )
 }
 
 /// The pointer of the node starting at `offset`, if the document's events

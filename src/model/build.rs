@@ -10,11 +10,19 @@ use crate::load::walk::{FieldError, RecordSink};
 #[derive(Default)]
 pub struct Builder {
     inventory: Inventory,
+    /// The current document's resources and record counts, until its account is known.
+    staged: Account,
+    staged_records: Vec<(Kind, usize)>,
 }
 
 impl Builder {
     pub fn finish(mut self) -> Inventory {
         self.inventory.accounts.sort_by(|a, b| a.id.cmp(&b.id));
+        for account in &mut self.inventory.accounts {
+            // Growth slack of large lists is memory a big export cannot spare.
+            account.pools.shrink_to_fit();
+            account.policies.shrink_to_fit();
+        }
         self.inventory
     }
 
@@ -23,10 +31,7 @@ impl Builder {
         let index = match accounts.iter().position(|a| a.id.as_deref() == id) {
             Some(i) => i,
             None => {
-                accounts.push(Account {
-                    id: id.map(str::to_string),
-                    ..Account::default()
-                });
+                accounts.push(Account { id: id.map(str::to_string), ..Account::default() });
                 accounts.len() - 1
             }
         };
@@ -35,26 +40,48 @@ impl Builder {
 }
 
 impl RecordSink for Builder {
-    fn record(&mut self, kind: Kind, origin: RecordOrigin, account: Option<&str>, shape: &Shape<'_>) -> Result<(), FieldError> {
-        *self.inventory.records.entry(kind).or_default() += 1;
+    fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError> {
         match kind {
             Kind::Pool => {
                 let pool = pool(origin, shape)?;
-                let account = self.account(account);
                 // Account-level findings point at the list the pools are in.
                 let list = pool_list(&pool.origin);
-                if account.pool_lists.last() != Some(&list) {
-                    account.pool_lists.push(list);
+                if self.staged.pool_lists.last() != Some(&list) {
+                    self.staged.pool_lists.push(list);
                 }
-                account.pools.push(pool);
+                self.staged.pools.push(pool);
             }
-            Kind::NotificationPolicy => {
-                let policy = policy(origin, shape);
-                self.account(account).policies.push(policy);
-            }
+            Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape)),
             _ => {}
         }
+        match self.staged_records.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => self.staged_records.push((kind, 1)),
+        }
         Ok(())
+    }
+
+    fn end_document(&mut self, account: Option<&str>) {
+        let staged = std::mem::take(&mut self.staged);
+        for (kind, n) in std::mem::take(&mut self.staged_records) {
+            *self.inventory.records.entry(kind).or_default() += n;
+        }
+        let target = self.account(account);
+        if target.pools.is_empty() && target.policies.is_empty() && target.pool_lists.is_empty() {
+            // The common case, one document per account: move, do not copy.
+            target.pools = staged.pools;
+            target.policies = staged.policies;
+            target.pool_lists = staged.pool_lists;
+        } else {
+            target.pools.extend(staged.pools);
+            target.policies.extend(staged.policies);
+            target.pool_lists.extend(staged.pool_lists);
+        }
+    }
+
+    fn discard_document(&mut self) {
+        self.staged = Account::default();
+        self.staged_records.clear();
     }
 }
 

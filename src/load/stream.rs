@@ -1,0 +1,276 @@
+//! Parses a document in one pass and hands each object to a [`Walk`] as soon
+//! as it is complete, so a list of a million records never exists at once:
+//! only the record being read does. Values that hold records (`result`,
+//! `pools`, `zones`, …) are streamed the same way while their parent object
+//! is still being read.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::shape::{Shape, Text};
+use crate::locate::pointer;
+use crate::model::Kind;
+
+/// What a position in the document holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Records of this kind (a bundle key or `--kind`).
+    Kind(Kind),
+    /// Records recognised by their fields.
+    ByShape,
+    /// An element of a bundle's `zones`.
+    Zone,
+}
+
+/// The walk was stopped by an error the walker kept (an `InputError` with its
+/// location); the serde error carrying this message only unwinds the parser.
+pub const ABORTED: &str = "edgeaudit: walk aborted";
+
+/// Receives complete objects, with the pointer they are at.
+pub trait Walk {
+    /// An element of a list.
+    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()>;
+    /// An object that is not in a list: the document, an envelope's single
+    /// `result`, a settings object under a bundle key.
+    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()>;
+}
+
+/// A value that holds records: an array, or an object (an envelope, a bundle
+/// or a single record). `null` holds nothing.
+pub struct ContainerSeed<'w, W> {
+    pub walk: &'w mut W,
+    pub pointer: String,
+    pub expect: Expect,
+}
+
+impl<'de, W: Walk> DeserializeSeed<'de> for ContainerSeed<'_, W> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records or an object (an API envelope, a bundle or a record)")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0usize;
+        loop {
+            let element = pointer::join_index(&self.pointer, index);
+            let seed = ObjectSeed { walk: &mut *self.walk, pointer: &element, expect: self.expect };
+            let Some(shape) = seq.next_element_seed(seed)? else { return Ok(()) };
+            self.walk.element(shape, &element, self.expect).map_err(|()| de::Error::custom(ABORTED))?;
+            index += 1;
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        let shape = ObjectSeed { walk: &mut *self.walk, pointer: &self.pointer, expect: self.expect }.visit_map(map)?;
+        self.walk.object(shape, &self.pointer, self.expect).map_err(|()| de::Error::custom(ABORTED))
+    }
+}
+
+/// One object: its fields into a [`Shape`], its record-holding values
+/// streamed to the walker.
+struct ObjectSeed<'w, 'p, W> {
+    walk: &'w mut W,
+    pointer: &'p str,
+    expect: Expect,
+}
+
+impl<'de, W: Walk> DeserializeSeed<'de> for ObjectSeed<'_, '_, W> {
+    type Value = Shape<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Shape<'de>, D::Error> {
+        // A map, never a sequence: serde would otherwise read a struct from an array.
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
+    type Value = Shape<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a record (an object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
+        let mut s = Shape::default();
+        let mut seen: u64 = 0;
+        let mut first = true;
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            if first {
+                first = false;
+                if let Cow::Borrowed(k) = key.0 {
+                    s.first_key = Some(k);
+                }
+            }
+            let key = key.as_str();
+            // Known fields, each at most once (like serde's derive).
+            let bit = FIELDS.iter().position(|f| *f == key);
+            if let Some(bit) = bit {
+                if seen & (1 << bit) != 0 {
+                    return Err(de::Error::duplicate_field(FIELDS[bit]));
+                }
+                seen |= 1 << bit;
+            }
+            let mut records = |expect: Expect| {
+                let pointer = pointer::join(self.pointer, key);
+                map.next_value_seed(ContainerSeed { walk: &mut *self.walk, pointer, expect })
+            };
+            match key {
+                "result" => {
+                    s.has_result = true;
+                    let expect = if self.expect == Expect::Zone { Expect::ByShape } else { self.expect };
+                    records(expect)?;
+                }
+                "pools" => {
+                    s.has_bundle_key = true;
+                    records(Expect::Kind(Kind::Pool))?;
+                }
+                "notification_policies" => {
+                    s.has_bundle_key = true;
+                    records(Expect::Kind(Kind::NotificationPolicy))?;
+                }
+                "zones" => {
+                    s.has_bundle_key = true;
+                    records(Expect::Zone)?;
+                }
+                "certificate_packs" => records(Expect::Kind(Kind::CertificatePack))?,
+                "custom_certificates" => records(Expect::Kind(Kind::CustomCertificate))?,
+                "custom_hostnames" => records(Expect::Kind(Kind::CustomHostname))?,
+                "dns_records" => records(Expect::Kind(Kind::DnsRecord))?,
+                "total_tls" => records(Expect::Kind(Kind::TotalTls))?,
+                "universal_ssl" => records(Expect::Kind(Kind::UniversalSsl))?,
+                "success" => s.success = map.next_value()?,
+                "account_id" => s.account_id = map.next_value()?,
+                "zone_id" => s.zone_id = map.next_value()?,
+                "id" => s.id = map.next_value()?,
+                "name" => s.name = map.next_value()?,
+                "enabled" => s.enabled = map.next_value()?,
+                "origins" => s.origins = map.next_value()?,
+                "notification_email" => s.notification_email = Some(map.next_value()?),
+                "notification_filter" => s.notification_filter = map.next_value()?,
+                "alert_type" => s.alert_type = map.next_value()?,
+                "mechanisms" => s.mechanisms = map.next_value()?,
+                "filters" => s.filters = map.next_value()?,
+                "hostname" => s.hostname = map.next_value()?,
+                "ssl" => s.ssl = map.next_value()?,
+                "type" => s.record_type = map.next_value()?,
+                "bundle_method" => s.bundle_method = map.next_value()?,
+                "uploaded_on" => s.uploaded_on = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+const FIELDS: [&str; 27] = [
+    "result",
+    "success",
+    "account_id",
+    "pools",
+    "notification_policies",
+    "zones",
+    "zone_id",
+    "certificate_packs",
+    "custom_certificates",
+    "custom_hostnames",
+    "dns_records",
+    "total_tls",
+    "universal_ssl",
+    "id",
+    "name",
+    "enabled",
+    "origins",
+    "notification_email",
+    "notification_filter",
+    "alert_type",
+    "mechanisms",
+    "filters",
+    "hostname",
+    "ssl",
+    "type",
+    "bundle_method",
+    "uploaded_on",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Event = (String, &'static str, Option<String>, Option<usize>);
+
+    /// Records every object it is handed, with where and how.
+    struct Log<'t> {
+        events: Vec<Event>,
+        text: &'t str,
+    }
+
+    impl Walk for Log<'_> {
+        fn element(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), ()> {
+            let offset = shape.json_offset(self.text);
+            self.events.push((pointer.to_string(), "element", shape.id.map(|t| t.as_str().to_string()), offset));
+            Ok(())
+        }
+        fn object(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), ()> {
+            self.events.push((pointer.to_string(), "object", shape.id.map(|t| t.as_str().to_string()), None));
+            Ok(())
+        }
+    }
+
+    fn walk(text: &str) -> Result<Vec<Event>, serde_json::Error> {
+        let mut log = Log { events: Vec::new(), text };
+        let mut de = serde_json::Deserializer::from_str(text);
+        ContainerSeed { walk: &mut log, pointer: String::new(), expect: Expect::ByShape }.deserialize(&mut de)?;
+        de.end()?;
+        Ok(log.events)
+    }
+
+    #[test]
+    fn records_are_handed_over_in_order_with_pointers() {
+        let events = walk(r#"{"success": true, "result": [{"id": "a"}, {"id": "b"}]}"#).unwrap();
+        let summary: Vec<(&str, &str, Option<&str>)> = events.iter().map(|(p, k, id, _)| (p.as_str(), *k, id.as_deref())).collect();
+        assert_eq!(summary, vec![("/result/0", "element", Some("a")), ("/result/1", "element", Some("b")), ("", "object", None)]);
+    }
+
+    #[test]
+    fn bundles_stream_each_key_and_zones() {
+        let events = walk(r#"{"pools": [{"id": "p"}], "zones": [{"zone_id": "z", "total_tls": {"result": {"id": "t"}}}], "account_id": "acc"}"#).unwrap();
+        let pointers: Vec<&str> = events.iter().map(|(p, ..)| p.as_str()).collect();
+        assert_eq!(pointers, vec!["/pools/0", "/zones/0/total_tls/result", "/zones/0/total_tls", "/zones/0", ""]);
+    }
+
+    #[test]
+    fn objects_must_be_maps_and_fields_appear_once() {
+        assert!(walk("[[1]]").is_err());
+        let e = walk(r#"[{"id": "a", "id": "b"}]"#).unwrap_err();
+        assert!(e.to_string().contains("duplicate field `id`"), "{e}");
+    }
+
+    #[test]
+    fn a_record_knows_where_its_object_starts() {
+        let text = "[ {\"id\": \"a\"},\n  {\n   \"origins\": [], \"id\": \"b\"}, {\"x\\u0079z\": 1}, {}]";
+        let events = walk(text).unwrap();
+        let offsets: Vec<Option<usize>> = events.iter().map(|e| e.3).collect();
+        assert_eq!(offsets, vec![Some(2), Some(text.find("{\n").unwrap()), None, None], "escaped or no first key: no offset");
+    }
+}
