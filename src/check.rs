@@ -1,19 +1,17 @@
 //! The main job, stage by stage: load → model → facts → rules → findings,
 //! then locations for what was found.
 
-use std::collections::BTreeMap;
-
 use chrono::NaiveDate;
 
 use crate::engine::RuleSet;
 use crate::engine::evaluate::evaluate;
-use crate::facts::for_each_subject;
+use crate::facts::Analysis;
 use crate::findings::LocatedFinding;
 use crate::load::error::InputError;
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
 use crate::locate::resolve_locations;
-use crate::model::Kind;
+use crate::model::Inventory;
 use crate::model::build::Builder;
 
 #[derive(Debug, Clone)]
@@ -28,7 +26,8 @@ pub struct Outcome {
     pub files: Vec<SourceFile>,
     /// Sorted by file, line, column, rule.
     pub findings: Vec<LocatedFinding>,
-    pub records: BTreeMap<Kind, usize>,
+    /// The resources, for rendering messages and counting records.
+    pub inventory: Inventory,
     /// Files met in directories that are not exports.
     pub skipped: Vec<InputError>,
     pub as_of: NaiveDate,
@@ -60,7 +59,7 @@ pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputEr
     timings.stage("load");
 
     let mut findings = Vec::new();
-    for_each_subject(&inventory, |facts| evaluate(rules, facts, options.as_of, &mut findings));
+    Analysis::new(&inventory).for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
     timings.stage("rules");
 
     let requests: Vec<_> = findings.iter().map(|f| (&f.origin, f.path.as_str())).collect();
@@ -79,7 +78,7 @@ pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputEr
     Ok(Outcome {
         files: loaded.files,
         findings: located,
-        records: inventory.records,
+        inventory,
         skipped: loaded.skipped,
         as_of: options.as_of,
     })

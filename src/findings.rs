@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::rule::Rule;
+use crate::facts::SubjectRef;
 use crate::locate::Located;
 use crate::model::Kind;
 use crate::model::origin::RecordOrigin;
@@ -43,7 +44,10 @@ pub struct Resource {
 pub struct Finding {
     pub rule: Arc<Rule>,
     pub severity: Severity,
-    pub message: String,
+    /// The resource, to render the message from its facts when reported.
+    pub subject: SubjectRef,
+    /// The element of a `for_each` rule this finding is about.
+    pub item: Option<String>,
     pub resource: Resource,
     pub origin: RecordOrigin,
     /// The field that triggered it, relative to the record.
@@ -86,14 +90,14 @@ impl LocatedFinding {
         }
     }
 
-    /// The deterministic report order: file, line, column, rule.
+    /// The deterministic report order: file, line, column, rule, pointer.
     pub fn sort_key(&self) -> (&str, usize, usize, &str, &str) {
         (
             &self.location.file,
             self.location.line,
             self.location.column,
             &self.finding.rule.id,
-            &self.finding.message,
+            &self.location.pointer,
         )
     }
 }

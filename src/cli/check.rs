@@ -5,6 +5,7 @@ use chrono::NaiveDate;
 use super::args::{CheckArgs, Color, FailOn, InputFormat};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, rule_set};
 use crate::check::{CheckOptions, check};
+use crate::facts::Analysis;
 use crate::findings::Severity;
 use crate::load::LoadOptions;
 use crate::load::source::Format as InputFileFormat;
@@ -101,6 +102,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             );
         }
     }
+    let analysis = Analysis::new(&outcome.inventory);
     for output in &outputs {
         let color = output.path.is_none()
             && match args.color {
@@ -110,6 +112,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             };
         let ctx = report::Context {
             outcome: &outcome,
+            analysis: &analysis,
             rules: &rules,
             color,
             statistics: args.statistics,

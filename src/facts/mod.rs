@@ -85,22 +85,70 @@ pub fn text_items<S: Into<String>>(values: impl IntoIterator<Item = S>) -> Value
     )
 }
 
-/// Every subject's facts, account by account, handed to `visit` one at a
-/// time so that a million resources never hold a million fact sets at once.
-pub fn for_each_subject(inventory: &crate::model::Inventory, mut visit: impl FnMut(&dyn Facts)) {
-    for account in &inventory.accounts {
-        let index = coverage::CoverageIndex::new(account);
-        let mut tally = account::Tally::default();
-        for pool in &account.pools {
-            let facts = pool::PoolFacts::new(pool, account.id.as_deref(), &index);
-            tally.add(facts.coverage());
-            visit(&facts);
+/// Which resource a finding is about, so its facts (and message) can be
+/// rebuilt when a report writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubjectRef {
+    pub account: u32,
+    pub kind: Kind,
+    pub index: u32,
+}
+
+/// The cross-resource indexes of an inventory, built once: everything a
+/// subject's facts need besides the subject itself.
+pub struct Analysis<'a> {
+    inventory: &'a crate::model::Inventory,
+    indexes: Vec<coverage::CoverageIndex<'a>>,
+    tallies: Vec<account::Tally>,
+}
+
+impl<'a> Analysis<'a> {
+    pub fn new(inventory: &'a crate::model::Inventory) -> Self {
+        let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
+        let tallies = inventory
+            .accounts
+            .iter()
+            .zip(&indexes)
+            .map(|(account, index)| {
+                let mut tally = account::Tally::default();
+                for pool in &account.pools {
+                    tally.add(index.of(pool).coverage);
+                }
+                tally
+            })
+            .collect();
+        Analysis { inventory, indexes, tallies }
+    }
+
+    /// Every subject's facts, one at a time, so that a million resources never
+    /// hold a million fact sets at once.
+    pub fn for_each_subject(&self, mut visit: impl FnMut(SubjectRef, &dyn Facts)) {
+        for (a, account) in self.inventory.accounts.iter().enumerate() {
+            for index in 0..account.pools.len() {
+                let subject = SubjectRef { account: a as u32, kind: Kind::Pool, index: index as u32 };
+                self.with_facts(subject, |facts| visit(subject, facts));
+            }
+            for index in 0..account.policies.len() {
+                let subject = SubjectRef { account: a as u32, kind: Kind::NotificationPolicy, index: index as u32 };
+                self.with_facts(subject, |facts| visit(subject, facts));
+            }
+            let subject = SubjectRef { account: a as u32, kind: Kind::Account, index: 0 };
+            self.with_facts(subject, |facts| visit(subject, facts));
         }
-        for policy in &account.policies {
-            visit(&policy::PolicyFacts::new(policy, &index));
-        }
-        if let Some(facts) = account::AccountFacts::new(account, tally) {
-            visit(&facts);
+    }
+
+    /// Runs `f` on the subject's facts; `None` when the subject has none (an
+    /// account without pools).
+    pub fn with_facts<R>(&self, subject: SubjectRef, f: impl FnOnce(&dyn Facts) -> R) -> Option<R> {
+        let a = subject.account as usize;
+        let account = self.inventory.accounts.get(a)?;
+        let index = &self.indexes[a];
+        let i = subject.index as usize;
+        match subject.kind {
+            Kind::Pool => Some(f(&pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index))),
+            Kind::NotificationPolicy => Some(f(&policy::PolicyFacts::new(account.policies.get(i)?, index))),
+            Kind::Account => Some(f(&account::AccountFacts::new(account, self.tallies[a])?)),
+            _ => None,
         }
     }
 }

@@ -14,19 +14,20 @@ use crate::model::Kind;
 
 struct Report<'a> {
     finding: &'a LocatedFinding,
+    message: String,
     snippet: Snippet,
     label_len: usize,
 }
 
 impl fmt::Debug for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.finding.message)
+        f.write_str(&self.message)
     }
 }
 
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.finding.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -103,6 +104,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         let file = &ctx.outcome.files[finding.file_index];
         let report = Report {
             finding,
+            message: ctx.message(finding),
             label_len: label_len(&file.text, finding.location.start, finding.location.end),
             snippet: Snippet {
                 name: finding.location.file.clone(),
@@ -113,11 +115,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
             },
         };
         if handler.render_report(&mut out, &report).is_err() {
-            let _ = writeln!(
-                out,
-                "{}:{}:{}: {} {}",
-                finding.location.file, finding.location.line, finding.location.column, finding.finding.rule.id, finding.finding.message
-            );
+            let _ = writeln!(out, "{}:{}:{}: {} {}", finding.location.file, finding.location.line, finding.location.column, finding.finding.rule.id, report.message);
         }
         out.push('\n');
         sink.write_all(out.as_bytes())?;

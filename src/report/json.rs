@@ -8,8 +8,25 @@ use crate::findings::{Resource, Severity};
 struct Document<'a> {
     version: u32,
     as_of: String,
-    findings: Vec<Finding<'a>>,
+    findings: Findings<'a>,
     summary: Summary,
+}
+
+/// The findings, serialised one at a time as their messages are rendered.
+struct Findings<'a>(&'a Context<'a>);
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ctx = self.0;
+        s.collect_seq(ctx.outcome.findings.iter().map(|f| Finding {
+            rule: &f.finding.rule.id,
+            name: &f.finding.rule.name,
+            severity: f.finding.severity,
+            message: ctx.message(f),
+            resource: &f.finding.resource,
+            location: Location { file: &f.location.file, pointer: &f.location.pointer, line: f.location.line, column: f.location.column },
+        }))
+    }
 }
 
 #[derive(Serialize)]
@@ -17,7 +34,7 @@ struct Finding<'a> {
     rule: &'a str,
     name: &'a str,
     severity: Severity,
-    message: &'a str,
+    message: String,
     resource: &'a Resource,
     location: Location<'a>,
 }
@@ -31,30 +48,7 @@ struct Location<'a> {
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let findings = ctx
-        .outcome
-        .findings
-        .iter()
-        .map(|f| Finding {
-            rule: &f.finding.rule.id,
-            name: &f.finding.rule.name,
-            severity: f.finding.severity,
-            message: &f.finding.message,
-            resource: &f.finding.resource,
-            location: Location {
-                file: &f.location.file,
-                pointer: &f.location.pointer,
-                line: f.location.line,
-                column: f.location.column,
-            },
-        })
-        .collect();
-    let doc = Document {
-        version: 1,
-        as_of: ctx.outcome.as_of.to_string(),
-        findings,
-        summary: Summary::of(ctx.outcome),
-    };
+    let doc = Document { version: 1, as_of: ctx.outcome.as_of.to_string(), findings: Findings(ctx), summary: Summary::of(ctx.outcome) };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }

@@ -7,6 +7,8 @@ pub mod snippet;
 pub mod summary;
 
 use crate::check::Outcome;
+use crate::facts::Analysis;
+use crate::findings::LocatedFinding;
 use crate::engine::RuleSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,6 +31,8 @@ impl Format {
 
 pub struct Context<'a> {
     pub outcome: &'a Outcome,
+    /// Rebuilds a finding's facts to render its message.
+    pub analysis: &'a Analysis<'a>,
     pub rules: &'a RuleSet,
     pub color: bool,
     pub statistics: bool,
@@ -42,5 +46,14 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
         Format::Human => human::render(ctx, out),
         Format::Json => json::render(ctx, out),
         Format::Sarif => sarif::render(ctx, out),
+    }
+}
+
+impl Context<'_> {
+    /// A finding's message, rendered from its subject's facts now: findings
+    /// do not carry their messages, so a million of them stay small.
+    pub fn message(&self, f: &LocatedFinding) -> String {
+        let finding = &f.finding;
+        self.analysis.with_facts(finding.subject, |facts| finding.rule.message.render(facts, finding.item.as_deref())).unwrap_or_default()
     }
 }

@@ -1,6 +1,6 @@
 //! SARIF 2.1.0 for code scanning.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::Context;
@@ -43,80 +43,215 @@ pub fn uri(file: &str) -> String {
     out
 }
 
-pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let rules: Vec<Value> = ctx
-        .rules
-        .rules
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "name": r.name,
-                "shortDescription": { "text": r.summary },
-                "fullDescription": { "text": r.rationale.trim() },
-                "help": { "text": docs::text(r), "markdown": docs::markdown(r) },
-                "helpUri": r.references.first(),
-                "defaultConfiguration": { "level": level(r.severity) },
-                "properties": {
-                    "tags": r.tags,
-                    "precision": "very-high",
-                    "problem.severity": match r.severity { Severity::Error => "error", Severity::Warning => "warning", Severity::Note => "recommendation" },
-                },
-            })
-        })
-        .map(|mut v| {
-            if let (true, Some(o)) = (v["helpUri"].is_null(), v.as_object_mut()) {
-                o.remove("helpUri");
-            }
-            v
-        })
-        .collect();
-    let results: Vec<Value> = ctx
-        .outcome
-        .findings
-        .iter()
-        .map(|f| {
-            let rule_index = ctx.rules.rules.iter().position(|r| r.id == f.finding.rule.id);
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool<'a>,
+    column_kind: &'static str,
+    results: Results<'a>,
+    invocations: [Invocation; 1],
+    properties: RunProperties,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    driver: Driver<'a>,
+}
+
+#[derive(Serialize)]
+struct Driver<'a> {
+    name: &'static str,
+    version: &'static str,
+    rules: Vec<RuleMetadata<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleMetadata<'a> {
+    id: &'a str,
+    name: &'a str,
+    short_description: Text<'a>,
+    full_description: Text<'a>,
+    help: Help,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<&'a str>,
+    default_configuration: Configuration,
+    properties: RuleProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct Text<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct Help {
+    text: String,
+    markdown: String,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct RuleProperties<'a> {
+    tags: &'a [String],
+    precision: &'static str,
+    #[serde(rename = "problem.severity")]
+    problem_severity: &'static str,
+}
+
+/// Results serialised one at a time, each message rendered as it is written.
+struct Results<'a>(&'a Context<'a>);
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: OwnedText,
+    locations: [Location<'a>; 1],
+    partial_fingerprints: Fingerprints,
+    properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct OwnedText {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location<'a> {
+    physical_location: PhysicalLocation,
+    logical_locations: [LogicalLocation<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation<'a> {
+    fully_qualified_name: String,
+    name: &'a str,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Fingerprints {
+    #[serde(rename = "edgeaudit/v1")]
+    v1: String,
+}
+
+#[derive(Serialize)]
+struct ResultProperties<'a> {
+    pointer: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunProperties {
+    as_of: String,
+}
+
+impl Serialize for Results<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ctx = self.0;
+        s.collect_seq(ctx.outcome.findings.iter().map(|f| {
             let resource = &f.finding.resource;
-            let mut result = json!({
-                "ruleId": f.finding.rule.id,
-                "level": level(f.finding.severity),
-                "message": { "text": f.finding.message },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": { "uri": uri(&f.location.file) },
-                        "region": { "startLine": f.location.line, "startColumn": f.location.column },
+            SarifResult {
+                rule_id: &f.finding.rule.id,
+                rule_index: ctx.rules.rules.iter().position(|r| r.id == f.finding.rule.id),
+                level: level(f.finding.severity),
+                message: OwnedText { text: ctx.message(f) },
+                locations: [Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation { uri: uri(&f.location.file) },
+                        region: Region { start_line: f.location.line, start_column: f.location.column },
                     },
-                    "logicalLocations": [{
-                        "fullyQualifiedName": format!("{}/{}", resource.kind, resource.id),
-                        "name": if resource.name.is_empty() { &resource.id } else { &resource.name },
-                        "kind": "resource",
+                    logical_locations: [LogicalLocation {
+                        fully_qualified_name: format!("{}/{}", resource.kind, resource.id),
+                        name: if resource.name.is_empty() { &resource.id } else { &resource.name },
+                        kind: "resource",
                     }],
                 }],
-                "partialFingerprints": { "edgeaudit/v1": fingerprint(f) },
-                "properties": { "pointer": f.location.pointer },
-            });
-            if let (Some(i), Some(o)) = (rule_index, result.as_object_mut()) {
-                o.insert("ruleIndex".into(), json!(i));
+                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
+                properties: ResultProperties { pointer: &f.location.pointer },
             }
-            result
+        }))
+    }
+}
+
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let rules = ctx
+        .rules
+        .rules
+        .iter()
+        .map(|r| RuleMetadata {
+            id: &r.id,
+            name: &r.name,
+            short_description: Text { text: &r.summary },
+            full_description: Text { text: r.rationale.trim() },
+            help: Help { text: docs::text(r), markdown: docs::markdown(r) },
+            help_uri: r.references.first().map(String::as_str),
+            default_configuration: Configuration { level: level(r.severity) },
+            properties: RuleProperties {
+                tags: &r.tags,
+                precision: "very-high",
+                problem_severity: match r.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Note => "recommendation",
+                },
+            },
         })
         .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "edgeaudit",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-            "invocations": [{ "executionSuccessful": true }],
-            "properties": { "asOf": ctx.outcome.as_of.to_string() },
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool { driver: Driver { name: "edgeaudit", version: env!("CARGO_PKG_VERSION"), rules } },
+            column_kind: "unicodeCodePoints",
+            results: Results(ctx),
+            invocations: [Invocation { execution_successful: true }],
+            properties: RunProperties { as_of: ctx.outcome.as_of.to_string() },
         }],
-    });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    };
+    serde_json::to_writer_pretty(&mut *out, &log)?;
     out.write_all(b"\n")
 }
