@@ -1,6 +1,8 @@
 //! The main job, stage by stage: load → model → facts → rules → findings,
 //! then locations for what was found.
 
+use std::collections::BTreeMap;
+
 use chrono::NaiveDate;
 
 use crate::engine::RuleSet;
@@ -11,7 +13,7 @@ use crate::load::error::InputError;
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
 use crate::locate::resolve_locations;
-use crate::model::Inventory;
+use crate::model::Kind;
 use crate::model::build::Builder;
 
 #[derive(Debug, Clone)]
@@ -26,8 +28,7 @@ pub struct Outcome {
     pub files: Vec<SourceFile>,
     /// Sorted by file, line, column, rule.
     pub findings: Vec<LocatedFinding>,
-    /// The resources, for rendering messages and counting records.
-    pub inventory: Inventory,
+    pub records: BTreeMap<Kind, usize>,
     /// Files met in directories that are not exports.
     pub skipped: Vec<InputError>,
     pub as_of: NaiveDate,
@@ -51,35 +52,28 @@ impl Timings {
     }
 }
 
-pub fn check(options: &CheckOptions, rules: &RuleSet) -> Result<Outcome, InputError> {
+/// Runs the job and hands the outcome, with the analysis that renders its
+/// messages, to `report`.
+pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Outcome, &Analysis) -> R) -> Result<R, InputError> {
     let mut timings = Timings::start();
     let mut builder = Builder::default();
     let loaded = load(&options.paths, &options.load, &mut builder)?;
     let inventory = builder.finish();
     timings.stage("load");
 
+    let analysis = Analysis::new(&inventory);
     let mut findings = Vec::new();
-    Analysis::new(&inventory).for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
+    analysis.for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
     timings.stage("rules");
 
     let requests: Vec<_> = findings.iter().map(|f| (&f.origin, f.path.as_str())).collect();
     let locations = resolve_locations(&loaded.files, &requests);
+    drop(requests);
+    let mut located: Vec<LocatedFinding> = findings.into_iter().zip(locations).map(|(finding, location)| LocatedFinding::from_parts(finding, location)).collect();
+    located.sort_by(|a, b| a.sort_key(&loaded.files).cmp(&b.sort_key(&loaded.files)));
     timings.stage("locate");
-    let mut located: Vec<LocatedFinding> = findings
-        .into_iter()
-        .zip(locations)
-        .map(|(finding, location)| {
-            let name = loaded.files[location.file.0 as usize].name.clone();
-            LocatedFinding::from_parts(finding, location, &name)
-        })
-        .collect();
-    located.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    timings.stage("sort");
-    Ok(Outcome {
-        files: loaded.files,
-        findings: located,
-        inventory,
-        skipped: loaded.skipped,
-        as_of: options.as_of,
-    })
+    let outcome = Outcome { files: loaded.files, findings: located, records: inventory.records.clone(), skipped: loaded.skipped, as_of: options.as_of };
+    let result = report(&outcome, &analysis);
+    timings.stage("report");
+    Ok(result)
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::engine::rule::Rule;
 use crate::facts::SubjectRef;
+use crate::load::source::SourceFile;
 use crate::locate::Located;
 use crate::model::Kind;
 use crate::model::origin::RecordOrigin;
@@ -57,8 +58,6 @@ pub struct Finding {
 /// Where a finding points, as every report shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
-    /// As given on the command line, `/`-separated.
-    pub file: String,
     pub pointer: String,
     pub line: usize,
     pub column: usize,
@@ -71,33 +70,23 @@ pub struct Location {
 pub struct LocatedFinding {
     pub finding: Finding,
     pub location: Location,
+    /// The file, as an index into the run's files (whose `name` is as given
+    /// on the command line).
     pub file_index: usize,
 }
 
 impl LocatedFinding {
-    pub fn from_parts(finding: Finding, located: Located, file_name: &str) -> Self {
+    pub fn from_parts(finding: Finding, located: Located) -> Self {
         LocatedFinding {
             file_index: located.file.0 as usize,
-            location: Location {
-                file: file_name.to_string(),
-                pointer: located.pointer,
-                line: located.line,
-                column: located.column,
-                start: located.start,
-                end: located.end,
-            },
+            location: Location { pointer: located.pointer, line: located.line, column: located.column, start: located.start, end: located.end },
             finding,
         }
     }
 
     /// The deterministic report order: file, line, column, rule, pointer.
-    pub fn sort_key(&self) -> (&str, usize, usize, &str, &str) {
-        (
-            &self.location.file,
-            self.location.line,
-            self.location.column,
-            &self.finding.rule.id,
-            &self.location.pointer,
-        )
+    pub fn sort_key<'a>(&'a self, files: &'a [SourceFile]) -> (&'a str, usize, usize, &'a str, &'a str) {
+        let file = files.get(self.file_index).map_or("", |f| f.name.as_str());
+        (file, self.location.line, self.location.column, &self.finding.rule.id, &self.location.pointer)
     }
 }

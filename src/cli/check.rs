@@ -5,7 +5,6 @@ use chrono::NaiveDate;
 use super::args::{CheckArgs, Color, FailOn, InputFormat};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, rule_set};
 use crate::check::{CheckOptions, check};
-use crate::facts::Analysis;
 use crate::findings::Severity;
 use crate::load::LoadOptions;
 use crate::load::source::Format as InputFileFormat;
@@ -89,60 +88,58 @@ pub fn run(args: &CheckArgs) -> u8 {
         load: LoadOptions { kind, input_format },
         as_of,
     };
-    let outcome = match check(&options, &rules) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
-    };
-    if !args.quiet {
-        for skipped in &outcome.skipped {
-            eprintln!(
-                "edgeaudit: skipping {}: {}",
-                skipped.file,
-                skipped.message.trim_start_matches("not an edge-service export: ")
-            );
-        }
-    }
-    let analysis = Analysis::new(&outcome.inventory);
-    for output in &outputs {
-        let color = output.path.is_none()
-            && match args.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-            };
-        let ctx = report::Context {
-            outcome: &outcome,
-            analysis: &analysis,
-            rules: &rules,
-            color,
-            statistics: args.statistics,
-            quiet: args.quiet,
-        };
-        let written = match &output.path {
-            Some(path) => std::fs::File::create(path)
-                .and_then(|f| {
-                    let mut w = std::io::BufWriter::new(f);
-                    report::render(output.format, &ctx, &mut w)?;
-                    w.flush()
-                })
-                .map_err(|e| format!("cannot write {path}: {e}")),
-            None => {
-                let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-                report::render(output.format, &ctx, &mut w)
-                    .and_then(|()| w.flush())
-                    .map_err(|e| format!("cannot write to stdout: {e}"))
+    let reported = check(&options, &rules, |outcome, analysis| -> Result<bool, String> {
+        if !args.quiet {
+            for skipped in &outcome.skipped {
+                eprintln!("edgeaudit: skipping {}: {}", skipped.file, skipped.message.trim_start_matches("not an edge-service export: "));
             }
+        }
+        for output in &outputs {
+            write_output(args, output, &report::Context {
+                outcome,
+                analysis,
+                rules: &rules,
+                color: false,
+                statistics: args.statistics,
+                quiet: args.quiet,
+            })?;
+        }
+    let threshold = match args.fail_on {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Note => Some(Severity::Note),
+            FailOn::Never => None,
         };
-        if let Err(e) = written {
-            return fail(e);
+        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.finding.severity >= t));
+        Ok(failing)
+    });
+    match reported {
+        Err(e) => fail(e),
+        Ok(Err(e)) => fail(e),
+        Ok(Ok(true)) => EXIT_FINDINGS,
+        Ok(Ok(false)) => EXIT_CLEAN,
+    }
+}
+
+fn write_output(args: &CheckArgs, output: &Output, ctx: &report::Context) -> Result<(), String> {
+    let color = output.path.is_none()
+        && match args.color {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        };
+    let ctx = report::Context { color, ..*ctx };
+    match &output.path {
+        Some(path) => std::fs::File::create(path)
+            .and_then(|f| {
+                let mut w = std::io::BufWriter::new(f);
+                report::render(output.format, &ctx, &mut w)?;
+                w.flush()
+            })
+            .map_err(|e| format!("cannot write {path}: {e}")),
+        None => {
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            report::render(output.format, &ctx, &mut w).and_then(|()| w.flush()).map_err(|e| format!("cannot write to stdout: {e}"))
         }
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Note => Some(Severity::Note),
-        FailOn::Never => None,
-    };
-    let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.finding.severity >= t));
-    if failing { EXIT_FINDINGS } else { EXIT_CLEAN }
 }

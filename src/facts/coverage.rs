@@ -11,9 +11,10 @@ pub struct CoverageIndex<'a> {
     all_pools: Vec<&'a Policy>,
     /// Covering candidates by lower-cased pool id.
     by_pool: HashMap<String, Vec<&'a Policy>>,
-    /// Lower-cased ids of the account's loaded pools.
-    pub pool_ids: std::collections::HashSet<String>,
-    pub pool_count: usize,
+    account: &'a Account,
+    /// Lower-cased ids of the account's loaded pools, built when a policy
+    /// first asks (only pool-id filters need it).
+    pool_ids: std::cell::OnceCell<std::collections::HashSet<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,13 +64,16 @@ impl<'a> CoverageIndex<'a> {
                 }
             }
         }
-        let pool_ids = account.pools.iter().map(|p| p.id.to_ascii_lowercase()).collect();
-        CoverageIndex {
-            all_pools,
-            by_pool,
-            pool_ids,
-            pool_count: account.pools.len(),
-        }
+        CoverageIndex { all_pools, by_pool, account, pool_ids: std::cell::OnceCell::new() }
+    }
+
+    pub fn pool_count(&self) -> usize {
+        self.account.pools.len()
+    }
+
+    /// Whether a pool with this id (compared case-insensitively) is loaded.
+    pub fn has_pool(&self, id: &str) -> bool {
+        self.pool_ids.get_or_init(|| self.account.pools.iter().map(|p| p.id.to_ascii_lowercase()).collect()).contains(&id.to_ascii_lowercase())
     }
 
     pub fn of(&self, pool: &Pool) -> PoolCoverage<'a> {

@@ -99,24 +99,14 @@ pub struct SubjectRef {
 pub struct Analysis<'a> {
     inventory: &'a crate::model::Inventory,
     indexes: Vec<coverage::CoverageIndex<'a>>,
-    tallies: Vec<account::Tally>,
+    /// Per account, counted when its account facts are first asked for.
+    tallies: Vec<std::cell::OnceCell<account::Tally>>,
 }
 
 impl<'a> Analysis<'a> {
     pub fn new(inventory: &'a crate::model::Inventory) -> Self {
         let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
-        let tallies = inventory
-            .accounts
-            .iter()
-            .zip(&indexes)
-            .map(|(account, index)| {
-                let mut tally = account::Tally::default();
-                for pool in &account.pools {
-                    tally.add(index.of(pool).coverage);
-                }
-                tally
-            })
-            .collect();
+        let tallies = inventory.accounts.iter().map(|_| std::cell::OnceCell::new()).collect();
         Analysis { inventory, indexes, tallies }
     }
 
@@ -147,7 +137,16 @@ impl<'a> Analysis<'a> {
         match subject.kind {
             Kind::Pool => Some(f(&pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index))),
             Kind::NotificationPolicy => Some(f(&policy::PolicyFacts::new(account.policies.get(i)?, index))),
-            Kind::Account => Some(f(&account::AccountFacts::new(account, self.tallies[a])?)),
+            Kind::Account => {
+                let tally = *self.tallies[a].get_or_init(|| {
+                    let mut tally = account::Tally::default();
+                    for pool in &account.pools {
+                        tally.add(index.of(pool).coverage);
+                    }
+                    tally
+                });
+                Some(f(&account::AccountFacts::new(account, tally)?))
+            }
             _ => None,
         }
     }

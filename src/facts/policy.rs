@@ -71,12 +71,12 @@ impl Facts for PolicyFacts<'_> {
             }
             "unknown_pool_ids" => {
                 // Only meaningful when the account's pools were exported too.
-                let unknown = if self.index.pool_ids.is_empty() {
+                let unknown = if self.index.pool_count() == 0 {
                     Vec::new()
                 } else {
                     p.pool_ids
                         .iter()
-                        .filter(|v| !self.index.pool_ids.contains(&v.value.to_ascii_lowercase()))
+                        .filter(|v| !self.index.has_pool(&v.value))
                         .map(|v| Item {
                             text: v.value.clone(),
                             path: Some(v.path.clone()),
@@ -85,7 +85,7 @@ impl Facts for PolicyFacts<'_> {
                 };
                 Fact::new(Value::List(unknown), "/filters/pool_id")
             }
-            "loaded_pool_count" => Fact::new(Value::Int(self.index.pool_count as i64), ""),
+            "loaded_pool_count" => Fact::new(Value::Int(self.index.pool_count() as i64), ""),
             _ => return None,
         })
     }

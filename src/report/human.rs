@@ -107,7 +107,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
             message: ctx.message(finding),
             label_len: label_len(&file.text, finding.location.start, finding.location.end),
             snippet: Snippet {
-                name: finding.location.file.clone(),
+                name: ctx.file(finding).to_string(),
                 text: file.text.clone(),
                 anchor: finding.location.start,
                 anchor_line: finding.location.line - 1,
@@ -115,7 +115,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
             },
         };
         if handler.render_report(&mut out, &report).is_err() {
-            let _ = writeln!(out, "{}:{}:{}: {} {}", finding.location.file, finding.location.line, finding.location.column, finding.finding.rule.id, report.message);
+            let _ = writeln!(out, "{}:{}:{}: {} {}", ctx.file(finding), finding.location.line, finding.location.column, finding.finding.rule.id, report.message);
         }
         out.push('\n');
         sink.write_all(out.as_bytes())?;

@@ -24,7 +24,7 @@ impl Serialize for Findings<'_> {
             severity: f.finding.severity,
             message: ctx.message(f),
             resource: &f.finding.resource,
-            location: Location { file: &f.location.file, pointer: &f.location.pointer, line: f.location.line, column: f.location.column },
+            location: Location { file: ctx.file(f), pointer: &f.location.pointer, line: f.location.line, column: f.location.column },
         }))
     }
 }

@@ -29,6 +29,7 @@ impl Format {
     }
 }
 
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub outcome: &'a Outcome,
     /// Rebuilds a finding's facts to render its message.
@@ -50,6 +51,11 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
 }
 
 impl Context<'_> {
+    /// The finding's file, as given on the command line.
+    pub fn file(&self, f: &LocatedFinding) -> &str {
+        self.outcome.files.get(f.file_index).map_or("", |file| file.name.as_str())
+    }
+
     /// A finding's message, rendered from its subject's facts now: findings
     /// do not carry their messages, so a million of them stay small.
     pub fn message(&self, f: &LocatedFinding) -> String {

@@ -17,11 +17,11 @@ pub fn level(severity: Severity) -> &'static str {
 
 /// Content-based: stable when lines move, changes when the finding's rule,
 /// file, pointer or resource does.
-pub fn fingerprint(f: &LocatedFinding) -> String {
+pub fn fingerprint(f: &LocatedFinding, file: &str) -> String {
     let mut hasher = Sha256::new();
     for part in [
         f.finding.rule.id.as_str(),
-        &f.location.file,
+        file,
         &f.location.pointer,
         &f.finding.resource.id,
     ] {
@@ -201,7 +201,7 @@ impl Serialize for Results<'_> {
                 message: OwnedText { text: ctx.message(f) },
                 locations: [Location {
                     physical_location: PhysicalLocation {
-                        artifact_location: ArtifactLocation { uri: uri(&f.location.file) },
+                        artifact_location: ArtifactLocation { uri: uri(ctx.file(f)) },
                         region: Region { start_line: f.location.line, start_column: f.location.column },
                     },
                     logical_locations: [LogicalLocation {
@@ -210,7 +210,7 @@ impl Serialize for Results<'_> {
                         kind: "resource",
                     }],
                 }],
-                partial_fingerprints: Fingerprints { v1: fingerprint(f) },
+                partial_fingerprints: Fingerprints { v1: fingerprint(f, ctx.file(f)) },
                 properties: ResultProperties { pointer: &f.location.pointer },
             }
         }))

@@ -30,7 +30,7 @@ impl Summary {
         Summary {
             files: outcome.files.len() - outcome.skipped.len(),
             skipped_files: outcome.skipped.len(),
-            records: outcome.inventory.records.clone(),
+            records: outcome.records.clone(),
             findings: outcome.findings.len(),
             by_severity,
             by_rule,
