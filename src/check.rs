@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use crate::engine::RuleSet;
 use crate::engine::evaluate::evaluate;
 use crate::facts::Analysis;
-use crate::findings::LocatedFinding;
+use crate::findings::{Finding, Location};
 use crate::load::error::InputError;
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
@@ -27,7 +27,7 @@ pub struct CheckOptions {
 pub struct Outcome {
     pub files: Vec<SourceFile>,
     /// Sorted by file, line, column, rule.
-    pub findings: Vec<LocatedFinding>,
+    pub findings: Vec<Finding>,
     pub records: BTreeMap<Kind, usize>,
     /// Files met in directories that are not exports.
     pub skipped: Vec<InputError>,
@@ -66,13 +66,28 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     analysis.for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
     timings.stage("rules");
 
-    let requests: Vec<_> = findings.iter().map(|f| (&f.origin, f.path.as_str())).collect();
+    let origins: Vec<_> = findings.iter().map(|f| analysis.subject(f.subject).map(|s| s.origin)).collect();
+    let requests: Vec<_> = origins.iter().zip(&findings).filter_map(|(origin, f)| Some(((*origin)?, f.path.as_ref()))).collect();
     let locations = resolve_locations(&loaded.files, &requests);
     drop(requests);
-    let mut located: Vec<LocatedFinding> = findings.into_iter().zip(locations).map(|(finding, location)| LocatedFinding::from_parts(finding, location)).collect();
-    located.sort_by(|a, b| a.sort_key(&loaded.files).cmp(&b.sort_key(&loaded.files)));
+    let mut locations = locations.into_iter();
+    for (finding, origin) in findings.iter_mut().zip(&origins) {
+        if origin.is_some() {
+            if let Some(l) = locations.next() {
+                finding.location = Location { file: l.file.0 as usize, pointer: l.pointer, line: l.line, column: l.column, start: l.start, end: l.end };
+            }
+        }
+    }
+    drop(origins);
+    let files = &loaded.files;
+    // The deterministic report order: file, line, column, rule, pointer.
+    fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {
+        let file = files.get(f.location.file).map_or("", |file| file.name.as_str());
+        (file, f.location.line, f.location.column, f.rule.id.as_str(), f.location.pointer.as_str())
+    }
+    findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
     timings.stage("locate");
-    let outcome = Outcome { files: loaded.files, findings: located, records: inventory.records.clone(), skipped: loaded.skipped, as_of: options.as_of };
+    let outcome = Outcome { files: loaded.files, findings, records: inventory.records.clone(), skipped: loaded.skipped, as_of: options.as_of };
     let result = report(&outcome, &analysis);
     timings.stage("report");
     Ok(result)

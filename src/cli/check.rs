@@ -110,7 +110,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             FailOn::Note => Some(Severity::Note),
             FailOn::Never => None,
         };
-        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.finding.severity >= t));
+        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
         Ok(failing)
     });
     match reported {

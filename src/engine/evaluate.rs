@@ -1,9 +1,11 @@
+use std::borrow::Cow;
+
 use chrono::NaiveDate;
 
 use super::RuleSet;
 use super::template::render_value;
 use crate::facts::{Facts, SubjectRef, Value};
-use crate::findings::{Finding, Resource};
+use crate::findings::{Finding, Location};
 
 /// The findings of every effective rule of the subject's kind on one subject.
 /// Messages are not rendered here: a report renders each when it writes it.
@@ -13,29 +15,24 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
         if !rule.when.iter().all(|c| c.holds(facts, as_of)) {
             continue;
         }
-        let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path.into_owned());
-        let mut emit = |item: Option<String>, path: String| {
-            out.push(Finding {
-                rule: rule.clone(),
-                severity: rule.severity,
-                subject: subject_ref,
-                item,
-                resource: Resource { kind: subject.kind, id: subject.id.to_string(), name: subject.name.to_string() },
-                origin: subject.origin.clone(),
-                path,
-            });
+        let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
+        let mut emit = |item: Option<String>, path: Cow<'static, str>| {
+            out.push(Finding { rule: rule.clone(), severity: rule.severity, subject: subject_ref, item, path, location: Location::default() });
         };
         match rule.for_each.as_deref().and_then(|name| facts.get(name)) {
             Some(fact) => match &fact.value {
                 Value::List(items) => {
                     for item in items {
-                        let path = item.path.clone().or_else(|| at_path.clone()).unwrap_or_else(|| fact.path.to_string());
+                        let path = match &item.path {
+                            Some(p) => Cow::Owned(p.clone()),
+                            None => at_path.clone().unwrap_or_else(|| fact.path.clone()),
+                        };
                         emit(Some(item.text.clone()), path);
                     }
                 }
-                other => emit(Some(render_value(other)), fact.path.to_string()),
+                other => emit(Some(render_value(other)), fact.path.clone()),
             },
-            None => emit(None, at_path.unwrap_or_default()),
+            None => emit(None, at_path.unwrap_or(Cow::Borrowed(""))),
         }
     }
 }

@@ -127,6 +127,24 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// The resource a subject names, straight from the inventory.
+    pub fn subject(&self, subject: SubjectRef) -> Option<Subject<'a>> {
+        let account = self.inventory.accounts.get(subject.account as usize)?;
+        let i = subject.index as usize;
+        Some(match subject.kind {
+            Kind::Pool => {
+                let p = account.pools.get(i)?;
+                Subject { kind: Kind::Pool, id: &p.id, name: &p.name, origin: &p.origin }
+            }
+            Kind::NotificationPolicy => {
+                let p = account.policies.get(i)?;
+                Subject { kind: Kind::NotificationPolicy, id: &p.id, name: &p.name, origin: &p.origin }
+            }
+            Kind::Account => Subject { kind: Kind::Account, id: account.id.as_deref().unwrap_or(""), name: "", origin: account.pool_lists.first()? },
+            _ => return None,
+        })
+    }
+
     /// Runs `f` on the subject's facts; `None` when the subject has none (an
     /// account without pools).
     pub fn with_facts<R>(&self, subject: SubjectRef, f: impl FnOnce(&dyn Facts) -> R) -> Option<R> {

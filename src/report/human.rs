@@ -9,12 +9,13 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, So
 use super::Context;
 use super::snippet::{LABEL_CAP, Snippet};
 use super::summary::Summary;
-use crate::findings::{LocatedFinding, Severity};
+use crate::findings::{Finding, Severity};
 use crate::model::Kind;
 
 struct Report<'a> {
-    finding: &'a LocatedFinding,
+    finding: &'a Finding,
     message: String,
+    help: String,
     snippet: Snippet,
     label_len: usize,
 }
@@ -35,11 +36,11 @@ impl std::error::Error for Report<'_> {}
 
 impl Diagnostic for Report<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.finding.finding.rule.id))
+        Some(Box::new(&self.finding.rule.id))
     }
 
     fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.finding.finding.severity {
+        Some(match self.finding.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
             Severity::Note => miette::Severity::Advice,
@@ -47,13 +48,7 @@ impl Diagnostic for Report<'_> {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        let f = &self.finding;
-        Some(Box::new(format!(
-            "{} {} · `edgeaudit explain {}`",
-            f.finding.resource.kind,
-            describe(f),
-            f.finding.rule.id
-        )))
+        Some(Box::new(&self.help))
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -62,20 +57,22 @@ impl Diagnostic for Report<'_> {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let label = LabeledSpan::new_primary_with_span(
-            Some(self.finding.finding.rule.name.clone()),
+            Some(self.finding.rule.name.clone()),
             (self.finding.location.start, self.label_len),
         );
         Some(Box::new(std::iter::once(label)))
     }
 }
 
-fn describe(f: &LocatedFinding) -> String {
-    let r = &f.finding.resource;
-    match (r.name.is_empty(), r.id.is_empty()) {
-        (false, _) => r.name.clone(),
-        (true, false) => r.id.clone(),
-        (true, true) => "(unnamed)".into(),
-    }
+/// `pool web-primary · edgeaudit explain LB002`
+fn help(ctx: &Context, f: &Finding) -> String {
+    let r = ctx.resource(f);
+    let name = match (r.name.is_empty(), r.id.is_empty()) {
+        (false, _) => r.name,
+        (true, false) => r.id,
+        (true, true) => "(unnamed)",
+    };
+    format!("{} {name} · `edgeaudit explain {}`", r.kind, f.rule.id)
 }
 
 /// Underline a scalar whole; a container only at its opening bracket.
@@ -101,10 +98,11 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
     for finding in &ctx.outcome.findings {
         let mut out = String::new();
-        let file = &ctx.outcome.files[finding.file_index];
+        let file = &ctx.outcome.files[finding.location.file];
         let report = Report {
             finding,
             message: ctx.message(finding),
+            help: help(ctx, finding),
             label_len: label_len(&file.text, finding.location.start, finding.location.end),
             snippet: Snippet {
                 name: ctx.file(finding).to_string(),
@@ -115,7 +113,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
             },
         };
         if handler.render_report(&mut out, &report).is_err() {
-            let _ = writeln!(out, "{}:{}:{}: {} {}", ctx.file(finding), finding.location.line, finding.location.column, finding.finding.rule.id, report.message);
+            let _ = writeln!(out, "{}:{}:{}: {} {}", ctx.file(finding), finding.location.line, finding.location.column, finding.rule.id, report.message);
         }
         out.push('\n');
         sink.write_all(out.as_bytes())?;

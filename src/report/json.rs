@@ -19,11 +19,11 @@ impl Serialize for Findings<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.0;
         s.collect_seq(ctx.outcome.findings.iter().map(|f| Finding {
-            rule: &f.finding.rule.id,
-            name: &f.finding.rule.name,
-            severity: f.finding.severity,
+            rule: &f.rule.id,
+            name: &f.rule.name,
+            severity: f.severity,
             message: ctx.message(f),
-            resource: &f.finding.resource,
+            resource: ctx.resource(f),
             location: Location { file: ctx.file(f), pointer: &f.location.pointer, line: f.location.line, column: f.location.column },
         }))
     }
@@ -35,7 +35,7 @@ struct Finding<'a> {
     name: &'a str,
     severity: Severity,
     message: String,
-    resource: &'a Resource,
+    resource: Resource<'a>,
     location: Location<'a>,
 }
 

@@ -8,7 +8,7 @@ pub mod summary;
 
 use crate::check::Outcome;
 use crate::facts::Analysis;
-use crate::findings::LocatedFinding;
+use crate::findings::{Finding, Resource};
 use crate::engine::RuleSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -52,14 +52,21 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
 
 impl Context<'_> {
     /// The finding's file, as given on the command line.
-    pub fn file(&self, f: &LocatedFinding) -> &str {
-        self.outcome.files.get(f.file_index).map_or("", |file| file.name.as_str())
+    pub fn file(&self, f: &Finding) -> &str {
+        self.outcome.files.get(f.location.file).map_or("", |file| file.name.as_str())
     }
 
     /// A finding's message, rendered from its subject's facts now: findings
     /// do not carry their messages, so a million of them stay small.
-    pub fn message(&self, f: &LocatedFinding) -> String {
-        let finding = &f.finding;
-        self.analysis.with_facts(finding.subject, |facts| finding.rule.message.render(facts, finding.item.as_deref())).unwrap_or_default()
+    pub fn message(&self, f: &Finding) -> String {
+        self.analysis.with_facts(f.subject, |facts| f.rule.message.render(facts, f.item.as_deref())).unwrap_or_default()
+    }
+
+    /// The resource a finding is about.
+    pub fn resource(&self, f: &Finding) -> Resource<'_> {
+        match self.analysis.subject(f.subject) {
+            Some(s) => Resource { kind: s.kind, id: s.id, name: s.name },
+            None => Resource { kind: f.subject.kind, id: "", name: "" },
+        }
     }
 }

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 use super::Context;
 use crate::engine::docs;
-use crate::findings::{LocatedFinding, Severity};
+use crate::findings::{Finding, Severity};
 
 pub fn level(severity: Severity) -> &'static str {
     match severity {
@@ -17,13 +17,13 @@ pub fn level(severity: Severity) -> &'static str {
 
 /// Content-based: stable when lines move, changes when the finding's rule,
 /// file, pointer or resource does.
-pub fn fingerprint(f: &LocatedFinding, file: &str) -> String {
+pub fn fingerprint(f: &Finding, file: &str, resource_id: &str) -> String {
     let mut hasher = Sha256::new();
     for part in [
-        f.finding.rule.id.as_str(),
+        f.rule.id.as_str(),
         file,
         &f.location.pointer,
-        &f.finding.resource.id,
+        resource_id,
     ] {
         hasher.update(part.as_bytes());
         hasher.update([0]);
@@ -193,11 +193,11 @@ impl Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.0;
         s.collect_seq(ctx.outcome.findings.iter().map(|f| {
-            let resource = &f.finding.resource;
+            let resource = ctx.resource(f);
             SarifResult {
-                rule_id: &f.finding.rule.id,
-                rule_index: ctx.rules.rules.iter().position(|r| r.id == f.finding.rule.id),
-                level: level(f.finding.severity),
+                rule_id: &f.rule.id,
+                rule_index: ctx.rules.rules.iter().position(|r| r.id == f.rule.id),
+                level: level(f.severity),
                 message: OwnedText { text: ctx.message(f) },
                 locations: [Location {
                     physical_location: PhysicalLocation {
@@ -206,11 +206,11 @@ impl Serialize for Results<'_> {
                     },
                     logical_locations: [LogicalLocation {
                         fully_qualified_name: format!("{}/{}", resource.kind, resource.id),
-                        name: if resource.name.is_empty() { &resource.id } else { &resource.name },
+                        name: if resource.name.is_empty() { resource.id } else { resource.name },
                         kind: "resource",
                     }],
                 }],
-                partial_fingerprints: Fingerprints { v1: fingerprint(f, ctx.file(f)) },
+                partial_fingerprints: Fingerprints { v1: fingerprint(f, ctx.file(f), resource.id) },
                 properties: ResultProperties { pointer: &f.location.pointer },
             }
         }))

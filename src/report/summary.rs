@@ -24,8 +24,8 @@ impl Summary {
             .collect();
         let mut by_rule = BTreeMap::new();
         for f in &outcome.findings {
-            *by_severity.entry(f.finding.severity.as_str()).or_default() += 1;
-            *by_rule.entry(f.finding.rule.id.clone()).or_default() += 1;
+            *by_severity.entry(f.severity.as_str()).or_default() += 1;
+            *by_rule.entry(f.rule.id.clone()).or_default() += 1;
         }
         Summary {
             files: outcome.files.len() - outcome.skipped.len(),
