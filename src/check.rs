@@ -64,6 +64,7 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     let analysis = Analysis::new(&inventory);
     let mut findings = Vec::new();
     analysis.for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
+    findings.shrink_to_fit();
     timings.stage("rules");
 
     let origins: Vec<_> = findings.iter().map(|f| analysis.subject(f.subject).map(|s| s.origin)).collect();

@@ -1,7 +1,8 @@
 //! Which policies cover which pool (DESIGN §2.1), indexed once per account so
 //! that 200 000 pools against many policies stay linear.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use crate::model::Account;
 use crate::model::notification::{Event, Policy, Pool};
@@ -9,12 +10,33 @@ use crate::model::notification::{Event, Policy, Pool};
 pub struct CoverageIndex<'a> {
     /// Covering candidates whose `pool_id` filter is absent: all pools.
     all_pools: Vec<&'a Policy>,
-    /// Covering candidates by lower-cased pool id.
-    by_pool: HashMap<String, Vec<&'a Policy>>,
+    /// Covering candidates by pool id.
+    by_pool: HashMap<PoolId<'a>, Vec<&'a Policy>>,
     account: &'a Account,
-    /// Lower-cased ids of the account's loaded pools, built when a policy
-    /// first asks (only pool-id filters need it).
-    pool_ids: std::cell::OnceCell<std::collections::HashSet<String>>,
+    /// The ids of the account's loaded pools.
+    pool_ids: HashSet<PoolId<'a>>,
+}
+
+/// A pool id, hashed and compared case-insensitively, borrowed from the model
+/// (no lower-cased copy per pool).
+#[derive(Debug, Clone, Copy)]
+struct PoolId<'a>(&'a str);
+
+impl PartialEq for PoolId<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.eq_ignore_ascii_case(other.0)
+    }
+}
+
+impl Eq for PoolId<'_> {}
+
+impl Hash for PoolId<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        for b in self.0.bytes() {
+            state.write_u8(b.to_ascii_lowercase());
+        }
+        state.write_u8(0xff);
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,18 +75,19 @@ pub fn can_cover(policy: &Policy) -> bool {
 impl<'a> CoverageIndex<'a> {
     pub fn new(account: &'a Account) -> Self {
         let mut all_pools = Vec::new();
-        let mut by_pool: HashMap<String, Vec<&Policy>> = HashMap::new();
+        let mut by_pool: HashMap<PoolId, Vec<&Policy>> = HashMap::new();
         for policy in account.policies.iter().filter(|p| can_cover(p)) {
             if policy.pool_ids.is_empty() {
                 all_pools.push(policy);
             } else {
-                let ids: BTreeSet<String> = policy.pool_ids.iter().map(|v| v.value.to_ascii_lowercase()).collect();
+                let ids: HashSet<PoolId> = policy.pool_ids.iter().map(|v| PoolId(&v.value)).collect();
                 for id in ids {
                     by_pool.entry(id).or_default().push(policy);
                 }
             }
         }
-        CoverageIndex { all_pools, by_pool, account, pool_ids: std::cell::OnceCell::new() }
+        let pool_ids = account.pools.iter().map(|p| PoolId(&p.id)).collect();
+        CoverageIndex { all_pools, by_pool, account, pool_ids }
     }
 
     pub fn pool_count(&self) -> usize {
@@ -73,7 +96,7 @@ impl<'a> CoverageIndex<'a> {
 
     /// Whether a pool with this id (compared case-insensitively) is loaded.
     pub fn has_pool(&self, id: &str) -> bool {
-        self.pool_ids.get_or_init(|| self.account.pools.iter().map(|p| p.id.to_ascii_lowercase()).collect()).contains(&id.to_ascii_lowercase())
+        self.pool_ids.contains(&PoolId(id))
     }
 
     pub fn of(&self, pool: &Pool) -> PoolCoverage<'a> {
@@ -87,13 +110,12 @@ impl<'a> CoverageIndex<'a> {
             };
         }
         let mut covering: Vec<&Policy> = self.all_pools.clone();
-        if let Some(named) = self.by_pool.get(&pool.id.to_ascii_lowercase()) {
+        if let Some(named) = self.by_pool.get(&PoolId(&pool.id)) {
             covering.extend(named.iter().copied());
         }
         let uncovered_events: Vec<Event> = pool
             .legacy_events
             .iter()
-            .copied()
             .filter(|&e| !covering.iter().any(|p| p.admits(e)))
             .collect();
         let uncovered_recipients: Vec<String> = pool

@@ -156,7 +156,7 @@ mod tests {
             id: "p1".into(),
             name: "a".into(),
             legacy_recipients: vec![],
-            legacy_events: vec![],
+            legacy_events: Default::default(),
         };
         Account {
             pools: vec![pool],

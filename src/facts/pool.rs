@@ -58,7 +58,7 @@ impl Facts for PoolFacts<'_> {
                 "/id",
             ),
             "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), EMAIL),
-            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(Event::to_string)), "/notification_filter"),
+            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(|e| e.to_string())), "/notification_filter"),
             "coverage" => Fact::new(text(cover.coverage.as_str()), EMAIL),
             "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), EMAIL),
             "uncovered_events" => Fact::new(
@@ -82,14 +82,14 @@ pub fn describe(name: &str, id: &str) -> String {
 
 fn replacement(pool: &Pool, cover: &PoolCoverage) -> String {
     match cover.coverage {
-        Coverage::None => replacement_policies(pool, &pool.legacy_events, &pool.legacy_recipients),
+        Coverage::None => replacement_policies(pool, &pool.legacy_events.to_vec(), &pool.legacy_recipients),
         Coverage::Partial => {
             // Cover every (event, recipient) pair the legacy field delivered:
             // missing events go to everyone; missing recipients get every event.
             let events = if cover.uncovered_recipients.is_empty() {
                 &cover.uncovered_events
             } else {
-                &pool.legacy_events
+                &pool.legacy_events.to_vec()
             };
             let recipients = if cover.uncovered_events.is_empty() {
                 &cover.uncovered_recipients
@@ -189,7 +189,7 @@ mod tests {
             id: "p1".into(),
             name: "web".into(),
             legacy_recipients: recipients.iter().map(|s| s.to_string()).collect(),
-            legacy_events: events,
+            legacy_events: events.into_iter().collect(),
         }
     }
 

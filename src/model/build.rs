@@ -1,6 +1,6 @@
 //! Turns classified records into model resources.
 
-use super::notification::Event;
+use super::notification::{Event, EventSet};
 use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use super::origin::RecordOrigin;
 use super::{Account, Inventory, Kind};
@@ -108,15 +108,16 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>) -> Result<Pool, FieldError> {
     }
     let email = shape.notification_email.as_ref().and_then(|e| e.as_ref()).map(Text::as_str);
     let filter = shape.notification_filter.clone().unwrap_or_default();
-    let mut legacy_events = Vec::new();
+    let mut legacy_events = EventSet::default();
     for (source, setting) in [(EventSource::Pool, filter.pool), (EventSource::Origin, filter.origin)] {
         let SourceFilter { disable, healthy } = setting.unwrap_or_default();
         if disable == Some(true) {
             continue;
         }
-        legacy_events.extend(healths_for(healthy).iter().map(|&health| Event { source, health }));
+        for &health in healths_for(healthy) {
+            legacy_events.insert(Event { source, health });
+        }
     }
-    legacy_events.sort();
     Ok(Pool {
         origin,
         id,

@@ -51,6 +51,42 @@ impl fmt::Display for Event {
     }
 }
 
+/// A set of legacy events, in four bits: one per (source, health).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EventSet(u8);
+
+impl EventSet {
+    fn bit(e: Event) -> u8 {
+        1 << ((e.source as u8) * 2 + e.health as u8)
+    }
+
+    pub fn insert(&mut self, e: Event) {
+        self.0 |= Self::bit(e);
+    }
+
+    /// In (source, health) order.
+    pub fn iter(self) -> impl Iterator<Item = Event> {
+        EventSource::ALL
+            .into_iter()
+            .flat_map(|source| Health::ALL.into_iter().map(move |health| Event { source, health }))
+            .filter(move |&e| self.0 & Self::bit(e) != 0)
+    }
+
+    pub fn to_vec(self) -> Vec<Event> {
+        self.iter().collect()
+    }
+}
+
+impl FromIterator<Event> for EventSet {
+    fn from_iter<I: IntoIterator<Item = Event>>(events: I) -> Self {
+        let mut set = EventSet::default();
+        for e in events {
+            set.insert(e);
+        }
+        set
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Pool {
     pub origin: RecordOrigin,
@@ -58,8 +94,8 @@ pub struct Pool {
     pub name: String,
     /// Trimmed addresses of `notification_email`; empty = no legacy notification.
     pub legacy_recipients: Vec<String>,
-    /// The events the legacy notification covers (§2.1), sorted.
-    pub legacy_events: Vec<Event>,
+    /// The events the legacy notification covers (§2.1).
+    pub legacy_events: EventSet,
 }
 
 /// The health alert, under its current and its old name.
@@ -153,6 +189,15 @@ mod tests {
         assert!(parse_recipients(Some("")).is_empty());
         assert!(parse_recipients(Some("  ")).is_empty());
         assert!(parse_recipients(None).is_empty());
+    }
+
+    #[test]
+    fn event_sets_iterate_in_source_then_health_order() {
+        let set: EventSet = [Event { source: EventSource::Origin, health: Health::Healthy }, Event { source: EventSource::Pool, health: Health::Unhealthy }]
+            .into_iter()
+            .collect();
+        assert_eq!(set.iter().map(|e| e.to_string()).collect::<Vec<_>>(), vec!["pool Unhealthy", "origin Healthy"]);
+        assert!(EventSet::default().to_vec().is_empty());
     }
 
     #[test]
