@@ -45,8 +45,19 @@ impl Timings {
     fn stage(&mut self, name: &str) {
         if let Some(t) = self.0 {
             let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-            let field = |key: &str| status.lines().find(|l| l.starts_with(key)).map(|l| l[key.len()..].trim().to_string()).unwrap_or_default();
-            eprintln!("timing: {name:<10} {:>8.3}s  rss {}  peak {}", t.elapsed().as_secs_f64(), field("VmRSS:"), field("VmHWM:"));
+            let field = |key: &str| {
+                status
+                    .lines()
+                    .find(|l| l.starts_with(key))
+                    .map(|l| l[key.len()..].trim().to_string())
+                    .unwrap_or_default()
+            };
+            eprintln!(
+                "timing: {name:<10} {:>8.3}s  rss {}  peak {}",
+                t.elapsed().as_secs_f64(),
+                field("VmRSS:"),
+                field("VmHWM:")
+            );
             self.0 = Some(std::time::Instant::now());
         }
     }
@@ -68,15 +79,24 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     timings.stage("rules");
 
     let origins: Vec<_> = findings.iter().map(|f| analysis.subject(f.subject).map(|s| s.origin)).collect();
-    let requests: Vec<_> = origins.iter().zip(&findings).filter_map(|(origin, f)| Some(((*origin)?, f.path.as_ref()))).collect();
+    let requests: Vec<_> = origins
+        .iter()
+        .zip(&findings)
+        .filter_map(|(origin, f)| Some(((*origin)?, f.path.as_ref())))
+        .collect();
     let locations = resolve_locations(&loaded.files, &requests);
     drop(requests);
     let mut locations = locations.into_iter();
     for (finding, origin) in findings.iter_mut().zip(&origins) {
-        if origin.is_some() {
-            if let Some(l) = locations.next() {
-                finding.location = Location { file: l.file.0 as usize, pointer: l.pointer, line: l.line, column: l.column, start: l.start, end: l.end };
-            }
+        if let (Some(_), Some(l)) = (origin, origin.and_then(|_| locations.next())) {
+            finding.location = Location {
+                file: l.file.0 as usize,
+                pointer: l.pointer,
+                line: l.line,
+                column: l.column,
+                start: l.start,
+                end: l.end,
+            };
         }
     }
     drop(origins);
@@ -84,11 +104,23 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     // The deterministic report order: file, line, column, rule, pointer.
     fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {
         let file = files.get(f.location.file).map_or("", |file| file.name.as_str());
-        (file, f.location.line, f.location.column, f.rule.id.as_str(), f.location.pointer.as_str())
+        (
+            file,
+            f.location.line,
+            f.location.column,
+            f.rule.id.as_str(),
+            f.location.pointer.as_str(),
+        )
     }
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
     timings.stage("locate");
-    let outcome = Outcome { files: loaded.files, findings, records: inventory.records.clone(), skipped: loaded.skipped, as_of: options.as_of };
+    let outcome = Outcome {
+        files: loaded.files,
+        findings,
+        records: inventory.records.clone(),
+        skipped: loaded.skipped,
+        as_of: options.as_of,
+    };
     let result = report(&outcome, &analysis);
     timings.stage("report");
     Ok(result)

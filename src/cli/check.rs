@@ -91,20 +91,28 @@ pub fn run(args: &CheckArgs) -> u8 {
     let reported = check(&options, &rules, |outcome, analysis| -> Result<bool, String> {
         if !args.quiet {
             for skipped in &outcome.skipped {
-                eprintln!("edgeaudit: skipping {}: {}", skipped.file, skipped.message.trim_start_matches("not an edge-service export: "));
+                eprintln!(
+                    "edgeaudit: skipping {}: {}",
+                    skipped.file,
+                    skipped.message.trim_start_matches("not an edge-service export: ")
+                );
             }
         }
         for output in &outputs {
-            write_output(args, output, &report::Context {
-                outcome,
-                analysis,
-                rules: &rules,
-                color: false,
-                statistics: args.statistics,
-                quiet: args.quiet,
-            })?;
+            write_output(
+                args,
+                output,
+                &report::Context {
+                    outcome,
+                    analysis,
+                    rules: &rules,
+                    color: false,
+                    statistics: args.statistics,
+                    quiet: args.quiet,
+                },
+            )?;
         }
-    let threshold = match args.fail_on {
+        let threshold = match args.fail_on {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
             FailOn::Note => Some(Severity::Note),
@@ -139,7 +147,9 @@ fn write_output(args: &CheckArgs, output: &Output, ctx: &report::Context) -> Res
             .map_err(|e| format!("cannot write {path}: {e}")),
         None => {
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            report::render(output.format, &ctx, &mut w).and_then(|()| w.flush()).map_err(|e| format!("cannot write to stdout: {e}"))
+            report::render(output.format, &ctx, &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| format!("cannot write to stdout: {e}"))
         }
     }
 }

@@ -17,7 +17,14 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
         }
         let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
         let mut emit = |item: Option<String>, path: Cow<'static, str>| {
-            out.push(Finding { rule: rule.clone(), severity: rule.severity, subject: subject_ref, item, path, location: Location::default() });
+            out.push(Finding {
+                rule: rule.clone(),
+                severity: rule.severity,
+                subject: subject_ref,
+                item,
+                path,
+                location: Location::default(),
+            });
         };
         match rule.for_each.as_deref().and_then(|name| facts.get(name)) {
             Some(fact) => match &fact.value {

@@ -32,10 +32,33 @@ impl Eq for PoolId<'_> {}
 
 impl Hash for PoolId<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        for b in self.0.bytes() {
-            state.write_u8(b.to_ascii_lowercase());
+        // Lower-cased through a small buffer: one hasher call per 64 bytes.
+        let mut buf = [0u8; 64];
+        for chunk in self.0.as_bytes().chunks(buf.len()) {
+            for (slot, b) in buf.iter_mut().zip(chunk) {
+                *slot = b.to_ascii_lowercase();
+            }
+            state.write(&buf[..chunk.len()]);
         }
         state.write_u8(0xff);
+    }
+}
+
+#[cfg(test)]
+mod pool_id_tests {
+    use super::PoolId;
+    use std::collections::HashSet;
+
+    #[test]
+    fn pool_ids_match_whatever_their_case() {
+        let long = "A".repeat(100);
+        let set: HashSet<PoolId> = ["17B5962d775c646f3f9725cbc7a53df4", long.as_str()]
+            .into_iter()
+            .map(PoolId)
+            .collect();
+        assert!(set.contains(&PoolId("17b5962D775C646F3F9725CBC7A53DF4")));
+        assert!(set.contains(&PoolId(&"a".repeat(100))));
+        assert!(!set.contains(&PoolId("17b5962d775c646f3f9725cbc7a53df")));
     }
 }
 
@@ -87,7 +110,12 @@ impl<'a> CoverageIndex<'a> {
             }
         }
         let pool_ids = account.pools.iter().map(|p| PoolId(&p.id)).collect();
-        CoverageIndex { all_pools, by_pool, account, pool_ids }
+        CoverageIndex {
+            all_pools,
+            by_pool,
+            account,
+            pool_ids,
+        }
     }
 
     pub fn pool_count(&self) -> usize {

@@ -100,14 +100,18 @@ pub struct Analysis<'a> {
     inventory: &'a crate::model::Inventory,
     indexes: Vec<coverage::CoverageIndex<'a>>,
     /// Per account, counted when its account facts are first asked for.
-    tallies: Vec<std::cell::OnceCell<account::Tally>>,
+    tallies: Vec<std::sync::OnceLock<account::Tally>>,
 }
 
 impl<'a> Analysis<'a> {
     pub fn new(inventory: &'a crate::model::Inventory) -> Self {
         let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
-        let tallies = inventory.accounts.iter().map(|_| std::cell::OnceCell::new()).collect();
-        Analysis { inventory, indexes, tallies }
+        let tallies = inventory.accounts.iter().map(|_| std::sync::OnceLock::new()).collect();
+        Analysis {
+            inventory,
+            indexes,
+            tallies,
+        }
     }
 
     /// Every subject's facts, one at a time, so that a million resources never
@@ -115,14 +119,26 @@ impl<'a> Analysis<'a> {
     pub fn for_each_subject(&self, mut visit: impl FnMut(SubjectRef, &dyn Facts)) {
         for (a, account) in self.inventory.accounts.iter().enumerate() {
             for index in 0..account.pools.len() {
-                let subject = SubjectRef { account: a as u32, kind: Kind::Pool, index: index as u32 };
+                let subject = SubjectRef {
+                    account: a as u32,
+                    kind: Kind::Pool,
+                    index: index as u32,
+                };
                 self.with_facts(subject, |facts| visit(subject, facts));
             }
             for index in 0..account.policies.len() {
-                let subject = SubjectRef { account: a as u32, kind: Kind::NotificationPolicy, index: index as u32 };
+                let subject = SubjectRef {
+                    account: a as u32,
+                    kind: Kind::NotificationPolicy,
+                    index: index as u32,
+                };
                 self.with_facts(subject, |facts| visit(subject, facts));
             }
-            let subject = SubjectRef { account: a as u32, kind: Kind::Account, index: 0 };
+            let subject = SubjectRef {
+                account: a as u32,
+                kind: Kind::Account,
+                index: 0,
+            };
             self.with_facts(subject, |facts| visit(subject, facts));
         }
     }
@@ -134,13 +150,28 @@ impl<'a> Analysis<'a> {
         Some(match subject.kind {
             Kind::Pool => {
                 let p = account.pools.get(i)?;
-                Subject { kind: Kind::Pool, id: &p.id, name: &p.name, origin: &p.origin }
+                Subject {
+                    kind: Kind::Pool,
+                    id: &p.id,
+                    name: &p.name,
+                    origin: &p.origin,
+                }
             }
             Kind::NotificationPolicy => {
                 let p = account.policies.get(i)?;
-                Subject { kind: Kind::NotificationPolicy, id: &p.id, name: &p.name, origin: &p.origin }
+                Subject {
+                    kind: Kind::NotificationPolicy,
+                    id: &p.id,
+                    name: &p.name,
+                    origin: &p.origin,
+                }
             }
-            Kind::Account => Subject { kind: Kind::Account, id: account.id.as_deref().unwrap_or(""), name: "", origin: account.pool_lists.first()? },
+            Kind::Account => Subject {
+                kind: Kind::Account,
+                id: account.id.as_deref().unwrap_or(""),
+                name: "",
+                origin: account.pool_lists.first()?,
+            },
             _ => return None,
         })
     }

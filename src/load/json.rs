@@ -3,8 +3,8 @@
 use super::error::InputError;
 use serde::de::DeserializeSeed;
 
-use super::walk::{RecordSink, Walker};
 use super::source::SourceFile;
+use super::walk::{RecordSink, Walker};
 use crate::locate::position::offset_of_line_byte_column;
 
 /// Parses the file and walks it in the same pass.
@@ -60,7 +60,6 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     };
     InputError::at_offset(&file.name, &file.text, offset, message)
 }
-
 
 /// serde_json reports a type error after the value it rejected; a person
 /// wants the value's first character. `end` is the value's last byte.

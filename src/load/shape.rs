@@ -146,4 +146,3 @@ impl Shape<'_> {
         None
     }
 }
-

@@ -28,13 +28,18 @@ pub enum Expect {
 /// location); the serde error carrying this message only unwinds the parser.
 pub const ABORTED: &str = "edgeaudit: walk aborted";
 
+/// The walker stopped the walk; it keeps the reason (an input error with its
+/// location) for the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
 /// Receives complete objects, with the pointer they are at.
 pub trait Walk {
     /// An element of a list.
-    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()>;
+    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
     /// An object that is not in a list: the document, an envelope's single
     /// `result`, a settings object under a bundle key.
-    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()>;
+    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
 }
 
 /// A value that holds records: an array, or an object (an envelope, a bundle
@@ -72,16 +77,29 @@ impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
         let mut index = 0usize;
         loop {
             let element = pointer::join_index(&self.pointer, index);
-            let seed = ObjectSeed { walk: &mut *self.walk, pointer: &element, expect: self.expect };
+            let seed = ObjectSeed {
+                walk: &mut *self.walk,
+                pointer: &element,
+                expect: self.expect,
+            };
             let Some(shape) = seq.next_element_seed(seed)? else { return Ok(()) };
-            self.walk.element(shape, &element, self.expect).map_err(|()| de::Error::custom(ABORTED))?;
+            self.walk
+                .element(shape, &element, self.expect)
+                .map_err(|Stopped| de::Error::custom(ABORTED))?;
             index += 1;
         }
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        let shape = ObjectSeed { walk: &mut *self.walk, pointer: &self.pointer, expect: self.expect }.visit_map(map)?;
-        self.walk.object(shape, &self.pointer, self.expect).map_err(|()| de::Error::custom(ABORTED))
+        let shape = ObjectSeed {
+            walk: &mut *self.walk,
+            pointer: &self.pointer,
+            expect: self.expect,
+        }
+        .visit_map(map)?;
+        self.walk
+            .object(shape, &self.pointer, self.expect)
+            .map_err(|Stopped| de::Error::custom(ABORTED))
     }
 }
 
@@ -131,12 +149,20 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
             }
             let mut records = |expect: Expect| {
                 let pointer = pointer::join(self.pointer, key);
-                map.next_value_seed(ContainerSeed { walk: &mut *self.walk, pointer, expect })
+                map.next_value_seed(ContainerSeed {
+                    walk: &mut *self.walk,
+                    pointer,
+                    expect,
+                })
             };
             match key {
                 "result" => {
                     s.has_result = true;
-                    let expect = if self.expect == Expect::Zone { Expect::ByShape } else { self.expect };
+                    let expect = if self.expect == Expect::Zone {
+                        Expect::ByShape
+                    } else {
+                        self.expect
+                    };
                     records(expect)?;
                 }
                 "pools" => {
@@ -226,13 +252,15 @@ mod tests {
     }
 
     impl Walk for Log<'_> {
-        fn element(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), ()> {
+        fn element(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), Stopped> {
             let offset = shape.json_offset(self.text);
-            self.events.push((pointer.to_string(), "element", shape.id.map(|t| t.as_str().to_string()), offset));
+            self.events
+                .push((pointer.to_string(), "element", shape.id.map(|t| t.as_str().to_string()), offset));
             Ok(())
         }
-        fn object(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), ()> {
-            self.events.push((pointer.to_string(), "object", shape.id.map(|t| t.as_str().to_string()), None));
+        fn object(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), Stopped> {
+            self.events
+                .push((pointer.to_string(), "object", shape.id.map(|t| t.as_str().to_string()), None));
             Ok(())
         }
     }
@@ -240,7 +268,12 @@ mod tests {
     fn walk(text: &str) -> Result<Vec<Event>, serde_json::Error> {
         let mut log = Log { events: Vec::new(), text };
         let mut de = serde_json::Deserializer::from_str(text);
-        ContainerSeed { walk: &mut log, pointer: String::new(), expect: Expect::ByShape }.deserialize(&mut de)?;
+        ContainerSeed {
+            walk: &mut log,
+            pointer: String::new(),
+            expect: Expect::ByShape,
+        }
+        .deserialize(&mut de)?;
         de.end()?;
         Ok(log.events)
     }
@@ -249,14 +282,26 @@ mod tests {
     fn records_are_handed_over_in_order_with_pointers() {
         let events = walk(r#"{"success": true, "result": [{"id": "a"}, {"id": "b"}]}"#).unwrap();
         let summary: Vec<(&str, &str, Option<&str>)> = events.iter().map(|(p, k, id, _)| (p.as_str(), *k, id.as_deref())).collect();
-        assert_eq!(summary, vec![("/result/0", "element", Some("a")), ("/result/1", "element", Some("b")), ("", "object", None)]);
+        assert_eq!(
+            summary,
+            vec![
+                ("/result/0", "element", Some("a")),
+                ("/result/1", "element", Some("b")),
+                ("", "object", None)
+            ]
+        );
     }
 
     #[test]
     fn bundles_stream_each_key_and_zones() {
-        let events = walk(r#"{"pools": [{"id": "p"}], "zones": [{"zone_id": "z", "total_tls": {"result": {"id": "t"}}}], "account_id": "acc"}"#).unwrap();
+        let events =
+            walk(r#"{"pools": [{"id": "p"}], "zones": [{"zone_id": "z", "total_tls": {"result": {"id": "t"}}}], "account_id": "acc"}"#)
+                .unwrap();
         let pointers: Vec<&str> = events.iter().map(|(p, ..)| p.as_str()).collect();
-        assert_eq!(pointers, vec!["/pools/0", "/zones/0/total_tls/result", "/zones/0/total_tls", "/zones/0", ""]);
+        assert_eq!(
+            pointers,
+            vec!["/pools/0", "/zones/0/total_tls/result", "/zones/0/total_tls", "/zones/0", ""]
+        );
     }
 
     #[test]
@@ -271,6 +316,10 @@ mod tests {
         let text = "[ {\"id\": \"a\"},\n  {\n   \"origins\": [], \"id\": \"b\"}, {\"x\\u0079z\": 1}, {}]";
         let events = walk(text).unwrap();
         let offsets: Vec<Option<usize>> = events.iter().map(|e| e.3).collect();
-        assert_eq!(offsets, vec![Some(2), Some(text.find("{\n").unwrap()), None, None], "escaped or no first key: no offset");
+        assert_eq!(
+            offsets,
+            vec![Some(2), Some(text.find("{\n").unwrap()), None, None],
+            "escaped or no first key: no offset"
+        );
     }
 }

@@ -5,7 +5,7 @@
 use super::error::InputError;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
-use super::stream::{ContainerSeed, Expect, Walk};
+use super::stream::{ContainerSeed, Expect, Stopped, Walk};
 use crate::locate::{pointer, resolve_locations};
 use crate::model::Kind;
 use crate::model::origin::{Anchor, RecordOrigin};
@@ -42,7 +42,16 @@ pub struct Walker<'f, S> {
 
 impl<'f, S: RecordSink> Walker<'f, S> {
     pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S, kind: Option<Kind>) -> Self {
-        Walker { file: &files[file_id.0 as usize], file_id, files, sink, kind, account: None, accepted: 0, error: None }
+        Walker {
+            file: &files[file_id.0 as usize],
+            file_id,
+            files,
+            sink,
+            kind,
+            account: None,
+            accepted: 0,
+            error: None,
+        }
     }
 
     /// Parses and walks the whole document with `parse`, which runs a
@@ -54,7 +63,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         parse_error: impl FnOnce(E) -> InputError,
     ) -> Result<(), InputError> {
         let expect = self.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
-        let outcome = parse(ContainerSeed { walk: &mut self, pointer: String::new(), expect });
+        let outcome = parse(ContainerSeed {
+            walk: &mut self,
+            pointer: String::new(),
+            expect,
+        });
         let result = match (outcome, self.error.take()) {
             (_, Some(error)) => Err(error),
             (Ok(()), None) => Ok(()),
@@ -68,7 +81,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     fn origin(&self, pointer: &str, anchor: Option<Anchor>) -> RecordOrigin {
-        RecordOrigin { file: self.file_id, pointer: pointer.to_string(), anchor }
+        RecordOrigin {
+            file: self.file_id,
+            pointer: pointer.to_string(),
+            anchor,
+        }
     }
 
     /// Where a JSON object starts, so its fields can be located by scanning
@@ -77,7 +94,10 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         if self.file.format != Format::Json {
             return None;
         }
-        shape.json_offset(&self.file.text).map(|offset| Anchor { offset, tokens: pointer::tokens(pointer).len() })
+        shape.json_offset(&self.file.text).map(|offset| Anchor {
+            offset,
+            tokens: pointer::tokens(pointer).len(),
+        })
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
@@ -86,12 +106,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     /// Keeps the error for `run` and stops the parser.
-    fn fail(&mut self, error: InputError) -> Result<(), ()> {
+    fn fail(&mut self, error: InputError) -> Result<(), Stopped> {
         self.error = Some(error);
-        Err(())
+        Err(Stopped)
     }
 
-    fn envelope(&mut self, shape: &Shape<'_>, pointer: &str) -> Result<(), ()> {
+    fn envelope(&mut self, shape: &Shape<'_>, pointer: &str) -> Result<(), Stopped> {
         if shape.success == Some(false) {
             let origin = self.origin(pointer, self.anchor(shape, pointer));
             let error = self.error_at(
@@ -104,7 +124,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         Ok(())
     }
 
-    fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()> {
+    fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         let origin = self.origin(pointer, self.anchor(&shape, pointer));
         let kind = match expect {
             Expect::Kind(kind) => kind,
@@ -117,7 +137,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             },
         };
         if kind.is_single_object() && expect == Expect::ByShape {
-            let error = self.error_at(&origin, "", "a settings object is only recognised under a bundle key or with `--kind`");
+            let error = self.error_at(
+                &origin,
+                "",
+                "a settings object is only recognised under a bundle key or with `--kind`",
+            );
             return self.fail(error);
         }
         match self.sink.record(kind, origin.clone(), &shape) {
@@ -134,7 +158,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 }
 
 impl<S: RecordSink> Walk for Walker<'_, S> {
-    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()> {
+    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         if expect == Expect::Zone {
             // A zone's lists were streamed while it was read.
             return Ok(());
@@ -146,7 +170,7 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
         self.record(shape, pointer, expect)
     }
 
-    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), ()> {
+    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         let is_document = pointer.is_empty();
         if shape.is_envelope() && classify(&shape).is_none() {
             return self.envelope(&shape, pointer);
@@ -161,7 +185,11 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
             // `pools: {...}`: a list key holding a lone object.
             Expect::Kind(kind) if is_list_key(pointer) => {
                 let origin = self.origin(pointer, self.anchor(&shape, pointer));
-                let error = self.error_at(&origin, "", &format!("expected an array of {kind} records or an API envelope with `result`"));
+                let error = self.error_at(
+                    &origin,
+                    "",
+                    &format!("expected an array of {kind} records or an API envelope with `result`"),
+                );
                 self.fail(error)
             }
             Expect::Kind(_) => self.record(shape, pointer, expect),
@@ -179,11 +207,28 @@ const NOT_AN_EXPORT: &str = "not an edge-service export: expected an API envelop
 
 const UNRECOGNISED: &str = "this record matches no known kind: expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname` and `ssl`), a certificate pack (`type`: universal, advanced, …), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`type` and `name`)";
 
-const PACK_TYPES: [&str; 8] = ["universal", "advanced", "total_tls", "sni_custom", "legacy_custom", "keyless", "mh_custom", "managed_hostname"];
+const PACK_TYPES: [&str; 8] = [
+    "universal",
+    "advanced",
+    "total_tls",
+    "sni_custom",
+    "legacy_custom",
+    "keyless",
+    "mh_custom",
+    "managed_hostname",
+];
 
 fn is_list_key(pointer: &str) -> bool {
     let last = pointer.rsplit('/').next().unwrap_or("");
-    ["pools", "notification_policies", "certificate_packs", "custom_certificates", "custom_hostnames", "dns_records"].contains(&last)
+    [
+        "pools",
+        "notification_policies",
+        "certificate_packs",
+        "custom_certificates",
+        "custom_hostnames",
+        "dns_records",
+    ]
+    .contains(&last)
 }
 
 /// Recognises a record by its fields (DESIGN §1.2).

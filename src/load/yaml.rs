@@ -6,8 +6,8 @@ use serde_saphyr::options::DuplicateKeyPolicy;
 use super::error::InputError;
 use serde::de::DeserializeSeed;
 
-use super::walk::{RecordSink, Walker};
 use super::source::SourceFile;
+use super::walk::{RecordSink, Walker};
 
 fn options(input_len: usize) -> serde_saphyr::Options {
     // Every event, node and scalar byte needs at least one input byte, so
@@ -44,9 +44,18 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let message = explain(&first_line(&e.without_snippet().to_string()));
             let not_an_export = message.contains("expected an array of records or an object") && line == 1;
             let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
-            let offset = offset + file.text[offset..].chars().take(column.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+            let offset = offset
+                + file.text[offset..]
+                    .chars()
+                    .take(column.saturating_sub(1))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
             let pointer = crate::locate::pointer::abbreviate(&pointer_at(&file.text, offset));
-            let place = if pointer.is_empty() { String::new() } else { format!("{pointer}: ") };
+            let place = if pointer.is_empty() {
+                String::new()
+            } else {
+                format!("{pointer}: ")
+            };
             let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
             if not_an_export { error.not_an_export() } else { error }
         },

@@ -31,7 +31,10 @@ impl Builder {
         let index = match accounts.iter().position(|a| a.id.as_deref() == id) {
             Some(i) => i,
             None => {
-                accounts.push(Account { id: id.map(str::to_string), ..Account::default() });
+                accounts.push(Account {
+                    id: id.map(str::to_string),
+                    ..Account::default()
+                });
                 accounts.len() - 1
             }
         };

@@ -193,10 +193,22 @@ mod tests {
 
     #[test]
     fn event_sets_iterate_in_source_then_health_order() {
-        let set: EventSet = [Event { source: EventSource::Origin, health: Health::Healthy }, Event { source: EventSource::Pool, health: Health::Unhealthy }]
-            .into_iter()
-            .collect();
-        assert_eq!(set.iter().map(|e| e.to_string()).collect::<Vec<_>>(), vec!["pool Unhealthy", "origin Healthy"]);
+        let set: EventSet = [
+            Event {
+                source: EventSource::Origin,
+                health: Health::Healthy,
+            },
+            Event {
+                source: EventSource::Pool,
+                health: Health::Unhealthy,
+            },
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            set.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+            vec!["pool Unhealthy", "origin Healthy"]
+        );
         assert!(EventSet::default().to_vec().is_empty());
     }
 

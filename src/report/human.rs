@@ -56,10 +56,7 @@ impl Diagnostic for Report<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let label = LabeledSpan::new_primary_with_span(
-            Some(self.finding.rule.name.clone()),
-            (self.finding.location.start, self.label_len),
-        );
+        let label = LabeledSpan::new_primary_with_span(Some(self.finding.rule.name.clone()), (self.finding.location.start, self.label_len));
         Some(Box::new(std::iter::once(label)))
     }
 }
@@ -96,28 +93,39 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
-    for finding in &ctx.outcome.findings {
-        let mut out = String::new();
-        let file = &ctx.outcome.files[finding.location.file];
-        let report = Report {
-            finding,
-            message: ctx.message(finding),
-            help: help(ctx, finding),
-            label_len: label_len(&file.text, finding.location.start, finding.location.end),
-            snippet: Snippet {
-                name: ctx.file(finding).to_string(),
-                text: file.text.clone(),
-                anchor: finding.location.start,
-                anchor_line: finding.location.line - 1,
-                anchor_column: finding.location.column - 1,
-            },
-        };
-        if handler.render_report(&mut out, &report).is_err() {
-            let _ = writeln!(out, "{}:{}:{}: {} {}", ctx.file(finding), finding.location.line, finding.location.column, finding.rule.id, report.message);
+    ctx.with_messages(|messages| -> std::io::Result<()> {
+        for (finding, message) in ctx.outcome.findings.iter().zip(messages) {
+            let mut out = String::new();
+            let file = &ctx.outcome.files[finding.location.file];
+            let report = Report {
+                finding,
+                message,
+                help: help(ctx, finding),
+                label_len: label_len(&file.text, finding.location.start, finding.location.end),
+                snippet: Snippet {
+                    name: ctx.file(finding).to_string(),
+                    text: file.text.clone(),
+                    anchor: finding.location.start,
+                    anchor_line: finding.location.line - 1,
+                    anchor_column: finding.location.column - 1,
+                },
+            };
+            if handler.render_report(&mut out, &report).is_err() {
+                let _ = writeln!(
+                    out,
+                    "{}:{}:{}: {} {}",
+                    ctx.file(finding),
+                    finding.location.line,
+                    finding.location.column,
+                    finding.rule.id,
+                    report.message
+                );
+            }
+            out.push('\n');
+            sink.write_all(out.as_bytes())?;
         }
-        out.push('\n');
-        sink.write_all(out.as_bytes())?;
-    }
+        Ok(())
+    })?;
     let mut out = String::new();
     let summary = Summary::of(ctx.outcome);
     if ctx.statistics {

@@ -1,3 +1,5 @@
+use std::cell::RefCell;
+
 use serde::Serialize;
 
 use super::Context;
@@ -8,23 +10,32 @@ use crate::findings::{Resource, Severity};
 struct Document<'a> {
     version: u32,
     as_of: String,
-    findings: Findings<'a>,
+    findings: Findings<'a, 'a>,
     summary: Summary,
 }
 
-/// The findings, serialised one at a time as their messages are rendered.
-struct Findings<'a>(&'a Context<'a>);
+/// The findings, serialised one at a time as their messages arrive.
+struct Findings<'a, 'm> {
+    ctx: &'a Context<'a>,
+    messages: RefCell<&'m mut dyn Iterator<Item = String>>,
+}
 
-impl Serialize for Findings<'_> {
+impl Serialize for Findings<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let ctx = self.0;
+        let ctx = self.ctx;
+        let mut messages = self.messages.borrow_mut();
         s.collect_seq(ctx.outcome.findings.iter().map(|f| Finding {
             rule: &f.rule.id,
             name: &f.rule.name,
             severity: f.severity,
-            message: ctx.message(f),
+            message: messages.next().unwrap_or_default(),
             resource: ctx.resource(f),
-            location: Location { file: ctx.file(f), pointer: &f.location.pointer, line: f.location.line, column: f.location.column },
+            location: Location {
+                file: ctx.file(f),
+                pointer: &f.location.pointer,
+                line: f.location.line,
+                column: f.location.column,
+            },
         }))
     }
 }
@@ -48,7 +59,18 @@ struct Location<'a> {
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let doc = Document { version: 1, as_of: ctx.outcome.as_of.to_string(), findings: Findings(ctx), summary: Summary::of(ctx.outcome) };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    out.write_all(b"\n")
+    ctx.with_messages(|messages| {
+        let findings = Findings {
+            ctx,
+            messages: RefCell::new(messages),
+        };
+        let doc = Document {
+            version: 1,
+            as_of: ctx.outcome.as_of.to_string(),
+            findings,
+            summary: Summary::of(ctx.outcome),
+        };
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        out.write_all(b"\n")
+    })
 }

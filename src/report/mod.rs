@@ -7,9 +7,9 @@ pub mod snippet;
 pub mod summary;
 
 use crate::check::Outcome;
+use crate::engine::RuleSet;
 use crate::facts::Analysis;
 use crate::findings::{Finding, Resource};
-use crate::engine::RuleSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -56,17 +56,45 @@ impl Context<'_> {
         self.outcome.files.get(f.location.file).map_or("", |file| file.name.as_str())
     }
 
+    /// Every finding's message, in order, rendered on a second thread while
+    /// `consume` writes them: rendering and writing each take a good part of
+    /// a large report, and the machine has more than one core.
+    pub fn with_messages<R>(&self, consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R) -> R {
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1024);
+            scope.spawn(move || {
+                for f in &self.outcome.findings {
+                    // The receiver is gone when writing failed: stop quietly.
+                    if tx.send(self.message(f)).is_err() {
+                        break;
+                    }
+                }
+            });
+            consume(&mut rx.into_iter())
+        })
+    }
+
     /// A finding's message, rendered from its subject's facts now: findings
     /// do not carry their messages, so a million of them stay small.
     pub fn message(&self, f: &Finding) -> String {
-        self.analysis.with_facts(f.subject, |facts| f.rule.message.render(facts, f.item.as_deref())).unwrap_or_default()
+        self.analysis
+            .with_facts(f.subject, |facts| f.rule.message.render(facts, f.item.as_deref()))
+            .unwrap_or_default()
     }
 
     /// The resource a finding is about.
     pub fn resource(&self, f: &Finding) -> Resource<'_> {
         match self.analysis.subject(f.subject) {
-            Some(s) => Resource { kind: s.kind, id: s.id, name: s.name },
-            None => Resource { kind: f.subject.kind, id: "", name: "" },
+            Some(s) => Resource {
+                kind: s.kind,
+                id: s.id,
+                name: s.name,
+            },
+            None => Resource {
+                kind: f.subject.kind,
+                id: "",
+                name: "",
+            },
         }
     }
 }

@@ -1,5 +1,7 @@
 //! SARIF 2.1.0 for code scanning.
 
+use std::cell::RefCell;
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -19,12 +21,7 @@ pub fn level(severity: Severity) -> &'static str {
 /// file, pointer or resource does.
 pub fn fingerprint(f: &Finding, file: &str, resource_id: &str) -> String {
     let mut hasher = Sha256::new();
-    for part in [
-        f.rule.id.as_str(),
-        file,
-        &f.location.pointer,
-        resource_id,
-    ] {
+    for part in [f.rule.id.as_str(), file, &f.location.pointer, resource_id] {
         hasher.update(part.as_bytes());
         hasher.update([0]);
     }
@@ -111,8 +108,11 @@ struct RuleProperties<'a> {
     problem_severity: &'static str,
 }
 
-/// Results serialised one at a time, each message rendered as it is written.
-struct Results<'a>(&'a Context<'a>);
+/// Results serialised one at a time, each message as it arrives.
+struct Results<'a> {
+    ctx: &'a Context<'a>,
+    messages: RefCell<&'a mut dyn Iterator<Item = String>>,
+}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -191,18 +191,24 @@ struct RunProperties {
 
 impl Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let ctx = self.0;
+        let ctx = self.ctx;
+        let mut messages = self.messages.borrow_mut();
         s.collect_seq(ctx.outcome.findings.iter().map(|f| {
             let resource = ctx.resource(f);
             SarifResult {
                 rule_id: &f.rule.id,
                 rule_index: ctx.rules.rules.iter().position(|r| r.id == f.rule.id),
                 level: level(f.severity),
-                message: OwnedText { text: ctx.message(f) },
+                message: OwnedText {
+                    text: messages.next().unwrap_or_default(),
+                },
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: ArtifactLocation { uri: uri(ctx.file(f)) },
-                        region: Region { start_line: f.location.line, start_column: f.location.column },
+                        region: Region {
+                            start_line: f.location.line,
+                            start_column: f.location.column,
+                        },
                     },
                     logical_locations: [LogicalLocation {
                         fully_qualified_name: format!("{}/{}", resource.kind, resource.id),
@@ -210,8 +216,12 @@ impl Serialize for Results<'_> {
                         kind: "resource",
                     }],
                 }],
-                partial_fingerprints: Fingerprints { v1: fingerprint(f, ctx.file(f), resource.id) },
-                properties: ResultProperties { pointer: &f.location.pointer },
+                partial_fingerprints: Fingerprints {
+                    v1: fingerprint(f, ctx.file(f), resource.id),
+                },
+                properties: ResultProperties {
+                    pointer: &f.location.pointer,
+                },
             }
         }))
     }
@@ -227,7 +237,10 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             name: &r.name,
             short_description: Text { text: &r.summary },
             full_description: Text { text: r.rationale.trim() },
-            help: Help { text: docs::text(r), markdown: docs::markdown(r) },
+            help: Help {
+                text: docs::text(r),
+                markdown: docs::markdown(r),
+            },
             help_uri: r.references.first().map(String::as_str),
             default_configuration: Configuration { level: level(r.severity) },
             properties: RuleProperties {
@@ -241,17 +254,32 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             },
         })
         .collect();
-    let log = Log {
-        schema: "https://json.schemastore.org/sarif-2.1.0.json",
-        version: "2.1.0",
-        runs: [Run {
-            tool: Tool { driver: Driver { name: "edgeaudit", version: env!("CARGO_PKG_VERSION"), rules } },
-            column_kind: "unicodeCodePoints",
-            results: Results(ctx),
-            invocations: [Invocation { execution_successful: true }],
-            properties: RunProperties { as_of: ctx.outcome.as_of.to_string() },
-        }],
-    };
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    out.write_all(b"\n")
+    ctx.with_messages(|messages| {
+        let log = Log {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            version: "2.1.0",
+            runs: [Run {
+                tool: Tool {
+                    driver: Driver {
+                        name: "edgeaudit",
+                        version: env!("CARGO_PKG_VERSION"),
+                        rules,
+                    },
+                },
+                column_kind: "unicodeCodePoints",
+                results: Results {
+                    ctx,
+                    messages: RefCell::new(messages),
+                },
+                invocations: [Invocation {
+                    execution_successful: true,
+                }],
+                properties: RunProperties {
+                    as_of: ctx.outcome.as_of.to_string(),
+                },
+            }],
+        };
+        serde_json::to_writer_pretty(&mut *out, &log)?;
+        out.write_all(b"\n")
+    })
 }
