@@ -112,55 +112,21 @@ fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::source::FileId;
     use crate::model::Account;
-    use crate::model::notification::{HEALTH_ALERT_TYPE, Pool};
-    use crate::model::origin::RecordOrigin;
+    use crate::model::samples::{health_policy, pool, valued};
 
-    fn origin() -> RecordOrigin {
-        RecordOrigin {
-            file: FileId(0),
-            pointer: "/result/0".into(),
-            anchor: None,
-        }
-    }
-
-    fn valued(field: &str, values: &[&str]) -> Vec<Valued> {
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Valued {
-                value: v.to_string(),
-                path: format!("/filters/{field}/{i}"),
-            })
-            .collect()
-    }
-
-    fn policy() -> Policy {
-        Policy {
-            origin: origin(),
-            id: "x".into(),
-            name: "x".into(),
-            alert_type: HEALTH_ALERT_TYPE.into(),
+    fn account() -> Account {
+        let policy = Policy {
             enabled: false,
             mechanisms: vec![],
             pool_ids: valued("pool_id", &["P1", "gone"]),
             new_health: valued("new_health", &["unhealthy", "Healthy"]),
             event_source: valued("event_source", &["Pool"]),
-        }
-    }
-
-    fn account() -> Account {
-        let pool = Pool {
-            origin: origin(),
-            id: "p1".into(),
-            name: "a".into(),
-            legacy_recipients: vec![],
-            legacy_events: Default::default(),
+            ..health_policy(&[])
         };
         Account {
-            pools: vec![pool],
-            policies: vec![policy()],
+            pools: vec![pool("p1", &[], vec![])],
+            policies: vec![policy],
             ..Account::default()
         }
     }

@@ -170,69 +170,21 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) ->
 mod tests {
     use super::*;
     use crate::facts::Value;
-    use crate::load::source::FileId;
     use crate::model::Account;
-    use crate::model::notification::{Mechanism, Policy, Valued};
-    use crate::model::origin::RecordOrigin;
-
-    fn origin() -> RecordOrigin {
-        RecordOrigin {
-            file: FileId(0),
-            pointer: "/result/0".into(),
-            anchor: None,
-        }
-    }
-
-    fn pool(events: Vec<Event>, recipients: &[&str]) -> Pool {
-        Pool {
-            origin: origin(),
-            id: "p1".into(),
-            name: "web".into(),
-            legacy_recipients: recipients.iter().map(|s| s.to_string()).collect(),
-            legacy_events: events.into_iter().collect(),
-        }
-    }
-
-    fn all_events() -> Vec<Event> {
-        let mut v = Vec::new();
-        for source in EventSource::ALL {
-            for health in Health::ALL {
-                v.push(Event { source, health });
-            }
-        }
-        v
-    }
+    use crate::model::notification::Policy;
+    use crate::model::samples::{all_events, health_policy, pool, valued};
 
     fn policy(recipients: &[&str], new_health: &[&str]) -> Policy {
         Policy {
-            origin: origin(),
-            id: "x".into(),
-            name: "x".into(),
-            alert_type: HEALTH_ALERT_TYPE.into(),
-            enabled: true,
-            mechanisms: recipients
-                .iter()
-                .map(|r| Mechanism {
-                    kind: "email".into(),
-                    target: Some(r.to_string()),
-                })
-                .collect(),
-            pool_ids: vec![],
-            new_health: new_health
-                .iter()
-                .map(|v| Valued {
-                    value: v.to_string(),
-                    path: String::new(),
-                })
-                .collect(),
-            event_source: vec![],
+            new_health: valued("new_health", new_health),
+            ..health_policy(recipients)
         }
     }
 
     #[test]
     fn provides_every_catalogue_fact() {
         let account = Account {
-            pools: vec![pool(all_events(), &["a@x.io"])],
+            pools: vec![pool("p1", &["a@x.io"], all_events())],
             ..Account::default()
         };
         let index = CoverageIndex::new(&account);
@@ -243,7 +195,7 @@ mod tests {
     #[test]
     fn uncovered_pool_gets_the_whole_legacy_notification_as_a_policy() {
         let account = Account {
-            pools: vec![pool(all_events(), &["a@x.io", "b@x.io"])],
+            pools: vec![pool("p1", &["a@x.io", "b@x.io"], all_events())],
             ..Account::default()
         };
         let index = CoverageIndex::new(&account);
@@ -276,7 +228,7 @@ mod tests {
                 health: Health::Unhealthy,
             },
         ];
-        let body = replacement_policies(&pool(events.clone(), &["a@x.io"]), &events, &["a@x.io".to_string()]);
+        let body = replacement_policies(&pool("p1", &["a@x.io"], events.clone()), &events, &["a@x.io".to_string()]);
         let parts: Vec<&str> = body.split(" and ").collect();
         assert_eq!(parts.len(), 2);
         assert!(parts[0].contains(r#""new_health":["Healthy"],"event_source":["pool"]"#), "{body}");
@@ -290,7 +242,7 @@ mod tests {
     fn partial_coverage_proposes_only_what_is_missing() {
         // Recipients all covered, Healthy events missing: events Healthy to everyone.
         let account = Account {
-            pools: vec![pool(all_events(), &["a@x.io"])],
+            pools: vec![pool("p1", &["a@x.io"], all_events())],
             policies: vec![policy(&["A@X.IO"], &["Unhealthy"])],
             ..Account::default()
         };

@@ -4,6 +4,8 @@ pub mod build;
 pub mod kind;
 pub mod notification;
 pub mod origin;
+#[cfg(test)]
+pub mod samples;
 
 use std::collections::BTreeMap;
 
