@@ -169,3 +169,20 @@ fn colour_follows_the_flag() {
     let auto = run(&["check", "fixtures/demo"]);
     assert!(!auto.stdout.contains("\u{1b}["));
 }
+
+#[test]
+fn policy_bodies_in_the_human_report_can_be_copied_as_json() {
+    let out = demo("human");
+    let bodies: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.find("the body {\"name\"").map(|i| &l[i + "the body ".len()..]))
+        .collect();
+    assert_eq!(bodies.len(), 3, "LB001 and two LB003 each carry a body on one line:\n{out}");
+    for line in bodies {
+        let body = serde_json::Deserializer::from_str(line)
+            .into_iter::<serde_json::Value>()
+            .next()
+            .expect("a value");
+        assert!(body.is_ok(), "not JSON: {line}");
+    }
+}

@@ -12,13 +12,13 @@ pub struct Found {
     pub matched: usize,
 }
 
-pub fn find(text: &str, start: usize, tokens: &[String]) -> Found {
+pub fn find<T: AsRef<str>>(text: &str, start: usize, tokens: &[T]) -> Found {
     let bytes = text.as_bytes();
     let mut pos = skip_ws(bytes, start);
     for (depth, token) in tokens.iter().enumerate() {
         let next = match bytes.get(pos) {
-            Some(b'{') => member(bytes, pos, token),
-            Some(b'[') => token.parse::<usize>().ok().and_then(|i| element(bytes, pos, i)),
+            Some(b'{') => member(bytes, pos, token.as_ref()),
+            Some(b'[') => token.as_ref().parse::<usize>().ok().and_then(|i| element(bytes, pos, i)),
             _ => None,
         };
         match next {
@@ -64,7 +64,12 @@ fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
             return None;
         }
         let key_end = string_end(bytes, p)?;
-        let matches = decode_string(&bytes[p + 1..key_end - 1]).as_deref() == Some(key);
+        let raw = &bytes[p + 1..key_end - 1];
+        let matches = if raw.contains(&b'\\') {
+            decode_string(raw).as_deref() == Some(key)
+        } else {
+            raw == key.as_bytes()
+        };
         p = skip_ws(bytes, key_end);
         if bytes.get(p) != Some(&b':') {
             return None;

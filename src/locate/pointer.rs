@@ -1,6 +1,8 @@
 //! RFC 6901 JSON pointers: building them while loading and splitting them
 //! when locating.
 
+use std::borrow::Cow;
+
 /// Appends one reference token, escaped (`~` → `~0`, `/` → `~1`).
 pub fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
@@ -43,14 +45,20 @@ pub fn abbreviate(pointer: &str) -> String {
 }
 
 /// The unescaped reference tokens of a pointer (`""` has none).
-pub fn tokens(pointer: &str) -> Vec<String> {
+pub fn tokens(pointer: &str) -> Vec<Cow<'_, str>> {
     if pointer.is_empty() {
         return Vec::new();
     }
     pointer
         .split('/')
         .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(|t| {
+            if t.contains('~') {
+                Cow::Owned(t.replace("~1", "/").replace("~0", "~"))
+            } else {
+                Cow::Borrowed(t)
+            }
+        })
         .collect()
 }
 

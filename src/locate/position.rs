@@ -63,8 +63,19 @@ pub fn offset_of_line_byte_column(text: &str, line: usize, byte_column: usize) -
 }
 
 fn count_chars(bytes: &[u8]) -> usize {
-    // UTF-8 continuation bytes are 0b10xx_xxxx; every other byte starts a char.
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+    // A UTF-8 continuation byte is 0b10xx_xxxx; every other byte starts a
+    // char. Eight bytes at a time: bit 7 set and bit 6 clear, per byte.
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut continuation = 0usize;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        continuation += (w & HIGH & !(w << 1)).count_ones() as usize;
+    }
+    continuation += chunks.remainder().iter().filter(|&&b| b & 0xC0 == 0x80).count();
+    bytes.len() - continuation
 }
 
 #[cfg(test)]
@@ -88,6 +99,19 @@ mod tests {
         let text = "a\nbc\n\ndé f";
         let offsets = [9, 0, 3, 5, 6];
         assert_eq!(positions_of_offsets(text, &offsets), vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]);
+    }
+
+    #[test]
+    fn code_points_are_counted_across_word_boundaries() {
+        for text in [
+            "",
+            "abc",
+            "héllo wörld, ✓ 🙂 and more text past eight bytes",
+            "🙂🙂🙂🙂🙂",
+            "aé✓🙂aé✓🙂aé✓🙂x",
+        ] {
+            assert_eq!(count_chars(text.as_bytes()), text.chars().count(), "{text}");
+        }
     }
 
     #[test]

@@ -24,12 +24,11 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
     let mut found: Vec<(FileId, String, usize, usize)> = Vec::with_capacity(requests.len());
     for (origin, path) in requests {
         let file = &files[origin.file.0 as usize];
-        let full = origin.field(path);
         let hit = match file.format {
-            Format::Json => locate_json(&file.text, origin, &full),
+            Format::Json => locate_json(&file.text, origin, path),
             Format::Yaml => {
                 let map = yaml_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
-                locate_yaml(map, &full)
+                locate_yaml(map, &origin.field(path))
             }
         };
         found.push((origin.file, hit.0, hit.1, hit.2));
@@ -61,15 +60,23 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
         .collect()
 }
 
-fn locate_json(text: &str, origin: &RecordOrigin, full: &str) -> (String, usize, usize) {
-    let tokens = pointer::tokens(full);
-    let (start, skip) = match origin.anchor {
-        Some(a) => (a.offset, a.tokens.min(tokens.len())),
-        None => (0, 0),
-    };
-    let hit = json::find(text, start, &tokens[skip..]);
-    let matched = skip + hit.matched;
-    (pointer::prefix(full, matched).to_string(), hit.start, hit.end)
+fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
+    match origin.anchor {
+        // The anchor is the record's own first byte: walk the field's path from there.
+        Some(anchor) => {
+            let hit = json::find(text, anchor.offset, &pointer::tokens(path));
+            (
+                format!("{}{}", origin.pointer, pointer::prefix(path, hit.matched)),
+                hit.start,
+                hit.end,
+            )
+        }
+        None => {
+            let full = origin.field(path);
+            let hit = json::find(text, 0, &pointer::tokens(&full));
+            (pointer::prefix(&full, hit.matched).to_string(), hit.start, hit.end)
+        }
+    }
 }
 
 fn locate_yaml(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {

@@ -92,7 +92,10 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_wrap_lines(false)
+        .with_links(false);
     ctx.with_messages(|messages| -> std::io::Result<()> {
         for (finding, message) in ctx.outcome.findings.iter().zip(messages) {
             let mut out = String::new();
