@@ -90,7 +90,7 @@ pub fn render_value(value: &Value) -> String {
     match value {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Text(s) => s.clone(),
+        Value::Text(s) => s.to_string(),
         Value::Date(d) => d.format("%Y-%m-%d").to_string(),
         Value::List(items) if items.is_empty() => "none".into(),
         Value::List(items) => items.iter().map(|i| i.text.as_str()).collect::<Vec<_>>().join(", "),

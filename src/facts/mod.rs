@@ -24,7 +24,9 @@ pub use catalogue::{FactSpec, ValueType, catalogue};
 pub enum Value {
     Bool(bool),
     Int(i64),
-    Text(String),
+    /// Borrowed when static (`coverage`, `delivery`, …): asked for by several
+    /// rules per resource, they cost no allocation.
+    Text(Cow<'static, str>),
     Date(DateTime<Utc>),
     List(Vec<Item>),
 }
@@ -70,7 +72,11 @@ pub trait Facts {
 }
 
 pub fn text(s: impl Into<String>) -> Value {
-    Value::Text(s.into())
+    Value::Text(Cow::Owned(s.into()))
+}
+
+pub fn static_text(s: &'static str) -> Value {
+    Value::Text(Cow::Borrowed(s))
 }
 
 pub fn text_items<S: Into<String>>(values: impl IntoIterator<Item = S>) -> Value {
@@ -221,7 +227,7 @@ pub(crate) mod tests {
             assert_eq!(ty, spec.value_type, "type of {}", spec.name);
             if let (Value::Text(t), false) = (&fact.value, spec.values.is_empty()) {
                 assert!(
-                    spec.values.contains(&t.as_str()),
+                    spec.values.contains(&t.as_ref()),
                     "{} = {t} is not among its declared values",
                     spec.name
                 );

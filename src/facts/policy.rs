@@ -1,5 +1,5 @@
 use super::coverage::{CoverageIndex, can_cover};
-use super::{Fact, Facts, Item, Subject, Value, text};
+use super::{Fact, Facts, Item, Subject, Value, static_text, text};
 use crate::model::Kind;
 use crate::model::notification::{EventSource, Health, Policy, Valued};
 
@@ -48,7 +48,7 @@ impl Facts for PolicyFacts<'_> {
             "mechanism_count" => Fact::new(Value::Int(p.mechanisms.len() as i64), "/mechanisms"),
             "delivery" => {
                 let (delivery, at) = self.delivery();
-                Fact::new(text(delivery), at)
+                Fact::new(static_text(delivery), at)
             }
             "delivery_reason" => {
                 let (delivery, at) = self.delivery();
@@ -57,7 +57,7 @@ impl Facts for PolicyFacts<'_> {
                     "no_mechanisms" => "it has no delivery mechanism under `mechanisms`",
                     _ => "",
                 };
-                Fact::new(text(reason), at)
+                Fact::new(static_text(reason), at)
             }
             "invalid_filter_values" => {
                 let mut invalid = Vec::new();

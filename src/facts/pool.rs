@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
-use super::{Fact, Facts, Subject, text, text_items};
+use super::{Fact, Facts, Subject, static_text, text, text_items};
 use crate::model::Kind;
 use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Pool};
 
@@ -59,7 +59,7 @@ impl Facts for PoolFacts<'_> {
             ),
             "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), EMAIL),
             "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(|e| e.to_string())), "/notification_filter"),
-            "coverage" => Fact::new(text(cover.coverage.as_str()), EMAIL),
+            "coverage" => Fact::new(static_text(cover.coverage.as_str()), EMAIL),
             "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), EMAIL),
             "uncovered_events" => Fact::new(
                 text_items(cover.uncovered_events.iter().map(Event::to_string)),

@@ -129,7 +129,7 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
         let mut s = Shape::default();
-        let mut seen: u64 = 0;
+        let mut seen: u32 = 0;
         let mut first = true;
         while let Some(key) = map.next_key::<Text<'de>>()? {
             if first {
@@ -138,25 +138,26 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                     s.first_key = Some(k);
                 }
             }
-            let key = key.as_str();
+            let Some(field) = Field::of(key.as_str()) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
             // Known fields, each at most once (like serde's derive).
-            let bit = FIELDS.iter().position(|f| *f == key);
-            if let Some(bit) = bit {
-                if seen & (1 << bit) != 0 {
-                    return Err(de::Error::duplicate_field(FIELDS[bit]));
-                }
-                seen |= 1 << bit;
+            let bit = 1u32 << (field as u32);
+            if seen & bit != 0 {
+                return Err(de::Error::duplicate_field(field.name()));
             }
+            seen |= bit;
             let mut records = |expect: Expect| {
-                let pointer = pointer::join(self.pointer, key);
+                let pointer = pointer::join(self.pointer, field.name());
                 map.next_value_seed(ContainerSeed {
                     walk: &mut *self.walk,
                     pointer,
                     expect,
                 })
             };
-            match key {
-                "result" => {
+            match field {
+                Field::Result => {
                     s.has_result = true;
                     let expect = if self.expect == Expect::Zone {
                         Expect::ByShape
@@ -165,79 +166,148 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                     };
                     records(expect)?;
                 }
-                "pools" => {
+                Field::Pools => {
                     s.has_bundle_key = true;
                     records(Expect::Kind(Kind::Pool))?;
                 }
-                "notification_policies" => {
+                Field::NotificationPolicies => {
                     s.has_bundle_key = true;
                     records(Expect::Kind(Kind::NotificationPolicy))?;
                 }
-                "zones" => {
+                Field::Zones => {
                     s.has_bundle_key = true;
                     records(Expect::Zone)?;
                 }
-                "certificate_packs" => records(Expect::Kind(Kind::CertificatePack))?,
-                "custom_certificates" => records(Expect::Kind(Kind::CustomCertificate))?,
-                "custom_hostnames" => records(Expect::Kind(Kind::CustomHostname))?,
-                "dns_records" => records(Expect::Kind(Kind::DnsRecord))?,
-                "total_tls" => records(Expect::Kind(Kind::TotalTls))?,
-                "universal_ssl" => records(Expect::Kind(Kind::UniversalSsl))?,
-                "success" => s.success = map.next_value()?,
-                "account_id" => s.account_id = map.next_value()?,
-                "zone_id" => s.zone_id = map.next_value()?,
-                "id" => s.id = map.next_value()?,
-                "name" => s.name = map.next_value()?,
-                "enabled" => s.enabled = map.next_value()?,
-                "origins" => s.origins = map.next_value()?,
-                "notification_email" => s.notification_email = Some(map.next_value()?),
-                "notification_filter" => s.notification_filter = map.next_value()?,
-                "alert_type" => s.alert_type = map.next_value()?,
-                "mechanisms" => s.mechanisms = map.next_value()?,
-                "filters" => s.filters = map.next_value()?,
-                "hostname" => s.hostname = map.next_value()?,
-                "ssl" => s.ssl = map.next_value()?,
-                "type" => s.record_type = map.next_value()?,
-                "bundle_method" => s.bundle_method = map.next_value()?,
-                "uploaded_on" => s.uploaded_on = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                Field::CertificatePacks => records(Expect::Kind(Kind::CertificatePack))?,
+                Field::CustomCertificates => records(Expect::Kind(Kind::CustomCertificate))?,
+                Field::CustomHostnames => records(Expect::Kind(Kind::CustomHostname))?,
+                Field::DnsRecords => records(Expect::Kind(Kind::DnsRecord))?,
+                Field::TotalTls => records(Expect::Kind(Kind::TotalTls))?,
+                Field::UniversalSsl => records(Expect::Kind(Kind::UniversalSsl))?,
+                Field::Success => s.success = map.next_value()?,
+                Field::AccountId => s.account_id = map.next_value()?,
+                Field::ZoneId => s.zone_id = map.next_value()?,
+                Field::Id => s.id = map.next_value()?,
+                Field::Name => s.name = map.next_value()?,
+                Field::Enabled => s.enabled = map.next_value()?,
+                Field::Origins => s.origins = map.next_value()?,
+                Field::NotificationEmail => s.notification_email = Some(map.next_value()?),
+                Field::NotificationFilter => s.notification_filter = map.next_value()?,
+                Field::AlertType => s.alert_type = map.next_value()?,
+                Field::Mechanisms => s.mechanisms = map.next_value()?,
+                Field::Filters => s.filters = map.next_value()?,
+                Field::Hostname => s.hostname = map.next_value()?,
+                Field::Ssl => s.ssl = map.next_value()?,
+                Field::Type => s.record_type = map.next_value()?,
+                Field::BundleMethod => s.bundle_method = map.next_value()?,
+                Field::UploadedOn => s.uploaded_on = map.next_value()?,
             }
         }
         Ok(s)
     }
 }
 
-const FIELDS: [&str; 27] = [
-    "result",
-    "success",
-    "account_id",
-    "pools",
-    "notification_policies",
-    "zones",
-    "zone_id",
-    "certificate_packs",
-    "custom_certificates",
-    "custom_hostnames",
-    "dns_records",
-    "total_tls",
-    "universal_ssl",
-    "id",
-    "name",
-    "enabled",
-    "origins",
-    "notification_email",
-    "notification_filter",
-    "alert_type",
-    "mechanisms",
-    "filters",
-    "hostname",
-    "ssl",
-    "type",
-    "bundle_method",
-    "uploaded_on",
-];
+/// The keys edgeaudit reads; every other key is skipped unread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Result,
+    Success,
+    AccountId,
+    Pools,
+    NotificationPolicies,
+    Zones,
+    ZoneId,
+    CertificatePacks,
+    CustomCertificates,
+    CustomHostnames,
+    DnsRecords,
+    TotalTls,
+    UniversalSsl,
+    Id,
+    Name,
+    Enabled,
+    Origins,
+    NotificationEmail,
+    NotificationFilter,
+    AlertType,
+    Mechanisms,
+    Filters,
+    Hostname,
+    Ssl,
+    Type,
+    BundleMethod,
+    UploadedOn,
+}
+
+impl Field {
+    const ALL: [(Field, &'static str); 27] = [
+        (Field::Result, "result"),
+        (Field::Success, "success"),
+        (Field::AccountId, "account_id"),
+        (Field::Pools, "pools"),
+        (Field::NotificationPolicies, "notification_policies"),
+        (Field::Zones, "zones"),
+        (Field::ZoneId, "zone_id"),
+        (Field::CertificatePacks, "certificate_packs"),
+        (Field::CustomCertificates, "custom_certificates"),
+        (Field::CustomHostnames, "custom_hostnames"),
+        (Field::DnsRecords, "dns_records"),
+        (Field::TotalTls, "total_tls"),
+        (Field::UniversalSsl, "universal_ssl"),
+        (Field::Id, "id"),
+        (Field::Name, "name"),
+        (Field::Enabled, "enabled"),
+        (Field::Origins, "origins"),
+        (Field::NotificationEmail, "notification_email"),
+        (Field::NotificationFilter, "notification_filter"),
+        (Field::AlertType, "alert_type"),
+        (Field::Mechanisms, "mechanisms"),
+        (Field::Filters, "filters"),
+        (Field::Hostname, "hostname"),
+        (Field::Ssl, "ssl"),
+        (Field::Type, "type"),
+        (Field::BundleMethod, "bundle_method"),
+        (Field::UploadedOn, "uploaded_on"),
+    ];
+
+    /// One `match` on the key (compiled to a length switch), not a search.
+    fn of(key: &str) -> Option<Field> {
+        Some(match key {
+            "result" => Field::Result,
+            "success" => Field::Success,
+            "account_id" => Field::AccountId,
+            "pools" => Field::Pools,
+            "notification_policies" => Field::NotificationPolicies,
+            "zones" => Field::Zones,
+            "zone_id" => Field::ZoneId,
+            "certificate_packs" => Field::CertificatePacks,
+            "custom_certificates" => Field::CustomCertificates,
+            "custom_hostnames" => Field::CustomHostnames,
+            "dns_records" => Field::DnsRecords,
+            "total_tls" => Field::TotalTls,
+            "universal_ssl" => Field::UniversalSsl,
+            "id" => Field::Id,
+            "name" => Field::Name,
+            "enabled" => Field::Enabled,
+            "origins" => Field::Origins,
+            "notification_email" => Field::NotificationEmail,
+            "notification_filter" => Field::NotificationFilter,
+            "alert_type" => Field::AlertType,
+            "mechanisms" => Field::Mechanisms,
+            "filters" => Field::Filters,
+            "hostname" => Field::Hostname,
+            "ssl" => Field::Ssl,
+            "type" => Field::Type,
+            "bundle_method" => Field::BundleMethod,
+            "uploaded_on" => Field::UploadedOn,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        Field::ALL[self as usize].1
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -276,6 +346,16 @@ mod tests {
         .deserialize(&mut de)?;
         de.end()?;
         Ok(log.events)
+    }
+
+    #[test]
+    fn field_names_and_keys_agree() {
+        for (i, (field, name)) in Field::ALL.iter().enumerate() {
+            assert_eq!(*field as usize, i);
+            assert_eq!(Field::of(name), Some(*field));
+            assert_eq!(field.name(), *name);
+        }
+        assert_eq!(Field::of("created_on"), None);
     }
 
     #[test]
