@@ -7,6 +7,7 @@
 
 pub mod account;
 pub mod catalogue;
+pub mod chain;
 pub mod coverage;
 pub mod policy;
 pub mod pool;

@@ -4,6 +4,7 @@ pub mod build;
 pub mod kind;
 pub mod notification;
 pub mod origin;
+pub mod pem;
 #[cfg(test)]
 pub mod samples;
 
