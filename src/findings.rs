@@ -51,6 +51,8 @@ pub struct Finding {
     pub subject: SubjectRef,
     /// The element of a `for_each` rule this finding is about.
     pub item: Option<String>,
+    /// The rule's phase at the as-of date, which chose the severity and message.
+    pub phase: Option<usize>,
     /// The field that triggered it, relative to the record.
     pub path: Cow<'static, str>,
     /// Filled in by the locate stage.

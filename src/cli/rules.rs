@@ -15,7 +15,7 @@ pub fn list(args: &RulesArgs) -> u8 {
             .iter()
             .map(|r| {
                 format!(
-                    "{:<6}  {:<8} {:<20} {:<36} {}\n",
+                    "{:<6}  {:<8} {:<20} {:<44} {}\n",
                     r.id,
                     r.severity.as_str(),
                     r.subject.as_str(),

@@ -32,6 +32,9 @@ pub fn text(rule: &Rule) -> String {
     if let Some(e) = effective(rule) {
         let _ = writeln!(s, "\nEffective: {e}");
     }
+    for phase in &rule.phases {
+        let _ = writeln!(s, "\nBefore {}: {}", phase.before, phase.severity);
+    }
     if !rule.assumptions.is_empty() {
         let _ = writeln!(s, "\nAssumptions:");
         for a in &rule.assumptions {
@@ -63,6 +66,9 @@ pub fn markdown(rule: &Rule) -> String {
     let _ = writeln!(s, "### Fires when\n\n{}\n", conditions(rule));
     if let Some(e) = effective(rule) {
         let _ = writeln!(s, "### Effective\n\n{e}\n");
+    }
+    for phase in &rule.phases {
+        let _ = writeln!(s, "*Before {}:* {}\n", phase.before, phase.severity);
     }
     if !rule.assumptions.is_empty() {
         let _ = writeln!(s, "### Assumptions\n");

@@ -16,12 +16,14 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
             continue;
         }
         let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
+        let phase = rule.phase_at(as_of);
         let mut emit = |item: Option<String>, path: Cow<'static, str>| {
             out.push(Finding {
                 rule: rule.clone(),
-                severity: rule.severity,
+                severity: rule.severity_in(phase),
                 subject: subject_ref,
                 item,
+                phase,
                 path,
                 location: Location::default(),
             });

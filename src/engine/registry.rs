@@ -7,7 +7,10 @@ use super::rule::{PackSpec, Rule};
 use crate::load::error::InputError;
 
 /// Built-in packs, embedded so the binary needs no files at run time.
-const BUILTIN: &[(&str, &str)] = &[("rules/lb.yaml", include_str!("../../rules/lb.yaml"))];
+const BUILTIN: &[(&str, &str)] = &[
+    ("rules/lb.yaml", include_str!("../../rules/lb.yaml")),
+    ("rules/ca.yaml", include_str!("../../rules/ca.yaml")),
+];
 
 #[derive(Debug, Clone)]
 pub struct RuleSet {

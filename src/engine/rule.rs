@@ -32,11 +32,29 @@ pub struct Rule {
     pub example: Option<String>,
     pub references: Vec<String>,
     pub tags: Vec<String>,
+    /// Earlier stages of the change: before `before`, the rule reports with
+    /// the phase's severity and message instead. Sorted by date.
+    pub phases: Vec<Phase>,
     /// Evaluated only for as-of dates in [from, until).
     pub effective_from: Option<NaiveDate>,
     pub effective_until: Option<NaiveDate>,
     /// The pack file it came from.
     pub pack: String,
+}
+
+#[derive(Debug)]
+pub struct Phase {
+    pub before: NaiveDate,
+    pub severity: Severity,
+    pub message: Template,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseSpec {
+    pub as_of_before: Spanned<String>,
+    pub severity: Option<Severity>,
+    pub message: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -66,6 +84,8 @@ pub struct RuleSpec {
     pub references: Vec<String>,
     #[serde(default)]
     pub tags: Vec<String>,
+    #[serde(default)]
+    pub phases: Vec<PhaseSpec>,
     pub effective_from: Option<Spanned<String>>,
     pub effective_until: Option<Spanned<String>>,
 }
@@ -96,7 +116,7 @@ impl RuleSpec {
                 spec_error(
                     &self.subject,
                     format!(
-                        "unknown subject `{}`; subjects with facts: pool, notification_policy, account",
+                        "unknown subject `{}`; subjects with facts: pool, notification_policy, custom_certificate, account",
                         self.subject.value
                     ),
                 )
@@ -114,16 +134,39 @@ impl RuleSpec {
         };
         let for_each = self.for_each.as_ref().map(|s| fact_named(s, true)).transpose()?;
         let at = self.at.as_ref().map(|s| fact_named(s, false)).transpose()?;
-        let message = Template::parse(&self.message.value).map_err(|m| spec_error(&self.message, m))?;
-        for placeholder in message.placeholders() {
-            let known = facts.iter().any(|f| f.name == placeholder) || (placeholder == "item" && for_each.is_some());
-            if !known {
-                return Err(spec_error(
-                    &self.message,
-                    format!("message placeholder `{{{placeholder}}}` names no fact of subject {subject}"),
-                ));
+        let template = |source: &Spanned<String>| -> Result<Template, SpecError> {
+            let message = Template::parse(&source.value).map_err(|m| spec_error(source, m))?;
+            for placeholder in message.placeholders() {
+                let known = facts.iter().any(|f| f.name == placeholder) || (placeholder == "item" && for_each.is_some());
+                if !known {
+                    return Err(spec_error(
+                        source,
+                        format!("message placeholder `{{{placeholder}}}` names no fact of subject {subject}"),
+                    ));
+                }
             }
+            Ok(message)
+        };
+        let message = template(&self.message)?;
+        let mut phases = Vec::new();
+        for phase in &self.phases {
+            let before = NaiveDate::parse_from_str(&phase.as_of_before.value, "%Y-%m-%d").map_err(|_| {
+                spec_error(
+                    &phase.as_of_before,
+                    format!("`{}` is not a date (YYYY-MM-DD)", phase.as_of_before.value),
+                )
+            })?;
+            let message = match &phase.message {
+                Some(m) => template(m)?,
+                None => message.clone(),
+            };
+            phases.push(Phase {
+                before,
+                severity: phase.severity.unwrap_or(self.severity),
+                message,
+            });
         }
+        phases.sort_by_key(|p| p.before);
         let when = self.when.into_iter().map(|c| c.compile(facts)).collect::<Result<Vec<_>, _>>()?;
         let date = |s: &Option<Spanned<String>>| -> Result<Option<NaiveDate>, SpecError> {
             s.as_ref()
@@ -149,6 +192,7 @@ impl RuleSpec {
             example: self.example,
             references: self.references,
             tags: self.tags,
+            phases,
             effective_from: date(&self.effective_from)?,
             effective_until: date(&self.effective_until)?,
             pack: pack.to_string(),
@@ -157,6 +201,20 @@ impl RuleSpec {
 }
 
 impl Rule {
+    /// The phase in force at this as-of date (the earliest whose date is
+    /// still ahead), if any.
+    pub fn phase_at(&self, as_of: NaiveDate) -> Option<usize> {
+        self.phases.iter().position(|p| as_of < p.before)
+    }
+
+    pub fn severity_in(&self, phase: Option<usize>) -> Severity {
+        phase.and_then(|i| self.phases.get(i)).map_or(self.severity, |p| p.severity)
+    }
+
+    pub fn message_in(&self, phase: Option<usize>) -> &Template {
+        phase.and_then(|i| self.phases.get(i)).map_or(&self.message, |p| &p.message)
+    }
+
     /// Whether the rule applies at this as-of date.
     pub fn is_effective(&self, as_of: NaiveDate) -> bool {
         self.effective_from.is_none_or(|d| as_of >= d) && self.effective_until.is_none_or(|d| as_of < d)

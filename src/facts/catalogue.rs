@@ -144,8 +144,36 @@ static ACCOUNT: &[FactSpec] = &[
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
 ];
 
+static CUSTOM_CERTIFICATE: &[FactSpec] = &[
+    spec("id", Text, "the certificate id"),
+    spec("hosts", List, "the hostnames the certificate covers"),
+    spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
+    spec("issuer", Text, "the issuer as exported (free text, e.g. `LetsEncrypt`, `R10`)"),
+    spec(
+        "is_lets_encrypt",
+        Bool,
+        "the issuer is Let's Encrypt (its name, ISRG, or an intermediate such as R3, R10–R14, E5–E9)",
+    ),
+    choice("key_type", &["rsa", "ecdsa", "unknown"], "the key type, from `signature`"),
+    choice(
+        "bundle_method",
+        &["compatible", "modern", "user_defined", "unknown"],
+        "the bundle method (API ubiquitous/optimal/force)",
+    ),
+    spec("uploaded_on", Date, "when it was uploaded (absent when the export does not say)"),
+    spec("expires_on", Date, "when it expires (absent when the export does not say)"),
+    spec("status", Text, "the status as exported (`active`, …)"),
+    spec("pem_available", Bool, "the export carries the uploaded PEM chain (`certificate`)"),
+    choice(
+        "chain",
+        &["cross_signed", "clean", "unavailable"],
+        "whether the PEM chain carries ISRG Root X1 cross-signed by DST Root CA X3",
+    ),
+];
+
 pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
     match kind {
+        Kind::CustomCertificate => CUSTOM_CERTIFICATE,
         Kind::Pool => POOL,
         Kind::NotificationPolicy => POLICY,
         Kind::Account => ACCOUNT,

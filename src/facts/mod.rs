@@ -7,6 +7,7 @@
 
 pub mod account;
 pub mod catalogue;
+pub mod certificate;
 pub mod chain;
 pub mod coverage;
 pub mod policy;
@@ -125,28 +126,22 @@ impl<'a> Analysis<'a> {
     /// hold a million fact sets at once.
     pub fn for_each_subject(&self, mut visit: impl FnMut(SubjectRef, &dyn Facts)) {
         for (a, account) in self.inventory.accounts.iter().enumerate() {
-            for index in 0..account.pools.len() {
-                let subject = SubjectRef {
-                    account: a as u32,
-                    kind: Kind::Pool,
-                    index: index as u32,
-                };
-                self.with_facts(subject, |facts| visit(subject, facts));
+            let kinds = [
+                (Kind::Pool, account.pools.len()),
+                (Kind::NotificationPolicy, account.policies.len()),
+                (Kind::CustomCertificate, account.custom_certificates.len()),
+                (Kind::Account, 1),
+            ];
+            for (kind, count) in kinds {
+                for index in 0..count {
+                    let subject = SubjectRef {
+                        account: a as u32,
+                        kind,
+                        index: index as u32,
+                    };
+                    self.with_facts(subject, |facts| visit(subject, facts));
+                }
             }
-            for index in 0..account.policies.len() {
-                let subject = SubjectRef {
-                    account: a as u32,
-                    kind: Kind::NotificationPolicy,
-                    index: index as u32,
-                };
-                self.with_facts(subject, |facts| visit(subject, facts));
-            }
-            let subject = SubjectRef {
-                account: a as u32,
-                kind: Kind::Account,
-                index: 0,
-            };
-            self.with_facts(subject, |facts| visit(subject, facts));
         }
     }
 
@@ -173,6 +168,15 @@ impl<'a> Analysis<'a> {
                     origin: &p.origin,
                 }
             }
+            Kind::CustomCertificate => {
+                let c = account.custom_certificates.get(i)?;
+                Subject {
+                    kind: Kind::CustomCertificate,
+                    id: &c.id,
+                    name: c.hosts.first().map_or("", String::as_str),
+                    origin: &c.origin,
+                }
+            }
             Kind::Account => Subject {
                 kind: Kind::Account,
                 id: account.id.as_deref().unwrap_or(""),
@@ -193,6 +197,7 @@ impl<'a> Analysis<'a> {
         match subject.kind {
             Kind::Pool => Some(f(&pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index))),
             Kind::NotificationPolicy => Some(f(&policy::PolicyFacts::new(account.policies.get(i)?, index))),
+            Kind::CustomCertificate => Some(f(&certificate::CustomCertificateFacts::new(account.custom_certificates.get(i)?))),
             Kind::Account => {
                 let tally = *self.tallies[a].get_or_init(|| {
                     let mut tally = account::Tally::default();

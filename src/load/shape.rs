@@ -84,8 +84,17 @@ pub struct Shape<'a> {
     pub hostname: Option<IgnoredAny>,
     pub ssl: Option<IgnoredAny>,
     pub record_type: Option<Text<'a>>,
-    pub bundle_method: Option<IgnoredAny>,
-    pub uploaded_on: Option<IgnoredAny>,
+    pub bundle_method: Option<Text<'a>>,
+    pub uploaded_on: Option<Text<'a>>,
+
+    // Certificates.
+    pub expires_on: Option<Text<'a>>,
+    pub issuer: Option<Text<'a>>,
+    pub signature: Option<Text<'a>>,
+    pub status: Option<Text<'a>>,
+    pub hosts: Option<Vec<Text<'a>>>,
+    /// The PEM chain, when an export carries it (the API does not return it).
+    pub certificate: Option<Text<'a>>,
 }
 
 #[derive(Debug, Default, Clone, serde::Deserialize)]

@@ -129,7 +129,7 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
         let mut s = Shape::default();
-        let mut seen: u32 = 0;
+        let mut seen: u64 = 0;
         let mut first = true;
         while let Some(key) = map.next_key::<Text<'de>>()? {
             if first {
@@ -143,7 +143,7 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 continue;
             };
             // Known fields, each at most once (like serde's derive).
-            let bit = 1u32 << (field as u32);
+            let bit = 1u64 << (field as u32);
             if seen & bit != 0 {
                 return Err(de::Error::duplicate_field(field.name()));
             }
@@ -201,6 +201,12 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 Field::Type => s.record_type = map.next_value()?,
                 Field::BundleMethod => s.bundle_method = map.next_value()?,
                 Field::UploadedOn => s.uploaded_on = map.next_value()?,
+                Field::ExpiresOn => s.expires_on = map.next_value()?,
+                Field::Issuer => s.issuer = map.next_value()?,
+                Field::Signature => s.signature = map.next_value()?,
+                Field::Status => s.status = map.next_value()?,
+                Field::Hosts => s.hosts = map.next_value()?,
+                Field::Certificate => s.certificate = map.next_value()?,
             }
         }
         Ok(s)
@@ -237,10 +243,16 @@ enum Field {
     Type,
     BundleMethod,
     UploadedOn,
+    ExpiresOn,
+    Issuer,
+    Signature,
+    Status,
+    Hosts,
+    Certificate,
 }
 
 impl Field {
-    const ALL: [(Field, &'static str); 27] = [
+    const ALL: [(Field, &'static str); 33] = [
         (Field::Result, "result"),
         (Field::Success, "success"),
         (Field::AccountId, "account_id"),
@@ -268,6 +280,12 @@ impl Field {
         (Field::Type, "type"),
         (Field::BundleMethod, "bundle_method"),
         (Field::UploadedOn, "uploaded_on"),
+        (Field::ExpiresOn, "expires_on"),
+        (Field::Issuer, "issuer"),
+        (Field::Signature, "signature"),
+        (Field::Status, "status"),
+        (Field::Hosts, "hosts"),
+        (Field::Certificate, "certificate"),
     ];
 
     /// One `match` on the key (compiled to a length switch), not a search.
@@ -300,6 +318,12 @@ impl Field {
             "type" => Field::Type,
             "bundle_method" => Field::BundleMethod,
             "uploaded_on" => Field::UploadedOn,
+            "expires_on" => Field::ExpiresOn,
+            "issuer" => Field::Issuer,
+            "signature" => Field::Signature,
+            "status" => Field::Status,
+            "hosts" => Field::Hosts,
+            "certificate" => Field::Certificate,
             _ => return None,
         })
     }

@@ -2,7 +2,11 @@
 
 use super::notification::{Event, EventSet};
 use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
+use chrono::{DateTime, Utc};
+
+use super::certificate::{BundleMethod, CustomCertificate, KeyType, parse_timestamp};
 use super::origin::RecordOrigin;
+use super::pem::parse_bundle;
 use super::{Account, Inventory, Kind};
 use crate::load::shape::{Shape, SourceFilter, Text};
 use crate::load::walk::{FieldError, RecordSink};
@@ -55,6 +59,7 @@ impl RecordSink for Builder {
                 self.staged.pools.push(pool);
             }
             Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape)),
+            Kind::CustomCertificate => self.staged.custom_certificates.push(custom_certificate(origin, shape)?),
             _ => {}
         }
         match self.staged_records.iter_mut().find(|(k, _)| *k == kind) {
@@ -70,22 +75,69 @@ impl RecordSink for Builder {
             *self.inventory.records.entry(kind).or_default() += n;
         }
         let target = self.account(account);
-        if target.pools.is_empty() && target.policies.is_empty() && target.pool_lists.is_empty() {
-            // The common case, one document per account: move, do not copy.
-            target.pools = staged.pools;
-            target.policies = staged.policies;
-            target.pool_lists = staged.pool_lists;
-        } else {
-            target.pools.extend(staged.pools);
-            target.policies.extend(staged.policies);
-            target.pool_lists.extend(staged.pool_lists);
-        }
+        // Appending to an empty vector moves the staged one; nothing is copied
+        // in the common case of one document per account.
+        append(&mut target.pools, staged.pools);
+        append(&mut target.policies, staged.policies);
+        append(&mut target.custom_certificates, staged.custom_certificates);
+        append(&mut target.pool_lists, staged.pool_lists);
     }
 
     fn discard_document(&mut self) {
         self.staged = Account::default();
         self.staged_records.clear();
     }
+}
+
+fn append<T>(target: &mut Vec<T>, staged: Vec<T>) {
+    if target.is_empty() {
+        *target = staged;
+    } else {
+        target.extend(staged);
+    }
+}
+
+fn timestamp(value: &Option<Text<'_>>, path: &str) -> Result<Option<DateTime<Utc>>, FieldError> {
+    match value {
+        None => Ok(None),
+        Some(t) => parse_timestamp(t.as_str()).map(Some).ok_or_else(|| FieldError {
+            path: path.into(),
+            message: format!("`{}` is not an RFC 3339 timestamp (e.g. 2024-09-09T00:00:00Z)", t.as_str()),
+        }),
+    }
+}
+
+fn custom_certificate(origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomCertificate, FieldError> {
+    let bundle_method = match &shape.bundle_method {
+        None => None,
+        Some(t) => Some(BundleMethod::parse(t.as_str()).ok_or_else(|| FieldError {
+            path: "/bundle_method".into(),
+            message: format!(
+                "unknown bundle method `{}`: expected ubiquitous, optimal or force (dashboard: compatible, modern, user-defined)",
+                t.as_str()
+            ),
+        })?),
+    };
+    let chain = match &shape.certificate {
+        None => None,
+        Some(pem) => Some(parse_bundle(pem.as_str()).map_err(|message| FieldError {
+            path: "/certificate".into(),
+            message,
+        })?),
+    };
+    Ok(CustomCertificate {
+        id: text(&shape.id),
+        zone_id: shape.zone_id.as_ref().map(|t| t.as_str().to_string()),
+        hosts: shape.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
+        issuer: text(&shape.issuer),
+        key_type: KeyType::from_signature(shape.signature.as_ref().map(Text::as_str)),
+        bundle_method,
+        uploaded_on: timestamp(&shape.uploaded_on, "/uploaded_on")?,
+        expires_on: timestamp(&shape.expires_on, "/expires_on")?,
+        status: text(&shape.status),
+        chain,
+        origin,
+    })
 }
 
 fn pool_list(origin: &RecordOrigin) -> RecordOrigin {

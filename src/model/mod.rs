@@ -1,6 +1,7 @@
 //! Typed, normalised resources, grouped by account.
 
 pub mod build;
+pub mod certificate;
 pub mod kind;
 pub mod notification;
 pub mod origin;
@@ -21,6 +22,7 @@ pub struct Account {
     pub id: Option<String>,
     pub pools: Vec<Pool>,
     pub policies: Vec<Policy>,
+    pub custom_certificates: Vec<certificate::CustomCertificate>,
     /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
 }

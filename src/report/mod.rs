@@ -78,7 +78,7 @@ impl Context<'_> {
     /// do not carry their messages, so a million of them stay small.
     pub fn message(&self, f: &Finding) -> String {
         self.analysis
-            .with_facts(f.subject, |facts| f.rule.message.render(facts, f.item.as_deref()))
+            .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
             .unwrap_or_default()
     }
 

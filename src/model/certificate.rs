@@ -1,0 +1,178 @@
+//! Certificates, normalised (DESIGN §1.3): bundle methods, certificate
+//! authorities, free-text issuers, key types and timestamps as the API and
+//! the dashboard spell them.
+
+use chrono::{DateTime, Utc};
+
+use super::origin::RecordOrigin;
+use super::pem::ChainCertificate;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleMethod {
+    /// API `ubiquitous`, dashboard `compatible`.
+    Compatible,
+    /// API `optimal`, dashboard `modern`.
+    Modern,
+    /// API `force`, dashboard `user-defined`: the uploaded chain is served as is.
+    UserDefined,
+}
+
+impl BundleMethod {
+    pub fn parse(s: &str) -> Option<BundleMethod> {
+        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "ubiquitous" | "compatible" => Some(BundleMethod::Compatible),
+            "optimal" | "modern" => Some(BundleMethod::Modern),
+            "force" | "user-defined" | "userdefined" => Some(BundleMethod::UserDefined),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BundleMethod::Compatible => "compatible",
+            BundleMethod::Modern => "modern",
+            BundleMethod::UserDefined => "user_defined",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyType {
+    Rsa,
+    Ecdsa,
+    Unknown,
+}
+
+impl KeyType {
+    /// From `signature`, e.g. `SHA256WithRSA`, `ECDSAWithSHA256`.
+    pub fn from_signature(signature: Option<&str>) -> KeyType {
+        let s = signature.unwrap_or("").to_ascii_lowercase();
+        if s.contains("ecdsa") {
+            KeyType::Ecdsa
+        } else if s.contains("rsa") {
+            KeyType::Rsa
+        } else {
+            KeyType::Unknown
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyType::Rsa => "rsa",
+            KeyType::Ecdsa => "ecdsa",
+            KeyType::Unknown => "unknown",
+        }
+    }
+}
+
+/// Let's Encrypt intermediates, by their common name, lower-cased.
+const LE_INTERMEDIATES: [&str; 14] = [
+    "r3", "r4", "r10", "r11", "r12", "r13", "r14", "e1", "e2", "e5", "e6", "e7", "e8", "e9",
+];
+
+/// Whether a free-text `issuer` names Let's Encrypt: lower-cased and
+/// stripped of non-alphanumerics it contains `letsencrypt` or `isrg`, or it
+/// is an intermediate's name (R3, R4, R10–R14, E1, E2, E5–E9).
+pub fn issuer_is_lets_encrypt(issuer: &str) -> bool {
+    let squashed: String = issuer
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    squashed.contains("letsencrypt") || squashed.contains("isrg") || LE_INTERMEDIATES.contains(&squashed.as_str())
+}
+
+/// RFC 3339 with any number of fraction digits (0–9), as UTC.
+pub fn parse_timestamp(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s.trim()).ok().map(|t| t.with_timezone(&Utc))
+}
+
+#[derive(Debug, Clone)]
+pub struct CustomCertificate {
+    pub origin: RecordOrigin,
+    pub id: String,
+    pub zone_id: Option<String>,
+    pub hosts: Vec<String>,
+    pub issuer: String,
+    pub key_type: KeyType,
+    /// `None` when absent: the API default is `ubiquitous`, but an export
+    /// without it is reported as unknown rather than guessed.
+    pub bundle_method: Option<BundleMethod>,
+    pub uploaded_on: Option<DateTime<Utc>>,
+    pub expires_on: Option<DateTime<Utc>>,
+    pub status: String,
+    /// The uploaded chain, when the export carries it (`certificate`).
+    pub chain: Option<Vec<ChainCertificate>>,
+}
+
+impl CustomCertificate {
+    pub fn is_lets_encrypt(&self) -> bool {
+        issuer_is_lets_encrypt(&self.issuer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundle_methods_in_api_and_dashboard_words() {
+        for (word, method) in [
+            ("ubiquitous", BundleMethod::Compatible),
+            ("Compatible", BundleMethod::Compatible),
+            ("optimal", BundleMethod::Modern),
+            ("modern", BundleMethod::Modern),
+            ("force", BundleMethod::UserDefined),
+            ("user-defined", BundleMethod::UserDefined),
+            ("User_Defined", BundleMethod::UserDefined),
+        ] {
+            assert_eq!(BundleMethod::parse(word), Some(method), "{word}");
+        }
+        assert_eq!(BundleMethod::parse("shortest"), None);
+    }
+
+    #[test]
+    fn free_text_issuers_that_are_lets_encrypt() {
+        for yes in [
+            "LetsEncrypt",
+            "Let's Encrypt",
+            "lets_encrypt",
+            "R3",
+            "R10",
+            "r14",
+            "E5",
+            "E9",
+            "ISRG Root X1",
+            "Let's Encrypt Authority X3",
+        ] {
+            assert!(issuer_is_lets_encrypt(yes), "{yes}");
+        }
+        for no in ["GlobalSign", "DigiCertInc", "Google Trust Services", "R15", "E3", "SSL.com", ""] {
+            assert!(!issuer_is_lets_encrypt(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn key_type_comes_from_the_signature_algorithm() {
+        assert_eq!(KeyType::from_signature(Some("SHA256WithRSA")), KeyType::Rsa);
+        assert_eq!(KeyType::from_signature(Some("ECDSAWithSHA256")), KeyType::Ecdsa);
+        assert_eq!(KeyType::from_signature(Some("")), KeyType::Unknown);
+        assert_eq!(KeyType::from_signature(None), KeyType::Unknown);
+    }
+
+    #[test]
+    fn timestamps_take_any_fraction_length() {
+        let whole = parse_timestamp("2024-09-09T00:00:00Z").expect("whole");
+        for s in [
+            "2024-09-09T00:00:00.0Z",
+            "2024-09-09T00:00:00.123456789Z",
+            "2024-09-09T02:00:00+02:00",
+        ] {
+            let t = parse_timestamp(s).expect(s);
+            assert!(t >= whole && (t - whole).num_milliseconds() < 1000, "{s}");
+        }
+        assert!(parse_timestamp("2014-01-01T05:20:00.12345Z").is_some());
+        assert!(parse_timestamp("2024-09-09").is_none());
+        assert!(parse_timestamp("yesterday").is_none());
+    }
+}

@@ -1,0 +1,111 @@
+//! The certificate rules over time (`--as-of` replays) and bad certificate input.
+
+mod common;
+
+use common::{json, path_str, run, temp_dir};
+
+fn severities(path: &str, rule: &str, as_of: &str) -> Vec<String> {
+    let doc = json(&run(&[
+        "check",
+        path,
+        "--select",
+        rule,
+        "--format",
+        "json",
+        "--as-of",
+        as_of,
+        "--fail-on",
+        "never",
+    ]));
+    doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["severity"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn a_user_defined_cross_sign_is_a_warning_until_it_expires_then_an_error() {
+    let path = "tests/fixtures/rules/CA008.json";
+    assert_eq!(severities(path, "CA008", "2024-09-29"), vec!["warning", "warning"]);
+    assert_eq!(severities(path, "CA008", "2024-09-30"), vec!["error", "error"]);
+    let before = json(&run(&[
+        "check",
+        path,
+        "--select",
+        "CA008",
+        "--format",
+        "json",
+        "--as-of",
+        "2024-06-01",
+    ]));
+    let after = json(&run(&[
+        "check",
+        path,
+        "--select",
+        "CA008",
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+    ]));
+    assert!(
+        before["findings"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("which expires on 2024-09-30")
+    );
+    assert!(
+        after["findings"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("which expired on 2024-09-30")
+    );
+}
+
+#[test]
+fn expiry_is_judged_at_the_as_of_date() {
+    let path = "tests/fixtures/rules/CA010.json";
+    // fires-expired-yesterday expires 2024-09-30T23:59:59Z.
+    assert_eq!(severities(path, "CA010", "2024-09-30").len(), 1, "only the long-expired one");
+    assert_eq!(severities(path, "CA010", "2024-10-01").len(), 2);
+    assert_eq!(severities(path, "CA010", "2022-12-31").len(), 0);
+}
+
+fn export(field: &str, value: &str) -> String {
+    let mut cert = serde_json::json!({
+        "id": "c1", "hosts": ["example.com"], "issuer": "LetsEncrypt", "signature": "SHA256WithRSA",
+        "bundle_method": "force", "uploaded_on": "2024-01-01T00:00:00Z", "expires_on": "2024-04-01T00:00:00Z", "status": "active"
+    });
+    cert[field] = serde_json::Value::String(value.to_string());
+    serde_json::to_string_pretty(&serde_json::json!({"zones": [{"custom_certificates": [cert]}]})).expect("json")
+}
+
+#[test]
+fn malformed_certificate_fields_are_input_errors_at_the_field() {
+    for (field, value, says) in [
+        (
+            "certificate",
+            "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n",
+            "does not decode",
+        ),
+        ("certificate", "just text", "no PEM certificate block"),
+        ("uploaded_on", "2024-13-01", "not an RFC 3339 timestamp"),
+        ("expires_on", "soon", "not an RFC 3339 timestamp"),
+        ("bundle_method", "shortest", "unknown bundle method"),
+    ] {
+        let text = export(field, value);
+        let line = text.lines().position(|l| l.contains(&format!("\"{field}\""))).expect("field line") + 1;
+        let dir = temp_dir(&[("zone.json", text.as_bytes())]);
+        let file = path_str(&dir.path().join("zone.json"));
+        let r = run(&["check", &file]);
+        assert_eq!(r.code, 2, "{field}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("zone.json:{line}:")),
+            "{field} at line {line}: {}",
+            r.stderr
+        );
+        assert!(r.stderr.contains(says), "{field}: {}", r.stderr);
+    }
+}
