@@ -9,17 +9,50 @@ const CLEAN_POOL: &[u8] = br#"{"result": [{"id": "p1", "name": "quiet", "notific
 #[test]
 fn exit_codes_follow_fail_on() {
     // The demo has errors (LB001, LB005), warnings and a note (LB004).
-    assert_eq!(run(&["check", "fixtures/demo"]).code, 1, "default --fail-on warning");
-    assert_eq!(run(&["check", "fixtures/demo", "--fail-on", "error"]).code, 1);
-    assert_eq!(run(&["check", "fixtures/demo", "--fail-on", "never"]).code, 0);
     assert_eq!(
-        run(&["check", "fixtures/demo", "--select", "LB004"]).code,
+        run(&["check", "fixtures/demo", "--as-of", "2024-10-01"]).code,
+        1,
+        "default --fail-on warning"
+    );
+    assert_eq!(
+        run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--fail-on", "error"]).code,
+        1
+    );
+    assert_eq!(
+        run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--fail-on", "never"]).code,
+        0
+    );
+    assert_eq!(
+        run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--select", "LB004"]).code,
         0,
         "a note does not fail at warning"
     );
-    assert_eq!(run(&["check", "fixtures/demo", "--select", "LB004", "--fail-on", "note"]).code, 1);
     assert_eq!(
-        run(&["check", "fixtures/demo", "--select", "LB002,LB003", "--fail-on", "error"]).code,
+        run(&[
+            "check",
+            "fixtures/demo",
+            "--as-of",
+            "2024-10-01",
+            "--select",
+            "LB004",
+            "--fail-on",
+            "note"
+        ])
+        .code,
+        1
+    );
+    assert_eq!(
+        run(&[
+            "check",
+            "fixtures/demo",
+            "--as-of",
+            "2024-10-01",
+            "--select",
+            "LB002,LB003",
+            "--fail-on",
+            "error"
+        ])
+        .code,
         0,
         "warnings only"
     );
@@ -36,13 +69,22 @@ fn a_clean_export_exits_zero_and_says_so() {
 #[test]
 fn usage_errors_exit_two() {
     for args in [
-        &["check", "fixtures/demo", "--format", "xml"][..],
+        &["check", "fixtures/demo", "--as-of", "2024-10-01", "--format", "xml"][..],
         &["check", "fixtures/demo", "--as-of", "2024-13-01"],
-        &["check", "fixtures/demo", "--select", "XX9"],
-        &["check", "fixtures/demo", "--ignore", "LB9"],
-        &["check", "fixtures/demo", "--fail-on", "sometimes"],
-        &["check", "fixtures/demo", "--kind", "zone"],
-        &["check", "fixtures/demo", "--format", "json", "--format", "sarif"],
+        &["check", "fixtures/demo", "--as-of", "2024-10-01", "--select", "XX9"],
+        &["check", "fixtures/demo", "--as-of", "2024-10-01", "--ignore", "LB9"],
+        &["check", "fixtures/demo", "--as-of", "2024-10-01", "--fail-on", "sometimes"],
+        &["check", "fixtures/demo", "--as-of", "2024-10-01", "--kind", "zone"],
+        &[
+            "check",
+            "fixtures/demo",
+            "--as-of",
+            "2024-10-01",
+            "--format",
+            "json",
+            "--format",
+            "sarif",
+        ],
         &["check", "does/not/exist"],
         &["explain", "LB999"],
         &["frobnicate"],
@@ -57,7 +99,16 @@ fn usage_errors_exit_two() {
 #[test]
 fn select_and_ignore_take_ids_and_prefixes() {
     let rules_of = |args: &[&str]| -> Vec<String> {
-        let mut all = vec!["check", "fixtures/demo", "--format", "json", "--fail-on", "never"];
+        let mut all = vec![
+            "check",
+            "fixtures/demo",
+            "--as-of",
+            "2024-10-01",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ];
         all.extend_from_slice(args);
         let doc = json(&run(&all));
         let mut ids: Vec<String> = doc["findings"]
@@ -73,9 +124,10 @@ fn select_and_ignore_take_ids_and_prefixes() {
     };
     assert_eq!(rules_of(&["--select", "LB00"]).len(), 7);
     assert_eq!(rules_of(&["--select", "LB001", "--select", "LB005"]), vec!["LB001", "LB005"]);
-    assert_eq!(rules_of(&["--ignore", "LB00"]), Vec::<String>::new());
+    assert_eq!(rules_of(&["--ignore", "LB00"]), vec!["CA006", "CA007", "CA008", "CA009", "CA010"]);
+    assert_eq!(rules_of(&["--ignore", "LB,CA"]), Vec::<String>::new());
     assert_eq!(
-        rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003"]),
+        rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003,CA"]),
         vec!["LB004", "LB005", "LB006", "LB007"]
     );
 }
@@ -88,6 +140,8 @@ fn several_formats_in_one_run() {
     let r = run(&[
         "check",
         "fixtures/demo",
+        "--as-of",
+        "2024-10-01",
         "--format",
         "human",
         "--format",
@@ -102,7 +156,7 @@ fn several_formats_in_one_run() {
     assert!(
         std::fs::read_to_string(&report)
             .expect("report written")
-            .contains("Found 8 findings")
+            .contains("Found 13 findings")
     );
     let clash = run(&[
         "check",
@@ -117,7 +171,16 @@ fn several_formats_in_one_run() {
     assert_eq!(clash.code, 2, "two formats into one file");
     let sarif_doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif written")).expect("sarif json");
     assert_eq!(sarif_doc["version"], "2.1.0");
-    let only_files = run(&["check", "fixtures/demo", "--format", &format!("sarif={sarif}"), "--format", "json"]);
+    let only_files = run(&[
+        "check",
+        "fixtures/demo",
+        "--as-of",
+        "2024-10-01",
+        "--format",
+        &format!("sarif={sarif}"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(json(&only_files)["version"], 1, "json to stdout, sarif to its file");
 }
 
@@ -327,7 +390,7 @@ fn a_broken_rule_pack_is_an_error_with_its_location() {
     for (pack, position) in cases {
         let dir = temp_dir(&[("pack.yaml", pack)]);
         let path = path_str(&dir.path().join("pack.yaml"));
-        let r = run(&["check", "fixtures/demo", "--rules", &path]);
+        let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--rules", &path]);
         assert_eq!(r.code, 2, "{}", String::from_utf8_lossy(pack));
         assert!(r.stderr.contains(&format!("pack.yaml{position}")), "{}", r.stderr);
         assert!(!r.stderr.contains("panicked"));

@@ -90,7 +90,10 @@ fn sarif_carries_what_code_scanning_needs() {
         assert!(location["physicalLocation"]["region"]["startLine"].as_u64().is_some());
         let fqn = location["logicalLocations"][0]["fullyQualifiedName"].as_str().expect("fqn");
         let (kind, _) = fqn.split_once('/').expect("kind/id");
-        assert!(["pool", "notification_policy", "account"].contains(&kind), "{fqn}");
+        assert!(
+            ["pool", "notification_policy", "custom_certificate", "account"].contains(&kind),
+            "{fqn}"
+        );
         assert!(result["properties"]["pointer"].as_str().is_some());
         assert_eq!(result["partialFingerprints"]["edgeaudit/v1"].as_str().map(str::len), Some(64));
     }
@@ -148,12 +151,12 @@ fn statistics_count_findings_per_rule() {
 
 #[test]
 fn quiet_drops_the_summary() {
-    let r = run(&["check", "fixtures/demo", "--quiet", "--color", "never"]);
-    assert!(!r.stdout.contains("Found 8 findings"));
+    let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--quiet", "--color", "never"]);
+    assert!(!r.stdout.contains("Found 13 findings"));
     assert!(r.stdout.contains("LB001"));
-    let r = run(&["check", "fixtures/demo", "--color", "never"]);
+    let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "never"]);
     assert!(
-        r.stdout.contains("Found 8 findings (2 errors, 5 warnings, 1 note) in 2 files"),
+        r.stdout.contains("Found 13 findings (4 errors, 6 warnings, 3 notes) in 3 files"),
         "{}",
         r.stdout
     );
@@ -161,12 +164,12 @@ fn quiet_drops_the_summary() {
 
 #[test]
 fn colour_follows_the_flag() {
-    let always = run(&["check", "fixtures/demo", "--color", "always"]);
+    let always = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "always"]);
     assert!(always.stdout.contains("\u{1b}["), "ANSI escapes with --color always");
-    let never = run(&["check", "fixtures/demo", "--color", "never"]);
+    let never = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "never"]);
     assert!(!never.stdout.contains("\u{1b}["));
     // Not a terminal: auto means no colour.
-    let auto = run(&["check", "fixtures/demo"]);
+    let auto = run(&["check", "fixtures/demo", "--as-of", "2024-10-01"]);
     assert!(!auto.stdout.contains("\u{1b}["));
 }
 
