@@ -109,3 +109,54 @@ fn malformed_certificate_fields_are_input_errors_at_the_field() {
         assert!(r.stderr.contains(says), "{field}: {}", r.stderr);
     }
 }
+
+#[test]
+fn total_tls_on_lets_encrypt_is_flagged_only_when_enabled() {
+    let zones = br#"{"zones": [
+  {"zone_id": "a", "total_tls": {"result": {"enabled": true, "certificate_authority": "lets_encrypt", "validity_period": 90}}},
+  {"zone_id": "b", "total_tls": {"enabled": false, "certificate_authority": "lets_encrypt"}},
+  {"zone_id": "c", "total_tls": {"enabled": true, "certificate_authority": "google"}},
+  {"zone_id": "d", "total_tls": {"enabled": true}}
+]}"#;
+    let dir = temp_dir(&[("zones.json", zones)]);
+    let doc = json(&run(&[
+        "check",
+        &path_str(&dir.path().join("zones.json")),
+        "--select",
+        "CA003",
+        "--format",
+        "json",
+    ]));
+    let findings = doc["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(
+        findings[0]["location"]["pointer"],
+        "/zones/0/total_tls/result/certificate_authority"
+    );
+    assert_eq!(findings[0]["resource"]["kind"], "total_tls");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("SSL/TLS > Edge Certificates > Total TLS")
+    );
+}
+
+#[test]
+fn the_universal_switch_is_announced_before_june_2024_and_reported_after() {
+    let path = "tests/fixtures/rules/CA001.json";
+    let message = |as_of: &str| {
+        let doc = json(&run(&["check", path, "--select", "CA001", "--format", "json", "--as-of", as_of]));
+        doc["findings"][0]["message"].as_str().unwrap_or_default().to_string()
+    };
+    assert!(
+        message("2024-05-31").contains("will switch it automatically"),
+        "{}",
+        message("2024-05-31")
+    );
+    assert!(
+        message("2024-06-01").contains("switched it automatically"),
+        "{}",
+        message("2024-06-01")
+    );
+}

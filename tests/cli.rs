@@ -124,7 +124,10 @@ fn select_and_ignore_take_ids_and_prefixes() {
     };
     assert_eq!(rules_of(&["--select", "LB00"]).len(), 7);
     assert_eq!(rules_of(&["--select", "LB001", "--select", "LB005"]), vec!["LB001", "LB005"]);
-    assert_eq!(rules_of(&["--ignore", "LB00"]), vec!["CA006", "CA007", "CA008", "CA009", "CA010"]);
+    assert_eq!(
+        rules_of(&["--ignore", "LB00"]),
+        vec!["CA001", "CA002", "CA003", "CA006", "CA007", "CA008", "CA009", "CA010"]
+    );
     assert_eq!(rules_of(&["--ignore", "LB,CA"]), Vec::<String>::new());
     assert_eq!(
         rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003,CA"]),
@@ -156,7 +159,7 @@ fn several_formats_in_one_run() {
     assert!(
         std::fs::read_to_string(&report)
             .expect("report written")
-            .contains("Found 13 findings")
+            .contains("Found 16 findings")
     );
     let clash = run(&[
         "check",

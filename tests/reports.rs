@@ -91,7 +91,15 @@ fn sarif_carries_what_code_scanning_needs() {
         let fqn = location["logicalLocations"][0]["fullyQualifiedName"].as_str().expect("fqn");
         let (kind, _) = fqn.split_once('/').expect("kind/id");
         assert!(
-            ["pool", "notification_policy", "custom_certificate", "account"].contains(&kind),
+            [
+                "pool",
+                "notification_policy",
+                "custom_certificate",
+                "certificate_pack",
+                "total_tls",
+                "account"
+            ]
+            .contains(&kind),
             "{fqn}"
         );
         assert!(result["properties"]["pointer"].as_str().is_some());
@@ -152,11 +160,11 @@ fn statistics_count_findings_per_rule() {
 #[test]
 fn quiet_drops_the_summary() {
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--quiet", "--color", "never"]);
-    assert!(!r.stdout.contains("Found 13 findings"));
+    assert!(!r.stdout.contains("Found 16 findings"));
     assert!(r.stdout.contains("LB001"));
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "never"]);
     assert!(
-        r.stdout.contains("Found 13 findings (4 errors, 6 warnings, 3 notes) in 3 files"),
+        r.stdout.contains("Found 16 findings (4 errors, 8 warnings, 4 notes) in 3 files"),
         "{}",
         r.stdout
     );

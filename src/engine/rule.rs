@@ -116,7 +116,7 @@ impl RuleSpec {
                 spec_error(
                     &self.subject,
                     format!(
-                        "unknown subject `{}`; subjects with facts: pool, notification_policy, custom_certificate, account",
+                        "unknown subject `{}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, account",
                         self.subject.value
                     ),
                 )

@@ -171,8 +171,34 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
     ),
 ];
 
+const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
+
+static CERTIFICATE_PACK: &[FactSpec] = &[
+    spec("id", Text, "the pack id"),
+    spec("type", Text, "the pack type (`universal`, `advanced`, …)"),
+    spec("hosts", List, "the hostnames the pack covers"),
+    choice(
+        "authority",
+        AUTHORITIES,
+        "`certificate_authority` (`default` for `\"\"`, `unknown` when absent)",
+    ),
+    spec(
+        "explicit",
+        Bool,
+        "the CA was chosen explicitly: every pack but a universal one, which only when the zone's Universal SSL settings name a CA",
+    ),
+    spec("status", Text, "the status as exported"),
+];
+
+static TOTAL_TLS: &[FactSpec] = &[
+    spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)"),
+    choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings"),
+];
+
 pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
     match kind {
+        Kind::CertificatePack => CERTIFICATE_PACK,
+        Kind::TotalTls => TOTAL_TLS,
         Kind::CustomCertificate => CUSTOM_CERTIFICATE,
         Kind::Pool => POOL,
         Kind::NotificationPolicy => POLICY,

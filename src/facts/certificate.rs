@@ -82,3 +82,130 @@ mod tests {
         );
     }
 }
+
+/// Certificate packs. A universal pack's CA counts as explicitly chosen only
+/// when its zone's Universal SSL settings carry a `certificate_authority`;
+/// every other pack's CA is an explicit choice (DESIGN §2.2).
+pub struct CertificatePackFacts<'a> {
+    pack: &'a crate::model::certificate::CertificatePack,
+    zone_universal_ssl: Option<&'a crate::model::certificate::ZoneSetting>,
+}
+
+impl<'a> CertificatePackFacts<'a> {
+    pub fn new(
+        pack: &'a crate::model::certificate::CertificatePack,
+        zone_universal_ssl: Option<&'a crate::model::certificate::ZoneSetting>,
+    ) -> Self {
+        CertificatePackFacts { pack, zone_universal_ssl }
+    }
+
+    fn explicit(&self) -> bool {
+        use crate::model::certificate::Authority;
+        if self.pack.pack_type != "universal" {
+            return true;
+        }
+        self.zone_universal_ssl.is_some_and(|s| !matches!(s.authority, Authority::Unknown))
+    }
+}
+
+impl Facts for CertificatePackFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        let p = self.pack;
+        Subject {
+            kind: Kind::CertificatePack,
+            id: &p.id,
+            name: p.hosts.first().map_or("", String::as_str),
+            origin: &p.origin,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let p = self.pack;
+        Some(match name {
+            "id" => Fact::new(text(&p.id), "/id"),
+            "type" => Fact::new(text(&p.pack_type), "/type"),
+            "hosts" => Fact::new(text_items(p.hosts.iter().map(String::as_str)), "/hosts"),
+            "authority" => Fact::new(static_text(p.authority.as_str()), "/certificate_authority"),
+            "explicit" => Fact::new(Value::Bool(self.explicit()), "/certificate_authority"),
+            "status" => Fact::new(text(&p.status), "/status"),
+            _ => return None,
+        })
+    }
+}
+
+/// A zone's Total TLS settings.
+pub struct TotalTlsFacts<'a> {
+    setting: &'a crate::model::certificate::ZoneSetting,
+}
+
+impl<'a> TotalTlsFacts<'a> {
+    pub fn new(setting: &'a crate::model::certificate::ZoneSetting) -> Self {
+        TotalTlsFacts { setting }
+    }
+}
+
+impl Facts for TotalTlsFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::TotalTls,
+            id: "",
+            name: "",
+            origin: &self.setting.origin,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let s = self.setting;
+        Some(match name {
+            "enabled" => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), "/enabled"),
+            "authority" => Fact::new(static_text(s.authority.as_str()), "/certificate_authority"),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod pack_tests {
+    use super::*;
+    use crate::model::certificate::{Authority, CertificatePack, ZoneSetting};
+    use crate::model::samples::origin;
+
+    fn pack(pack_type: &str) -> CertificatePack {
+        CertificatePack {
+            origin: origin(),
+            id: "p".into(),
+            pack_type: pack_type.into(),
+            hosts: vec!["example.com".into()],
+            authority: Authority::LetsEncrypt,
+            status: "active".into(),
+            zone: None,
+        }
+    }
+
+    #[test]
+    fn only_universal_packs_can_be_implicit() {
+        let settings = |a: Authority| ZoneSetting {
+            origin: origin(),
+            enabled: Some(true),
+            authority: a,
+            zone: None,
+        };
+        let explicit = |f: &CertificatePackFacts| f.get("explicit").map(|f| f.value);
+        let universal = pack("universal");
+        assert_eq!(explicit(&CertificatePackFacts::new(&universal, None)), Some(Value::Bool(false)));
+        let chosen = settings(Authority::LetsEncrypt);
+        assert_eq!(
+            explicit(&CertificatePackFacts::new(&universal, Some(&chosen))),
+            Some(Value::Bool(true))
+        );
+        let unset = settings(Authority::Unknown);
+        assert_eq!(
+            explicit(&CertificatePackFacts::new(&universal, Some(&unset))),
+            Some(Value::Bool(false))
+        );
+        let advanced = pack("advanced");
+        assert_eq!(explicit(&CertificatePackFacts::new(&advanced, None)), Some(Value::Bool(true)));
+        crate::facts::tests::provides_its_catalogue(&CertificatePackFacts::new(&advanced, None));
+        crate::facts::tests::provides_its_catalogue(&TotalTlsFacts::new(&chosen));
+    }
+}

@@ -130,6 +130,8 @@ impl<'a> Analysis<'a> {
                 (Kind::Pool, account.pools.len()),
                 (Kind::NotificationPolicy, account.policies.len()),
                 (Kind::CustomCertificate, account.custom_certificates.len()),
+                (Kind::CertificatePack, account.certificate_packs.len()),
+                (Kind::TotalTls, account.total_tls.len()),
                 (Kind::Account, 1),
             ];
             for (kind, count) in kinds {
@@ -177,6 +179,21 @@ impl<'a> Analysis<'a> {
                     origin: &c.origin,
                 }
             }
+            Kind::CertificatePack => {
+                let p = account.certificate_packs.get(i)?;
+                Subject {
+                    kind: Kind::CertificatePack,
+                    id: &p.id,
+                    name: p.hosts.first().map_or("", String::as_str),
+                    origin: &p.origin,
+                }
+            }
+            Kind::TotalTls => Subject {
+                kind: Kind::TotalTls,
+                id: "",
+                name: "",
+                origin: &account.total_tls.get(i)?.origin,
+            },
             Kind::Account => Subject {
                 kind: Kind::Account,
                 id: account.id.as_deref().unwrap_or(""),
@@ -198,6 +215,14 @@ impl<'a> Analysis<'a> {
             Kind::Pool => Some(f(&pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index))),
             Kind::NotificationPolicy => Some(f(&policy::PolicyFacts::new(account.policies.get(i)?, index))),
             Kind::CustomCertificate => Some(f(&certificate::CustomCertificateFacts::new(account.custom_certificates.get(i)?))),
+            Kind::CertificatePack => {
+                let pack = account.certificate_packs.get(i)?;
+                let universal = pack
+                    .zone
+                    .and_then(|zone| account.universal_ssl.iter().find(|s| s.zone == Some(zone)));
+                Some(f(&certificate::CertificatePackFacts::new(pack, universal)))
+            }
+            Kind::TotalTls => Some(f(&certificate::TotalTlsFacts::new(account.total_tls.get(i)?))),
             Kind::Account => {
                 let tally = *self.tallies[a].get_or_init(|| {
                     let mut tally = account::Tally::default();

@@ -95,6 +95,8 @@ pub struct Shape<'a> {
     pub hosts: Option<Vec<Text<'a>>>,
     /// The PEM chain, when an export carries it (the API does not return it).
     pub certificate: Option<Text<'a>>,
+    /// Certificate packs, Total TLS, Universal SSL, custom hostnames' `ssl`.
+    pub certificate_authority: Option<Text<'a>>,
 }
 
 #[derive(Debug, Default, Clone, serde::Deserialize)]

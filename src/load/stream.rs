@@ -207,6 +207,7 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 Field::Status => s.status = map.next_value()?,
                 Field::Hosts => s.hosts = map.next_value()?,
                 Field::Certificate => s.certificate = map.next_value()?,
+                Field::CertificateAuthority => s.certificate_authority = map.next_value()?,
             }
         }
         Ok(s)
@@ -249,10 +250,11 @@ enum Field {
     Status,
     Hosts,
     Certificate,
+    CertificateAuthority,
 }
 
 impl Field {
-    const ALL: [(Field, &'static str); 33] = [
+    const ALL: [(Field, &'static str); 34] = [
         (Field::Result, "result"),
         (Field::Success, "success"),
         (Field::AccountId, "account_id"),
@@ -286,6 +288,7 @@ impl Field {
         (Field::Status, "status"),
         (Field::Hosts, "hosts"),
         (Field::Certificate, "certificate"),
+        (Field::CertificateAuthority, "certificate_authority"),
     ];
 
     /// One `match` on the key (compiled to a length switch), not a search.
@@ -324,6 +327,7 @@ impl Field {
             "status" => Field::Status,
             "hosts" => Field::Hosts,
             "certificate" => Field::Certificate,
+            "certificate_authority" => Field::CertificateAuthority,
             _ => return None,
         })
     }

@@ -4,7 +4,7 @@ use super::notification::{Event, EventSet};
 use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use chrono::{DateTime, Utc};
 
-use super::certificate::{BundleMethod, CustomCertificate, KeyType, parse_timestamp};
+use super::certificate::{Authority, BundleMethod, CertificatePack, CustomCertificate, KeyType, ZoneSetting, parse_timestamp, zone_of};
 use super::origin::RecordOrigin;
 use super::pem::parse_bundle;
 use super::{Account, Inventory, Kind};
@@ -60,6 +60,28 @@ impl RecordSink for Builder {
             }
             Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape)),
             Kind::CustomCertificate => self.staged.custom_certificates.push(custom_certificate(origin, shape)?),
+            Kind::CertificatePack => self.staged.certificate_packs.push(CertificatePack {
+                id: text(&shape.id),
+                pack_type: text(&shape.record_type),
+                hosts: shape.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
+                authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
+                status: text(&shape.status),
+                zone: zone_of(&origin),
+                origin,
+            }),
+            Kind::TotalTls | Kind::UniversalSsl => {
+                let setting = ZoneSetting {
+                    enabled: shape.enabled,
+                    authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
+                    zone: zone_of(&origin),
+                    origin,
+                };
+                if kind == Kind::TotalTls {
+                    self.staged.total_tls.push(setting);
+                } else {
+                    self.staged.universal_ssl.push(setting);
+                }
+            }
             _ => {}
         }
         match self.staged_records.iter_mut().find(|(k, _)| *k == kind) {
@@ -80,6 +102,9 @@ impl RecordSink for Builder {
         append(&mut target.pools, staged.pools);
         append(&mut target.policies, staged.policies);
         append(&mut target.custom_certificates, staged.custom_certificates);
+        append(&mut target.certificate_packs, staged.certificate_packs);
+        append(&mut target.total_tls, staged.total_tls);
+        append(&mut target.universal_ssl, staged.universal_ssl);
         append(&mut target.pool_lists, staged.pool_lists);
     }
 

@@ -176,3 +176,105 @@ mod tests {
         assert!(parse_timestamp("yesterday").is_none());
     }
 }
+
+/// A `certificate_authority` value, compared case-insensitively.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Authority {
+    LetsEncrypt,
+    Google,
+    SslCom,
+    DigiCert,
+    /// `""`: the service's default CA.
+    Default,
+    /// Absent.
+    Unknown,
+    Other(String),
+}
+
+impl Authority {
+    pub fn parse(value: Option<&str>) -> Authority {
+        let Some(v) = value else { return Authority::Unknown };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "" => Authority::Default,
+            "lets_encrypt" | "letsencrypt" => Authority::LetsEncrypt,
+            "google" => Authority::Google,
+            "ssl_com" | "sslcom" => Authority::SslCom,
+            "digicert" => Authority::DigiCert,
+            _ => Authority::Other(v.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Authority::LetsEncrypt => "lets_encrypt",
+            Authority::Google => "google",
+            Authority::SslCom => "ssl_com",
+            Authority::DigiCert => "digicert",
+            Authority::Default => "default",
+            Authority::Unknown => "unknown",
+            Authority::Other(_) => "other",
+        }
+    }
+}
+
+/// A zone of a bundle document: the file and the zone's index in `zones`.
+pub type ZoneKey = (crate::load::source::FileId, u32);
+
+/// The bundle zone a record was listed under, from its pointer (`/zones/N/…`).
+pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
+    let rest = origin.pointer.strip_prefix("/zones/")?;
+    let index = rest.split('/').next()?.parse().ok()?;
+    Some((origin.file, index))
+}
+
+#[derive(Debug, Clone)]
+pub struct CertificatePack {
+    pub origin: RecordOrigin,
+    pub id: String,
+    /// `universal`, `advanced`, `total_tls`, …
+    pub pack_type: String,
+    pub hosts: Vec<String>,
+    pub authority: Authority,
+    pub status: String,
+    pub zone: Option<ZoneKey>,
+}
+
+/// Total TLS or Universal SSL settings of a zone.
+#[derive(Debug, Clone)]
+pub struct ZoneSetting {
+    pub origin: RecordOrigin,
+    pub enabled: Option<bool>,
+    pub authority: Authority,
+    pub zone: Option<ZoneKey>,
+}
+
+#[cfg(test)]
+mod authority_tests {
+    use super::*;
+
+    #[test]
+    fn authorities_compare_case_insensitively_and_tell_default_from_absent() {
+        assert_eq!(Authority::parse(Some("Lets_Encrypt")), Authority::LetsEncrypt);
+        assert_eq!(Authority::parse(Some("GOOGLE")), Authority::Google);
+        assert_eq!(Authority::parse(Some("ssl_com")), Authority::SslCom);
+        assert_eq!(Authority::parse(Some("digicert")), Authority::DigiCert);
+        assert_eq!(Authority::parse(Some("")), Authority::Default);
+        assert_eq!(Authority::parse(None), Authority::Unknown);
+        assert_eq!(Authority::parse(Some("sectigo")).as_str(), "other");
+    }
+
+    #[test]
+    fn a_record_under_a_bundle_zone_knows_its_zone() {
+        let origin = |pointer: &str| RecordOrigin {
+            file: crate::load::source::FileId(2),
+            pointer: pointer.into(),
+            anchor: None,
+        };
+        assert_eq!(
+            zone_of(&origin("/zones/3/certificate_packs/result/0")),
+            Some((crate::load::source::FileId(2), 3))
+        );
+        assert_eq!(zone_of(&origin("/zones/0/total_tls")), Some((crate::load::source::FileId(2), 0)));
+        assert_eq!(zone_of(&origin("/result/0")), None);
+    }
+}

@@ -23,6 +23,9 @@ pub struct Account {
     pub pools: Vec<Pool>,
     pub policies: Vec<Policy>,
     pub custom_certificates: Vec<certificate::CustomCertificate>,
+    pub certificate_packs: Vec<certificate::CertificatePack>,
+    pub total_tls: Vec<certificate::ZoneSetting>,
+    pub universal_ssl: Vec<certificate::ZoneSetting>,
     /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
 }

@@ -148,9 +148,19 @@ fn closing_line(summary: &Summary) -> String {
     let kinds: Vec<String> = summary
         .records
         .iter()
-        .map(|(kind, n)| match kind {
-            Kind::NotificationPolicy => plural(*n, "notification policy", "notification policies"),
-            k => plural(*n, k.as_str(), &format!("{}s", k.as_str())),
+        .map(|(kind, n)| {
+            let (one, many) = match kind {
+                Kind::NotificationPolicy => ("notification policy", "notification policies"),
+                Kind::CertificatePack => ("certificate pack", "certificate packs"),
+                Kind::CustomCertificate => ("custom certificate", "custom certificates"),
+                Kind::CustomHostname => ("custom hostname", "custom hostnames"),
+                Kind::TotalTls => ("Total TLS setting", "Total TLS settings"),
+                Kind::UniversalSsl => ("Universal SSL setting", "Universal SSL settings"),
+                Kind::DnsRecord => ("DNS record", "DNS records"),
+                Kind::Pool => ("pool", "pools"),
+                Kind::Account => ("account", "accounts"),
+            };
+            plural(*n, one, many)
         })
         .collect();
     let checked = format!(
