@@ -160,3 +160,18 @@ fn the_universal_switch_is_announced_before_june_2024_and_reported_after() {
         message("2024-06-01")
     );
 }
+
+#[test]
+fn a_malformed_caa_record_is_an_input_error_at_its_content() {
+    let zone = br#"{"zones": [{"dns_records": [
+  {"type": "CAA", "name": "example.com", "content": "zero issue \"letsencrypt.org\""}
+]}]}"#;
+    let dir = temp_dir(&[("zone.json", zone)]);
+    let r = run(&["check", &path_str(&dir.path().join("zone.json"))]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("zone.json:2:53") && r.stderr.contains("CAA flags"),
+        "{}",
+        r.stderr
+    );
+}

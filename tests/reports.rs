@@ -97,6 +97,8 @@ fn sarif_carries_what_code_scanning_needs() {
                 "custom_certificate",
                 "certificate_pack",
                 "total_tls",
+                "custom_hostname",
+                "universal_ssl",
                 "account"
             ]
             .contains(&kind),
@@ -160,11 +162,11 @@ fn statistics_count_findings_per_rule() {
 #[test]
 fn quiet_drops_the_summary() {
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--quiet", "--color", "never"]);
-    assert!(!r.stdout.contains("Found 16 findings"));
+    assert!(!r.stdout.contains("Found 18 findings"));
     assert!(r.stdout.contains("LB001"));
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "never"]);
     assert!(
-        r.stdout.contains("Found 16 findings (4 errors, 8 warnings, 4 notes) in 3 files"),
+        r.stdout.contains("Found 18 findings (4 errors, 10 warnings, 4 notes) in 3 files"),
         "{}",
         r.stdout
     );

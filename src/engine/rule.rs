@@ -116,7 +116,7 @@ impl RuleSpec {
                 spec_error(
                     &self.subject,
                     format!(
-                        "unknown subject `{}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, account",
+                        "unknown subject `{}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, custom_hostname, account",
                         self.subject.value
                     ),
                 )

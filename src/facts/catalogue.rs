@@ -190,6 +190,38 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
     spec("status", Text, "the status as exported"),
 ];
 
+static CUSTOM_HOSTNAME: &[FactSpec] = &[
+    spec("id", Text, "the custom hostname id"),
+    spec("hostname", Text, "the hostname"),
+    choice(
+        "authority",
+        AUTHORITIES,
+        "`ssl.certificate_authority` (`default` for `\"\"`, `unknown` when absent)",
+    ),
+    spec(
+        "wildcard",
+        Bool,
+        "a wildcard certificate is requested (`ssl.wildcard`, or a `*.` hostname)",
+    ),
+    spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
+    spec("patch_endpoint", Text, "the endpoint that edits this custom hostname"),
+    spec(
+        "caa_record_set",
+        Text,
+        "the name whose CAA records apply (empty when none is loaded: every CA is allowed)",
+    ),
+    spec(
+        "caa_allows_lets_encrypt",
+        Bool,
+        "the loaded CAA records let letsencrypt.org issue for the hostname",
+    ),
+    spec(
+        "caa_allows_compatible",
+        Bool,
+        "the loaded CAA records let pki.goog or ssl.com issue for the hostname",
+    ),
+];
+
 static TOTAL_TLS: &[FactSpec] = &[
     spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)"),
     choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings"),
@@ -199,6 +231,7 @@ pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
     match kind {
         Kind::CertificatePack => CERTIFICATE_PACK,
         Kind::TotalTls => TOTAL_TLS,
+        Kind::CustomHostname => CUSTOM_HOSTNAME,
         Kind::CustomCertificate => CUSTOM_CERTIFICATE,
         Kind::Pool => POOL,
         Kind::NotificationPolicy => POLICY,

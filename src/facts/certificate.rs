@@ -209,3 +209,87 @@ mod pack_tests {
         crate::facts::tests::provides_its_catalogue(&TotalTlsFacts::new(&chosen));
     }
 }
+
+/// Custom hostnames: their CA, and what the loaded CAA records allow.
+pub struct CustomHostnameFacts<'a> {
+    host: &'a crate::model::certificate::CustomHostname,
+    caa: &'a super::caa::CaaIndex<'a>,
+    zone_id: Option<&'a str>,
+}
+
+impl<'a> CustomHostnameFacts<'a> {
+    pub fn new(host: &'a crate::model::certificate::CustomHostname, caa: &'a super::caa::CaaIndex<'a>, zone_id: Option<&'a str>) -> Self {
+        CustomHostnameFacts { host, caa, zone_id }
+    }
+}
+
+impl Facts for CustomHostnameFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        let h = self.host;
+        Subject {
+            kind: Kind::CustomHostname,
+            id: &h.id,
+            name: &h.hostname,
+            origin: &h.origin,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        use super::caa::{GOOGLE, LETS_ENCRYPT, SSL_COM};
+        let h = self.host;
+        let zone = self.zone_id.unwrap_or("{zone_id}");
+        Some(match name {
+            "id" => Fact::new(text(&h.id), "/id"),
+            "hostname" => Fact::new(text(&h.hostname), "/hostname"),
+            "authority" => Fact::new(static_text(h.authority.as_str()), "/ssl/certificate_authority"),
+            "wildcard" => Fact::new(Value::Bool(h.wildcard), "/ssl/wildcard"),
+            "zone" => Fact::new(text(zone), ""),
+            "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id)), "/id"),
+            "caa_record_set" => Fact::new(text(self.caa.relevant(&h.hostname).map_or("", |s| s.name)), "/hostname"),
+            "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(&h.hostname, LETS_ENCRYPT)), "/hostname"),
+            "caa_allows_compatible" => Fact::new(
+                Value::Bool(self.caa.allows(&h.hostname, GOOGLE) || self.caa.allows(&h.hostname, SSL_COM)),
+                "/hostname",
+            ),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod hostname_tests {
+    use super::*;
+    use crate::facts::caa::CaaIndex;
+    use crate::model::certificate::{Authority, CustomHostname};
+    use crate::model::dns::CaaRecord;
+    use crate::model::samples::origin;
+
+    #[test]
+    fn caa_facts_follow_the_loaded_records() {
+        let records = vec![CaaRecord {
+            origin: origin(),
+            name: "customer.org".into(),
+            flags: 0,
+            tag: "issue".into(),
+            value: "letsencrypt.org".into(),
+        }];
+        let index = CaaIndex::new(&records);
+        let host = CustomHostname {
+            origin: origin(),
+            id: "h1".into(),
+            hostname: "app.customer.org".into(),
+            authority: Authority::Default,
+            wildcard: false,
+            zone: None,
+        };
+        let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));
+        crate::facts::tests::provides_its_catalogue(&facts);
+        assert_eq!(facts.get("caa_allows_lets_encrypt").map(|f| f.value), Some(Value::Bool(true)));
+        assert_eq!(facts.get("caa_allows_compatible").map(|f| f.value), Some(Value::Bool(false)));
+        assert_eq!(facts.get("caa_record_set").map(|f| f.value), Some(text("customer.org")));
+        assert_eq!(
+            facts.get("patch_endpoint").map(|f| f.value),
+            Some(text("PATCH /zones/z1/custom_hostnames/h1"))
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! building for the resources that do.
 
 pub mod account;
+pub mod caa;
 pub mod catalogue;
 pub mod certificate;
 pub mod chain;
@@ -107,6 +108,7 @@ pub struct SubjectRef {
 pub struct Analysis<'a> {
     inventory: &'a crate::model::Inventory,
     indexes: Vec<coverage::CoverageIndex<'a>>,
+    caa: Vec<caa::CaaIndex<'a>>,
     /// Per account, counted when its account facts are first asked for.
     tallies: Vec<std::sync::OnceLock<account::Tally>>,
 }
@@ -115,9 +117,11 @@ impl<'a> Analysis<'a> {
     pub fn new(inventory: &'a crate::model::Inventory) -> Self {
         let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
         let tallies = inventory.accounts.iter().map(|_| std::sync::OnceLock::new()).collect();
+        let caa = inventory.accounts.iter().map(|a| caa::CaaIndex::new(&a.caa_records)).collect();
         Analysis {
             inventory,
             indexes,
+            caa,
             tallies,
         }
     }
@@ -132,6 +136,7 @@ impl<'a> Analysis<'a> {
                 (Kind::CustomCertificate, account.custom_certificates.len()),
                 (Kind::CertificatePack, account.certificate_packs.len()),
                 (Kind::TotalTls, account.total_tls.len()),
+                (Kind::CustomHostname, account.custom_hostnames.len()),
                 (Kind::Account, 1),
             ];
             for (kind, count) in kinds {
@@ -194,6 +199,15 @@ impl<'a> Analysis<'a> {
                 name: "",
                 origin: &account.total_tls.get(i)?.origin,
             },
+            Kind::CustomHostname => {
+                let h = account.custom_hostnames.get(i)?;
+                Subject {
+                    kind: Kind::CustomHostname,
+                    id: &h.id,
+                    name: &h.hostname,
+                    origin: &h.origin,
+                }
+            }
             Kind::Account => Subject {
                 kind: Kind::Account,
                 id: account.id.as_deref().unwrap_or(""),
@@ -223,6 +237,14 @@ impl<'a> Analysis<'a> {
                 Some(f(&certificate::CertificatePackFacts::new(pack, universal)))
             }
             Kind::TotalTls => Some(f(&certificate::TotalTlsFacts::new(account.total_tls.get(i)?))),
+            Kind::CustomHostname => {
+                let host = account.custom_hostnames.get(i)?;
+                let zone_id = host
+                    .zone
+                    .and_then(|key| account.zones.iter().find(|z| z.key == key))
+                    .and_then(|z| z.id.as_deref());
+                Some(f(&certificate::CustomHostnameFacts::new(host, &self.caa[a], zone_id)))
+            }
             Kind::Account => {
                 let tally = *self.tallies[a].get_or_init(|| {
                     let mut tally = account::Tally::default();

@@ -81,8 +81,8 @@ pub struct Shape<'a> {
 
     // Shapes of the certificate-side records, recognised so that zone exports
     // load; their fields are modelled by the certificate rules.
-    pub hostname: Option<IgnoredAny>,
-    pub ssl: Option<IgnoredAny>,
+    pub hostname: Option<Text<'a>>,
+    pub ssl: Option<Ssl<'a>>,
     pub record_type: Option<Text<'a>>,
     pub bundle_method: Option<Text<'a>>,
     pub uploaded_on: Option<Text<'a>>,
@@ -97,6 +97,29 @@ pub struct Shape<'a> {
     pub certificate: Option<Text<'a>>,
     /// Certificate packs, Total TLS, Universal SSL, custom hostnames' `ssl`.
     pub certificate_authority: Option<Text<'a>>,
+    /// DNS records: `content` (for CAA, `0 issue "letsencrypt.org"`).
+    pub content: Option<Text<'a>>,
+}
+
+/// A custom hostname's `ssl` object.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Ssl<'a> {
+    /// `Some(None)` for `null`; `Some(Some(""))` for the default CA.
+    #[serde(default, borrow, deserialize_with = "present_text")]
+    pub certificate_authority: Option<Option<Text<'a>>>,
+    #[serde(borrow)]
+    pub bundle_method: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub method: Option<Text<'a>>,
+    #[serde(borrow, rename = "type")]
+    pub ssl_type: Option<Text<'a>>,
+    pub wildcard: Option<bool>,
+    #[serde(borrow)]
+    pub status: Option<Text<'a>>,
+}
+
+fn present_text<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Text<'a>>>, D::Error> {
+    Option::<Text<'a>>::deserialize(d).map(Some)
 }
 
 #[derive(Debug, Default, Clone, serde::Deserialize)]

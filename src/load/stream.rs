@@ -208,6 +208,7 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 Field::Hosts => s.hosts = map.next_value()?,
                 Field::Certificate => s.certificate = map.next_value()?,
                 Field::CertificateAuthority => s.certificate_authority = map.next_value()?,
+                Field::Content => s.content = map.next_value()?,
             }
         }
         Ok(s)
@@ -251,10 +252,11 @@ enum Field {
     Hosts,
     Certificate,
     CertificateAuthority,
+    Content,
 }
 
 impl Field {
-    const ALL: [(Field, &'static str); 34] = [
+    const ALL: [(Field, &'static str); 35] = [
         (Field::Result, "result"),
         (Field::Success, "success"),
         (Field::AccountId, "account_id"),
@@ -289,6 +291,7 @@ impl Field {
         (Field::Hosts, "hosts"),
         (Field::Certificate, "certificate"),
         (Field::CertificateAuthority, "certificate_authority"),
+        (Field::Content, "content"),
     ];
 
     /// One `match` on the key (compiled to a length switch), not a search.
@@ -328,6 +331,7 @@ impl Field {
             "hosts" => Field::Hosts,
             "certificate" => Field::Certificate,
             "certificate_authority" => Field::CertificateAuthority,
+            "content" => Field::Content,
             _ => return None,
         })
     }

@@ -22,6 +22,8 @@ pub trait RecordSink {
     /// The document's records belong to this account (a bundle may name its
     /// `account_id` after its pools, so this comes at the end).
     fn end_document(&mut self, account: Option<&str>);
+    /// A zone of a bundle ended (its lists were streamed before).
+    fn zone(&mut self, origin: RecordOrigin, shape: &Shape<'_>);
     /// The document was skipped: forget what it sent.
     fn discard_document(&mut self);
 }
@@ -160,7 +162,9 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 impl<S: RecordSink> Walk for Walker<'_, S> {
     fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         if expect == Expect::Zone {
-            // A zone's lists were streamed while it was read.
+            // A zone's lists were streamed while it was read; now its id and name are known.
+            let origin = self.origin(pointer, None);
+            self.sink.zone(origin, &shape);
             return Ok(());
         }
         if shape.is_envelope() && classify(&shape).is_none() {

@@ -4,7 +4,10 @@ use super::notification::{Event, EventSet};
 use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use chrono::{DateTime, Utc};
 
-use super::certificate::{Authority, BundleMethod, CertificatePack, CustomCertificate, KeyType, ZoneSetting, parse_timestamp, zone_of};
+use super::certificate::{
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, KeyType, Zone, ZoneSetting, parse_timestamp, zone_of,
+};
+use super::dns::{CaaRecord, normalise_name, parse_caa_content};
 use super::origin::RecordOrigin;
 use super::pem::parse_bundle;
 use super::{Account, Inventory, Kind};
@@ -69,6 +72,38 @@ impl RecordSink for Builder {
                 zone: zone_of(&origin),
                 origin,
             }),
+            Kind::CustomHostname => {
+                let ssl = shape.ssl.as_ref();
+                let authority = ssl
+                    .and_then(|s| s.certificate_authority.as_ref())
+                    .map(|ca| Authority::parse(Some(ca.as_ref().map_or("", Text::as_str))));
+                let hostname = text(&shape.hostname);
+                self.staged.custom_hostnames.push(CustomHostname {
+                    id: text(&shape.id),
+                    wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
+                    hostname,
+                    authority: authority.unwrap_or(Authority::Unknown),
+                    zone: zone_of(&origin),
+                    origin,
+                });
+            }
+            Kind::DnsRecord => {
+                let is_caa = shape.record_type.as_ref().is_some_and(|t| t.as_str().eq_ignore_ascii_case("CAA"));
+                if is_caa {
+                    let content = shape.content.as_ref().map_or("", Text::as_str);
+                    let (flags, tag, value) = parse_caa_content(content).map_err(|message| FieldError {
+                        path: "/content".into(),
+                        message,
+                    })?;
+                    self.staged.caa_records.push(CaaRecord {
+                        name: normalise_name(&text(&shape.name)),
+                        flags,
+                        tag,
+                        value,
+                        origin,
+                    });
+                }
+            }
             Kind::TotalTls | Kind::UniversalSsl => {
                 let setting = ZoneSetting {
                     enabled: shape.enabled,
@@ -105,7 +140,21 @@ impl RecordSink for Builder {
         append(&mut target.certificate_packs, staged.certificate_packs);
         append(&mut target.total_tls, staged.total_tls);
         append(&mut target.universal_ssl, staged.universal_ssl);
+        append(&mut target.custom_hostnames, staged.custom_hostnames);
+        append(&mut target.caa_records, staged.caa_records);
+        append(&mut target.zones, staged.zones);
         append(&mut target.pool_lists, staged.pool_lists);
+    }
+
+    fn zone(&mut self, origin: RecordOrigin, shape: &Shape<'_>) {
+        if let Some(key) = zone_of(&origin) {
+            let id = shape.zone_id.as_ref().map(|t| t.as_str().to_string());
+            self.staged.zones.push(Zone {
+                key,
+                id,
+                name: shape.name.as_ref().map(|t| t.as_str().to_string()),
+            });
+        }
     }
 
     fn discard_document(&mut self) {

@@ -239,6 +239,25 @@ pub struct CertificatePack {
     pub zone: Option<ZoneKey>,
 }
 
+#[derive(Debug, Clone)]
+pub struct CustomHostname {
+    pub origin: RecordOrigin,
+    pub id: String,
+    pub hostname: String,
+    /// `ssl.certificate_authority`.
+    pub authority: Authority,
+    pub wildcard: bool,
+    pub zone: Option<ZoneKey>,
+}
+
+/// A zone of a bundle document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Zone {
+    pub key: ZoneKey,
+    pub id: Option<String>,
+    pub name: Option<String>,
+}
+
 /// Total TLS or Universal SSL settings of a zone.
 #[derive(Debug, Clone)]
 pub struct ZoneSetting {

@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod certificate;
+pub mod dns;
 pub mod kind;
 pub mod notification;
 pub mod origin;
@@ -26,6 +27,10 @@ pub struct Account {
     pub certificate_packs: Vec<certificate::CertificatePack>,
     pub total_tls: Vec<certificate::ZoneSetting>,
     pub universal_ssl: Vec<certificate::ZoneSetting>,
+    pub custom_hostnames: Vec<certificate::CustomHostname>,
+    pub caa_records: Vec<dns::CaaRecord>,
+    /// Zones of bundle documents, by key: their `zone_id` and `name`.
+    pub zones: Vec<certificate::Zone>,
     /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
 }
