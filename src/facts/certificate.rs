@@ -179,6 +179,7 @@ mod pack_tests {
             authority: Authority::LetsEncrypt,
             status: "active".into(),
             zone: None,
+            certificates: vec![],
         }
     }
 
@@ -281,6 +282,7 @@ mod hostname_tests {
             authority: Authority::Default,
             wildcard: false,
             zone: None,
+            certificate: None,
         };
         let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));
         crate::facts::tests::provides_its_catalogue(&facts);

@@ -99,6 +99,27 @@ pub struct Shape<'a> {
     pub certificate_authority: Option<Text<'a>>,
     /// DNS records: `content` (for CAA, `0 issue "letsencrypt.org"`).
     pub content: Option<Text<'a>>,
+    /// A certificate pack's certificates.
+    pub certificates: Option<Vec<PackCertificate<'a>>>,
+}
+
+/// One certificate of a certificate pack.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct PackCertificate<'a> {
+    #[serde(borrow)]
+    pub id: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub issuer: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub signature: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub bundle_method: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub uploaded_on: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub expires_on: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub status: Option<Text<'a>>,
 }
 
 /// A custom hostname's `ssl` object.
@@ -116,6 +137,14 @@ pub struct Ssl<'a> {
     pub wildcard: Option<bool>,
     #[serde(borrow)]
     pub status: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub issuer: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub signature: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub uploaded_on: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub expires_on: Option<Text<'a>>,
 }
 
 fn present_text<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Text<'a>>>, D::Error> {

@@ -209,6 +209,7 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 Field::Certificate => s.certificate = map.next_value()?,
                 Field::CertificateAuthority => s.certificate_authority = map.next_value()?,
                 Field::Content => s.content = map.next_value()?,
+                Field::Certificates => s.certificates = map.next_value()?,
             }
         }
         Ok(s)
@@ -253,10 +254,11 @@ enum Field {
     Certificate,
     CertificateAuthority,
     Content,
+    Certificates,
 }
 
 impl Field {
-    const ALL: [(Field, &'static str); 35] = [
+    const ALL: [(Field, &'static str); 36] = [
         (Field::Result, "result"),
         (Field::Success, "success"),
         (Field::AccountId, "account_id"),
@@ -292,6 +294,7 @@ impl Field {
         (Field::Certificate, "certificate"),
         (Field::CertificateAuthority, "certificate_authority"),
         (Field::Content, "content"),
+        (Field::Certificates, "certificates"),
     ];
 
     /// One `match` on the key (compiled to a length switch), not a search.
@@ -332,6 +335,7 @@ impl Field {
             "certificate" => Field::Certificate,
             "certificate_authority" => Field::CertificateAuthority,
             "content" => Field::Content,
+            "certificates" => Field::Certificates,
             _ => return None,
         })
     }

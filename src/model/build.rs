@@ -5,7 +5,8 @@ use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_
 use chrono::{DateTime, Utc};
 
 use super::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, KeyType, Zone, ZoneSetting, parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, IssuedCertificate, KeyType, Zone, ZoneSetting,
+    parse_timestamp, zone_of,
 };
 use super::dns::{CaaRecord, normalise_name, parse_caa_content};
 use super::origin::RecordOrigin;
@@ -70,6 +71,25 @@ impl RecordSink for Builder {
                 authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
                 status: text(&shape.status),
                 zone: zone_of(&origin),
+                certificates: shape
+                    .certificates
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let path = format!("/certificates/{i}");
+                        issued(
+                            &c.id,
+                            &c.issuer,
+                            &c.signature,
+                            &c.bundle_method,
+                            &c.uploaded_on,
+                            &c.expires_on,
+                            &c.status,
+                            path,
+                        )
+                    })
+                    .collect::<Result<_, _>>()?,
                 origin,
             }),
             Kind::CustomHostname => {
@@ -84,6 +104,19 @@ impl RecordSink for Builder {
                     hostname,
                     authority: authority.unwrap_or(Authority::Unknown),
                     zone: zone_of(&origin),
+                    certificate: match ssl {
+                        Some(s) if s.issuer.is_some() || s.expires_on.is_some() => Some(issued(
+                            &None,
+                            &s.issuer,
+                            &s.signature,
+                            &s.bundle_method,
+                            &s.uploaded_on,
+                            &s.expires_on,
+                            &s.status,
+                            "/ssl".into(),
+                        )?),
+                        _ => None,
+                    },
                     origin,
                 });
             }
@@ -168,6 +201,42 @@ fn append<T>(target: &mut Vec<T>, staged: Vec<T>) {
         *target = staged;
     } else {
         target.extend(staged);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn issued(
+    id: &Option<Text<'_>>,
+    issuer: &Option<Text<'_>>,
+    signature: &Option<Text<'_>>,
+    bundle_method: &Option<Text<'_>>,
+    uploaded_on: &Option<Text<'_>>,
+    expires_on: &Option<Text<'_>>,
+    status: &Option<Text<'_>>,
+    path: String,
+) -> Result<IssuedCertificate, FieldError> {
+    Ok(IssuedCertificate {
+        id: text(id),
+        issuer: text(issuer),
+        key_type: KeyType::from_signature(signature.as_ref().map(Text::as_str)),
+        bundle_method: bundle(bundle_method, &format!("{path}/bundle_method"))?,
+        uploaded_on: timestamp(uploaded_on, &format!("{path}/uploaded_on"))?,
+        expires_on: timestamp(expires_on, &format!("{path}/expires_on"))?,
+        status: text(status),
+        path,
+    })
+}
+
+fn bundle(value: &Option<Text<'_>>, path: &str) -> Result<Option<BundleMethod>, FieldError> {
+    match value {
+        None => Ok(None),
+        Some(t) => BundleMethod::parse(t.as_str()).map(Some).ok_or_else(|| FieldError {
+            path: path.into(),
+            message: format!(
+                "unknown bundle method `{}`: expected ubiquitous, optimal or force (dashboard: compatible, modern, user-defined)",
+                t.as_str()
+            ),
+        }),
     }
 }
 

@@ -227,6 +227,20 @@ pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
     Some((origin.file, index))
 }
 
+/// A certificate of a pack, or the certificate of a custom hostname.
+#[derive(Debug, Clone)]
+pub struct IssuedCertificate {
+    pub id: String,
+    pub issuer: String,
+    pub key_type: KeyType,
+    pub bundle_method: Option<BundleMethod>,
+    pub uploaded_on: Option<DateTime<Utc>>,
+    pub expires_on: Option<DateTime<Utc>>,
+    pub status: String,
+    /// Relative to the record, e.g. `/certificates/0`.
+    pub path: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct CertificatePack {
     pub origin: RecordOrigin,
@@ -237,6 +251,7 @@ pub struct CertificatePack {
     pub authority: Authority,
     pub status: String,
     pub zone: Option<ZoneKey>,
+    pub certificates: Vec<IssuedCertificate>,
 }
 
 #[derive(Debug, Clone)]
@@ -248,6 +263,8 @@ pub struct CustomHostname {
     pub authority: Authority,
     pub wildcard: bool,
     pub zone: Option<ZoneKey>,
+    /// The certificate issued for it (`ssl.issuer`, `ssl.expires_on`, …), when exported.
+    pub certificate: Option<IssuedCertificate>,
 }
 
 /// A zone of a bundle document.
