@@ -6,6 +6,7 @@ pub mod cli;
 pub mod engine;
 pub mod facts;
 pub mod findings;
+pub mod inventory;
 pub mod load;
 pub mod locate;
 pub mod model;

@@ -16,6 +16,9 @@ pub struct Cli {
 pub enum Command {
     /// Check exports and report findings (the main job).
     Check(CheckArgs),
+    /// List every certificate with its CA, how the CA was chosen, bundle method, key type,
+    /// dates and chain status.
+    Inventory(InventoryArgs),
     /// List the rules.
     Rules(RulesArgs),
     /// Print a rule's documentation.
@@ -109,4 +112,30 @@ pub struct RulesArgs {
     /// Extra rule packs to list with the built-in ones.
     #[arg(long = "rules", value_name = "PATH")]
     pub rules: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InventoryFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct InventoryArgs {
+    /// Files or directories, as for `check`.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    /// Only certificates from this CA: lets_encrypt, google, ssl_com, digicert, default, unknown.
+    #[arg(long, value_name = "CA")]
+    pub ca: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: InventoryFormat,
+    /// Write to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<String>,
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
 }

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod check;
+mod inventory;
 mod rules;
 
 use std::process::ExitCode;
@@ -26,6 +27,7 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         args::Command::Check(a) => check::run(&a),
+        args::Command::Inventory(a) => inventory::run(&a),
         args::Command::Rules(a) => rules::list(&a),
         args::Command::Explain { id, rules } => rules::explain(&id, &rules),
     };

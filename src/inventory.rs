@@ -1,0 +1,268 @@
+//! `edgeaudit inventory`: one row per certificate across every certificate
+//! kind, with its CA, how that CA was chosen, bundle method, key type, dates
+//! and chain status. It answers "which certificates use the free public CA".
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::facts::chain::find_cross_sign;
+use crate::model::certificate::{Authority, BundleMethod, IssuedCertificate, KeyType, issuer_is_lets_encrypt};
+use crate::model::{Account, Inventory};
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Row {
+    pub kind: &'static str,
+    pub id: String,
+    pub hosts: String,
+    /// `lets_encrypt`, `google`, … or, for uploaded certificates, from the issuer.
+    pub ca: String,
+    /// `yes`, `no`, or `uploaded` for certificates the customer uploads.
+    pub explicit: &'static str,
+    pub bundle_method: &'static str,
+    pub key_type: &'static str,
+    pub uploaded: String,
+    pub expires: String,
+    /// For uploaded certificates `cross_signed`, `clean`, or `unavailable`
+    /// (no PEM in the export); `managed` when the service builds the chain.
+    pub chain: &'static str,
+    pub file: String,
+    pub pointer: String,
+}
+
+fn date(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
+    t.map(|t| t.format("%Y-%m-%d").to_string()).unwrap_or_default()
+}
+
+fn ca_of_issuer(issuer: &str) -> String {
+    if issuer_is_lets_encrypt(issuer) {
+        "lets_encrypt".into()
+    } else {
+        issuer.to_string()
+    }
+}
+
+fn bundle(b: Option<BundleMethod>) -> &'static str {
+    b.map_or("", BundleMethod::as_str)
+}
+
+fn issued_row(
+    kind: &'static str,
+    ca: String,
+    explicit: &'static str,
+    hosts: &[String],
+    c: &IssuedCertificate,
+    file: &str,
+    pointer: String,
+) -> Row {
+    Row {
+        kind,
+        id: c.id.clone(),
+        hosts: hosts.join(" "),
+        ca,
+        explicit,
+        bundle_method: bundle(c.bundle_method),
+        key_type: c.key_type.as_str(),
+        uploaded: date(c.uploaded_on),
+        expires: date(c.expires_on),
+        chain: "managed",
+        file: file.to_string(),
+        pointer,
+    }
+}
+
+/// Every certificate of the inventory, account by account, in load order.
+pub fn rows(inventory: &Inventory, file_name: impl Fn(&crate::model::origin::RecordOrigin) -> String) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for account in &inventory.accounts {
+        account_rows(account, &file_name, &mut rows);
+    }
+    rows
+}
+
+fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::RecordOrigin) -> String, rows: &mut Vec<Row>) {
+    for pack in &account.certificate_packs {
+        let universal_settings = pack.zone.and_then(|z| account.universal_ssl.iter().find(|s| s.zone == Some(z)));
+        let explicit = pack.pack_type != "universal" || universal_settings.is_some_and(|s| s.authority != Authority::Unknown);
+        let explicit = if explicit { "yes" } else { "no" };
+        let file = file_name(&pack.origin);
+        if pack.certificates.is_empty() {
+            rows.push(Row {
+                kind: "certificate_pack",
+                id: pack.id.clone(),
+                hosts: pack.hosts.join(" "),
+                ca: pack.authority.as_str().into(),
+                explicit,
+                bundle_method: "",
+                key_type: KeyType::Unknown.as_str(),
+                uploaded: String::new(),
+                expires: String::new(),
+                chain: "managed",
+                file: file.clone(),
+                pointer: pack.origin.pointer.clone(),
+            });
+        }
+        for c in &pack.certificates {
+            let ca = pack.authority.as_str().to_string();
+            rows.push(issued_row(
+                "certificate_pack",
+                ca,
+                explicit,
+                &pack.hosts,
+                c,
+                &file,
+                pack.origin.field(&c.path),
+            ));
+        }
+    }
+    for setting in &account.total_tls {
+        rows.push(Row {
+            kind: "total_tls",
+            id: String::new(),
+            hosts: String::new(),
+            ca: setting.authority.as_str().into(),
+            explicit: if matches!(setting.authority, Authority::Unknown | Authority::Default) {
+                "no"
+            } else {
+                "yes"
+            },
+            bundle_method: "",
+            key_type: KeyType::Unknown.as_str(),
+            uploaded: String::new(),
+            expires: String::new(),
+            chain: "managed",
+            file: file_name(&setting.origin),
+            pointer: setting.origin.pointer.clone(),
+        });
+    }
+    for host in &account.custom_hostnames {
+        let explicit = if matches!(host.authority, Authority::Unknown | Authority::Default) {
+            "no"
+        } else {
+            "yes"
+        };
+        let hosts = [host.hostname.clone()];
+        let file = file_name(&host.origin);
+        match &host.certificate {
+            Some(c) => {
+                let mut row = issued_row(
+                    "custom_hostname",
+                    host.authority.as_str().into(),
+                    explicit,
+                    &hosts,
+                    c,
+                    &file,
+                    host.origin.field(&c.path),
+                );
+                row.id = host.id.clone();
+                rows.push(row);
+            }
+            None => rows.push(Row {
+                kind: "custom_hostname",
+                id: host.id.clone(),
+                hosts: host.hostname.clone(),
+                ca: host.authority.as_str().into(),
+                explicit,
+                bundle_method: "",
+                key_type: KeyType::Unknown.as_str(),
+                uploaded: String::new(),
+                expires: String::new(),
+                chain: "managed",
+                file,
+                pointer: host.origin.pointer.clone(),
+            }),
+        }
+    }
+    for cert in &account.custom_certificates {
+        rows.push(Row {
+            kind: "custom_certificate",
+            id: cert.id.clone(),
+            hosts: cert.hosts.join(" "),
+            ca: ca_of_issuer(&cert.issuer),
+            explicit: "uploaded",
+            bundle_method: bundle(cert.bundle_method),
+            key_type: cert.key_type.as_str(),
+            uploaded: date(cert.uploaded_on),
+            expires: date(cert.expires_on),
+            chain: match &cert.chain {
+                None => "unavailable",
+                Some(chain) if find_cross_sign(chain).is_some() => "cross_signed",
+                Some(_) => "clean",
+            },
+            file: file_name(&cert.origin),
+            pointer: cert.origin.pointer.clone(),
+        });
+    }
+}
+
+const COLUMNS: [&str; 12] = [
+    "kind",
+    "id",
+    "hosts",
+    "ca",
+    "explicit",
+    "bundle_method",
+    "key_type",
+    "uploaded",
+    "expires",
+    "chain",
+    "file",
+    "pointer",
+];
+
+fn fields(r: &Row) -> [&str; 12] {
+    [
+        r.kind,
+        &r.id,
+        &r.hosts,
+        &r.ca,
+        r.explicit,
+        r.bundle_method,
+        r.key_type,
+        &r.uploaded,
+        &r.expires,
+        r.chain,
+        &r.file,
+        &r.pointer,
+    ]
+}
+
+pub fn write_table(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.len()).collect();
+    for r in rows {
+        for (w, f) in widths.iter_mut().zip(fields(r)) {
+            *w = (*w).max(f.chars().count());
+        }
+    }
+    let line = |cells: [&str; 12]| -> String {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    writeln!(out, "{}", line(COLUMNS))?;
+    for r in rows {
+        writeln!(out, "{}", line(fields(r)))?;
+    }
+    writeln!(out, "\n{} certificate(s)", rows.len())
+}
+
+/// RFC 4180: fields with a comma, quote or line break are quoted.
+pub fn write_csv(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
+    let quote = |f: &str| {
+        if f.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", f.replace('"', "\"\""))
+        } else {
+            f.to_string()
+        }
+    };
+    write!(out, "{}\r\n", COLUMNS.join(","))?;
+    for r in rows {
+        let cells: Vec<String> = fields(r).iter().map(|f| quote(f)).collect();
+        write!(out, "{}\r\n", cells.join(","))?;
+    }
+    Ok(())
+}
+
+pub fn write_json(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, rows)?;
+    writeln!(out)
+}
