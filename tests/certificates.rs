@@ -175,3 +175,72 @@ fn a_malformed_caa_record_is_an_input_error_at_its_content() {
         r.stderr
     );
 }
+
+const HOSTNAMES: &[u8] = br#"{"custom_hostnames": [
+  {"id": "h1", "hostname": "a.one.org", "ssl": {"certificate_authority": ""}},
+  {"id": "h2", "hostname": "b.two.org", "ssl": {"certificate_authority": ""}},
+  {"id": "h3", "hostname": "c.three.org", "ssl": {"certificate_authority": ""}},
+  {"id": "h4", "hostname": "d.four.org", "ssl": {"certificate_authority": ""}}
+]}"#;
+
+#[test]
+fn caa_records_come_from_bind_zone_exports() {
+    let zone = b";; CAA Records
+$ORIGIN one.org.
+$TTL 300
+@\t3600\tIN\tCAA\t0 issue \"letsencrypt.org\"
+b.two.org.  IN 60  CAA 0 issue \"letsencrypt.org; account=12\" ; a comment \"with quotes\"
+c.three\t3600\tIN\tCAA\t0 issue \"pki.goog\"
+\t\tIN\tCAA\t0 issue \"letsencrypt.org\"
+four.org.\tSOA\tns1.example. host.example. (
+   1 2 3
+   4 5 )
+four.org.\tTXT\t\"v=spf1 -all; ;\"
+";
+    let dir = temp_dir(&[("hosts.json", HOSTNAMES), ("names.zone", zone)]);
+    let doc = json(&common::run_in(
+        dir.path(),
+        &["check", ".", "--select", "CA005", "--format", "json"],
+    ));
+    let fired: Vec<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["resource"]["name"].as_str().unwrap_or_default())
+        .collect();
+    // one.org (@) and two.org allow only Let's Encrypt; c.three.one.org (relative) is not c.three.org;
+    // the inherited owner c.three.one.org also allows Let's Encrypt but does not apply to c.three.org.
+    assert_eq!(fired, vec!["a.one.org", "b.two.org"]);
+    assert_eq!(doc["summary"]["records"]["dns_record"], 4);
+}
+
+#[test]
+fn a_zone_file_is_recognised_without_its_extension() {
+    let zone = b";; exported\n$ORIGIN four.org.\nd\tIN\tCAA\t0 issue \"letsencrypt.org\"\n";
+    let dir = temp_dir(&[("hosts.json", HOSTNAMES), ("four.org.txt", zone)]);
+    let doc = json(&common::run_in(
+        dir.path(),
+        &["check", "hosts.json", "four.org.txt", "--select", "CA005", "--format", "json"],
+    ));
+    assert_eq!(doc["findings"][0]["resource"]["name"], "d.four.org");
+}
+
+#[test]
+fn malformed_zone_files_are_input_errors_with_line_and_column() {
+    for (zone, at, says) in [
+        (&b"$ORIGIN x.org.\na\tIN\tCAA\t0 issue \"open\n"[..], "z.zone:2:10:", "unterminated"),
+        (&b"a\tIN\tCAA\t0 issue \"x\"\n"[..], "z.zone:1:1:", "$ORIGIN"),
+        (&b"\tIN\tCAA\t0 issue \"x\"\n"[..], "z.zone:1:1:", "inherits"),
+        (&b"x.org.\tIN\tCAA\t(0 issue\n \"x\")\n"[..], "z.zone:1:11:", "multi-line"),
+        (&b"x.org.\t3600\tIN\n"[..], "z.zone:1:", "record type"),
+    ] {
+        let dir = temp_dir(&[("z.zone", zone)]);
+        let r = run(&["check", &path_str(&dir.path().join("z.zone"))]);
+        assert_eq!(r.code, 2, "{}", String::from_utf8_lossy(zone));
+        assert!(
+            r.stderr.contains(at) && r.stderr.contains(says),
+            "expected {at} … {says}: {}",
+            r.stderr
+        );
+    }
+}

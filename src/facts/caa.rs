@@ -25,7 +25,7 @@ pub struct RelevantSet<'a> {
 }
 
 impl<'a> CaaIndex<'a> {
-    pub fn new(records: &'a [CaaRecord]) -> Self {
+    pub fn new(records: impl IntoIterator<Item = &'a CaaRecord>) -> Self {
         let mut by_name: HashMap<&str, Vec<&CaaRecord>> = HashMap::new();
         for r in records {
             by_name.entry(r.name.as_str()).or_default().push(r);

@@ -108,7 +108,8 @@ pub struct SubjectRef {
 pub struct Analysis<'a> {
     inventory: &'a crate::model::Inventory,
     indexes: Vec<coverage::CoverageIndex<'a>>,
-    caa: Vec<caa::CaaIndex<'a>>,
+    /// CAA records describe DNS names, whatever account's export they came in.
+    caa: caa::CaaIndex<'a>,
     /// Per account, counted when its account facts are first asked for.
     tallies: Vec<std::sync::OnceLock<account::Tally>>,
 }
@@ -117,7 +118,7 @@ impl<'a> Analysis<'a> {
     pub fn new(inventory: &'a crate::model::Inventory) -> Self {
         let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
         let tallies = inventory.accounts.iter().map(|_| std::sync::OnceLock::new()).collect();
-        let caa = inventory.accounts.iter().map(|a| caa::CaaIndex::new(&a.caa_records)).collect();
+        let caa = caa::CaaIndex::new(inventory.accounts.iter().flat_map(|a| &a.caa_records));
         Analysis {
             inventory,
             indexes,
@@ -243,7 +244,7 @@ impl<'a> Analysis<'a> {
                     .zone
                     .and_then(|key| account.zones.iter().find(|z| z.key == key))
                     .and_then(|z| z.id.as_deref());
-                Some(f(&certificate::CustomHostnameFacts::new(host, &self.caa[a], zone_id)))
+                Some(f(&certificate::CustomHostnameFacts::new(host, &self.caa, zone_id)))
             }
             Kind::Account => {
                 let tally = *self.tallies[a].get_or_init(|| {

@@ -1,5 +1,6 @@
 //! Which files to read: paths as given, directories walked recursively in
-//! sorted order for `*.json`, `*.yaml` and `*.yml`.
+//! sorted order for `*.json`, `*.yaml`, `*.yml` and BIND zone exports
+//! (`*.zone`, `*.bind`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ pub fn discover(paths: &[String]) -> Result<Vec<Input>, InputError> {
             if inputs.len() == before {
                 return Err(InputError::unreadable(
                     &display(given),
-                    "no JSON or YAML files (*.json, *.yaml, *.yml) in this directory",
+                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind) in this directory",
                 ));
             }
         } else {

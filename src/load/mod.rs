@@ -1,6 +1,7 @@
 //! Stage 1: find the inputs, read each once, parse it into typed shapes and
 //! classify its records, keeping where each came from.
 
+pub mod bind;
 pub mod discover;
 pub mod error;
 pub mod json;
@@ -73,6 +74,7 @@ fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOpt
     match file.format {
         Format::Json => json::walk(file, walker),
         Format::Yaml => yaml::walk(file, walker),
+        Format::Bind => bind::walk(file, walker),
     }
 }
 
@@ -117,6 +119,8 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
 fn sniff(text: &str) -> Format {
     match text.trim_start().as_bytes().first() {
         Some(b'{' | b'[') => Format::Json,
+        // A BIND zone file starts with `;` comments or a `$` directive; YAML comments use `#`.
+        Some(b';' | b'$') => Format::Bind,
         _ => Format::Yaml,
     }
 }

@@ -10,6 +10,8 @@ pub struct FileId(pub u32);
 pub enum Format {
     Json,
     Yaml,
+    /// The service's BIND zone export (read for its CAA records).
+    Bind,
 }
 
 impl Format {
@@ -20,6 +22,8 @@ impl Format {
             Some(Format::Json)
         } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
             Some(Format::Yaml)
+        } else if lower.ends_with(".zone") || lower.ends_with(".bind") {
+            Some(Format::Bind)
         } else {
             None
         }

@@ -178,12 +178,24 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                     s.has_bundle_key = true;
                     records(Expect::Zone)?;
                 }
-                Field::CertificatePacks => records(Expect::Kind(Kind::CertificatePack))?,
-                Field::CustomCertificates => records(Expect::Kind(Kind::CustomCertificate))?,
-                Field::CustomHostnames => records(Expect::Kind(Kind::CustomHostname))?,
-                Field::DnsRecords => records(Expect::Kind(Kind::DnsRecord))?,
-                Field::TotalTls => records(Expect::Kind(Kind::TotalTls))?,
-                Field::UniversalSsl => records(Expect::Kind(Kind::UniversalSsl))?,
+                // A zone's keys; at the top of a document they make a one-zone bundle.
+                Field::CertificatePacks
+                | Field::CustomCertificates
+                | Field::CustomHostnames
+                | Field::DnsRecords
+                | Field::TotalTls
+                | Field::UniversalSsl => {
+                    s.has_bundle_key = true;
+                    let kind = match field {
+                        Field::CertificatePacks => Kind::CertificatePack,
+                        Field::CustomCertificates => Kind::CustomCertificate,
+                        Field::CustomHostnames => Kind::CustomHostname,
+                        Field::DnsRecords => Kind::DnsRecord,
+                        Field::TotalTls => Kind::TotalTls,
+                        _ => Kind::UniversalSsl,
+                    };
+                    records(Expect::Kind(kind))?;
+                }
                 Field::Success => s.success = map.next_value()?,
                 Field::AccountId => s.account_id = map.next_value()?,
                 Field::ZoneId => s.zone_id = map.next_value()?,

@@ -82,6 +82,39 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         result
     }
 
+    /// Walks a document that serde does not parse (a zone file): `walk`
+    /// hands records over with [`Walker::record_at`].
+    pub fn run_lines(mut self, walk: impl FnOnce(&mut Self) -> Result<(), InputError>) -> Result<(), InputError> {
+        let result = match (walk(&mut self), self.error.take()) {
+            (_, Some(error)) | (Err(error), None) => Err(error),
+            (Ok(()), None) => Ok(()),
+        };
+        match &result {
+            Ok(()) => self.sink.end_document(self.account.as_deref()),
+            Err(_) => self.sink.discard_document(),
+        }
+        result
+    }
+
+    /// A record of a zone file, anchored at byte `offset` (its data).
+    pub fn record_at(&mut self, kind: Kind, shape: &Shape<'_>, offset: usize) -> Result<(), Stopped> {
+        let origin = self.origin("", Some(Anchor { offset, tokens: 0 }));
+        match self.sink.record(kind, origin.clone(), shape) {
+            Ok(()) => {
+                self.accepted += 1;
+                Ok(())
+            }
+            Err(e) => {
+                let error = self.error_at(&origin, &e.path, &e.message);
+                self.fail(error)
+            }
+        }
+    }
+
+    pub fn file(&self) -> &SourceFile {
+        self.file
+    }
+
     fn origin(&self, pointer: &str, anchor: Option<Anchor>) -> RecordOrigin {
         RecordOrigin {
             file: self.file_id,

@@ -26,6 +26,12 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
         let file = &files[origin.file.0 as usize];
         let hit = match file.format {
             Format::Json => locate_json(&file.text, origin, path),
+            // Zone-file records are located by their anchor: the record's data.
+            Format::Bind => {
+                let start = origin.anchor.map_or(0, |a| a.offset);
+                let end = file.text[start..].find('\n').map_or(file.text.len(), |i| start + i);
+                (origin.pointer.clone(), start, end)
+            }
             Format::Yaml => {
                 let map = yaml_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
                 locate_yaml(map, &origin.field(path))
