@@ -161,7 +161,7 @@ fn several_formats_in_one_run() {
     assert!(
         std::fs::read_to_string(&report)
             .expect("report written")
-            .contains("Found 18 findings")
+            .contains("Found 19 findings")
     );
     let clash = run(&[
         "check",

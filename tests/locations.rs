@@ -56,7 +56,7 @@ fn check_locations(dir: &std::path::Path) -> usize {
 
 #[test]
 fn every_demo_finding_points_at_its_value() {
-    assert_eq!(check_locations(&common::root().join("fixtures/demo")), 18);
+    assert_eq!(check_locations(&common::root().join("fixtures/demo")), 19);
 }
 
 #[test]

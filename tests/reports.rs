@@ -162,11 +162,11 @@ fn statistics_count_findings_per_rule() {
 #[test]
 fn quiet_drops_the_summary() {
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--quiet", "--color", "never"]);
-    assert!(!r.stdout.contains("Found 18 findings"));
+    assert!(!r.stdout.contains("Found 19 findings"));
     assert!(r.stdout.contains("LB001"));
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "never"]);
     assert!(
-        r.stdout.contains("Found 18 findings (4 errors, 10 warnings, 4 notes) in 4 files"),
+        r.stdout.contains("Found 19 findings (5 errors, 10 warnings, 4 notes) in 4 files"),
         "{}",
         r.stdout
     );

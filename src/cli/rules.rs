@@ -10,20 +10,24 @@ pub fn list(args: &RulesArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let out = match args.format {
-        RulesFormat::Text => rules
-            .rules
-            .iter()
-            .map(|r| {
-                format!(
-                    "{:<6}  {:<8} {:<20} {:<44} {}\n",
-                    r.id,
-                    r.severity.as_str(),
-                    r.subject.as_str(),
-                    r.name,
-                    r.summary
-                )
-            })
-            .collect::<String>(),
+        RulesFormat::Text => {
+            let subject_width = rules.rules.iter().map(|r| r.subject_names().len()).max().unwrap_or(0);
+            let name_width = rules.rules.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            rules
+                .rules
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:<6}  {:<8} {:<subject_width$}  {:<name_width$}  {}\n",
+                        r.id,
+                        r.severity.as_str(),
+                        r.subject_names(),
+                        r.name,
+                        r.summary
+                    )
+                })
+                .collect::<String>()
+        }
         RulesFormat::Markdown => {
             let mut s = String::from("# edgeaudit rules\n\n");
             for r in &rules.rules {
@@ -38,7 +42,7 @@ pub fn list(args: &RulesArgs) -> u8 {
                 .iter()
                 .map(|r| {
                     json!({
-                        "id": r.id, "name": r.name, "subject": r.subject, "severity": r.severity,
+                        "id": r.id, "name": r.name, "subject": r.subject_names(), "subjects": r.subjects, "severity": r.severity,
                         "summary": r.summary, "rationale": r.rationale.trim(), "remediation": r.remediation.trim(),
                         "assumptions": r.assumptions, "references": r.references, "tags": r.tags,
                         "fires_when": r.when.iter().map(|c| c.to_string()).collect::<Vec<_>>(),

@@ -24,7 +24,14 @@ fn effective(rule: &Rule) -> Option<String> {
 
 pub fn text(rule: &Rule) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{} {} ({}, subject: {})", rule.id, rule.name, rule.severity, rule.subject);
+    let _ = writeln!(
+        s,
+        "{} {} ({}, subject: {})",
+        rule.id,
+        rule.name,
+        rule.severity,
+        rule.subject_names()
+    );
     let _ = writeln!(s, "\n{}", rule.summary);
     let _ = writeln!(s, "\nWhy it matters:\n  {}", rule.rationale.trim());
     let _ = writeln!(s, "\nWhat to do:\n  {}", rule.remediation.trim());
@@ -59,7 +66,7 @@ pub fn text(rule: &Rule) -> String {
 pub fn markdown(rule: &Rule) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "## {} `{}`\n", rule.id, rule.name);
-    let _ = writeln!(s, "*Severity:* {} · *Subject:* `{}`\n", rule.severity, rule.subject);
+    let _ = writeln!(s, "*Severity:* {} · *Subject:* `{}`\n", rule.severity, rule.subject_names());
     let _ = writeln!(s, "{}\n", rule.summary);
     let _ = writeln!(s, "### Why it matters\n\n{}\n", rule.rationale.trim());
     let _ = writeln!(s, "### What to do\n\n{}\n", rule.remediation.trim());

@@ -11,7 +11,11 @@ use crate::findings::{Finding, Location};
 /// Messages are not rendered here: a report renders each when it writes it.
 pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
     let subject = facts.subject();
-    for rule in rules.rules.iter().filter(|r| r.subject == subject.kind && r.is_effective(as_of)) {
+    for rule in rules
+        .rules
+        .iter()
+        .filter(|r| r.subjects.contains(&subject.kind) && r.is_effective(as_of))
+    {
         if !rule.when.iter().all(|c| c.holds(facts, as_of)) {
             continue;
         }

@@ -7,6 +7,7 @@ use serde_saphyr::Spanned;
 
 use super::condition::{Condition, ConditionSpec, SpecError};
 use super::template::Template;
+use crate::facts::catalogue::common_catalogue;
 use crate::facts::{ValueType, catalogue};
 use crate::findings::Severity;
 use crate::model::Kind;
@@ -16,7 +17,8 @@ pub struct Rule {
     pub id: String,
     /// A kebab-case name, stable like the id.
     pub name: String,
-    pub subject: Kind,
+    /// The kinds of resource the rule is about (usually one).
+    pub subjects: Vec<Kind>,
     pub severity: Severity,
     /// One sentence: what the finding means.
     pub summary: String,
@@ -40,6 +42,33 @@ pub struct Rule {
     pub effective_until: Option<NaiveDate>,
     /// The pack file it came from.
     pub pack: String,
+}
+
+/// `subject: pool` or `subject: [custom_certificate, custom_hostname]`.
+#[derive(Debug)]
+pub struct Subjects(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Subjects {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Subjects;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a subject or a list of subjects")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Subjects, E> {
+                Ok(Subjects(vec![v.to_string()]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Subjects, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    out.push(s);
+                }
+                Ok(Subjects(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Debug)]
@@ -68,7 +97,7 @@ pub struct PackSpec {
 pub struct RuleSpec {
     pub id: Spanned<String>,
     pub name: String,
-    pub subject: Spanned<String>,
+    pub subject: Spanned<Subjects>,
     pub severity: Severity,
     pub summary: String,
     pub when: Vec<ConditionSpec>,
@@ -110,18 +139,24 @@ impl RuleSpec {
                 format!("rule id `{id}` must be upper-case letters then digits, like LB001"),
             ));
         }
-        let subject = Kind::parse(&self.subject.value)
-            .filter(|k| !catalogue(*k).is_empty())
-            .ok_or_else(|| {
+        let mut subjects = Vec::new();
+        for name in &self.subject.value.0 {
+            let kind = Kind::parse(name).filter(|k| !catalogue(*k).is_empty()).ok_or_else(|| {
                 spec_error(
                     &self.subject,
                     format!(
-                        "unknown subject `{}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, custom_hostname, account",
-                        self.subject.value
+                        "unknown subject `{name}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, custom_hostname, account"
                     ),
                 )
             })?;
-        let facts = catalogue(subject);
+            subjects.push(kind);
+        }
+        if subjects.is_empty() {
+            return Err(spec_error(&self.subject, "a rule needs a subject".into()));
+        }
+        let subject = subjects.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ");
+        let common = common_catalogue(&subjects);
+        let facts = common.as_slice();
         let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<String, SpecError> {
             match facts.iter().find(|f| f.name == s.value) {
                 Some(f) if want_list && f.value_type != ValueType::List => Err(spec_error(
@@ -179,7 +214,7 @@ impl RuleSpec {
         Ok(Rule {
             id,
             name: self.name,
-            subject,
+            subjects,
             severity: self.severity,
             summary: self.summary,
             when,
@@ -201,6 +236,11 @@ impl RuleSpec {
 }
 
 impl Rule {
+    /// The subjects as written in docs: `pool`, or `custom_certificate, custom_hostname`.
+    pub fn subject_names(&self) -> String {
+        self.subjects.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
     /// The phase in force at this as-of date (the earliest whose date is
     /// still ahead), if any.
     pub fn phase_at(&self, as_of: NaiveDate) -> Option<usize> {

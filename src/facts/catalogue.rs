@@ -24,7 +24,7 @@ impl ValueType {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct FactSpec {
     pub name: &'static str,
     pub value_type: ValueType,
@@ -144,7 +144,11 @@ static ACCOUNT: &[FactSpec] = &[
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
 ];
 
+const CHAIN_STATES: &[&str] = &["cross_signed", "clean", "unavailable"];
+const BUNDLE_METHODS: &[&str] = &["compatible", "modern", "user_defined", "unknown"];
+
 static CUSTOM_CERTIFICATE: &[FactSpec] = &[
+    spec("label", Text, "what the subject is, in words (`Custom certificate`)"),
     spec("id", Text, "the certificate id"),
     spec("hosts", List, "the hostnames the certificate covers"),
     spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
@@ -174,6 +178,7 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
 const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
 
 static CERTIFICATE_PACK: &[FactSpec] = &[
+    spec("label", Text, "what the subject is, in words (`Certificate pack`)"),
     spec("id", Text, "the pack id"),
     spec("type", Text, "the pack type (`universal`, `advanced`, …)"),
     spec("hosts", List, "the hostnames the pack covers"),
@@ -187,12 +192,31 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
         Bool,
         "the CA was chosen explicitly: every pack but a universal one, which only when the zone's Universal SSL settings name a CA",
     ),
-    spec("status", Text, "the status as exported"),
+    spec(
+        "status",
+        Text,
+        "`active` when one of its certificates is active, else the pack's status",
+    ),
+    spec(
+        "expires_on",
+        Date,
+        "the earliest expiry among its active certificates (absent when none says)",
+    ),
 ];
 
 static CUSTOM_HOSTNAME: &[FactSpec] = &[
+    spec("label", Text, "what the subject is, in words (`Custom hostname`)"),
     spec("id", Text, "the custom hostname id"),
     spec("hostname", Text, "the hostname"),
+    spec("hosts", List, "the hostname, as a list (like other certificate subjects)"),
+    choice("bundle_method", BUNDLE_METHODS, "`ssl.bundle_method`"),
+    choice(
+        "chain",
+        CHAIN_STATES,
+        "whether `ssl.custom_certificate` carries ISRG Root X1 cross-signed by DST Root CA X3",
+    ),
+    spec("expires_on", Date, "`ssl.expires_on` (absent when the export does not say)"),
+    spec("status", Text, "`ssl.status`"),
     choice(
         "authority",
         AUTHORITIES,
@@ -238,4 +262,26 @@ pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
         Kind::Account => ACCOUNT,
         _ => &[],
     }
+}
+
+/// The facts every one of `kinds` has, with the same type: what a rule over
+/// several subjects may use. Closed value sets are merged.
+pub fn common_catalogue(kinds: &[Kind]) -> Vec<FactSpec> {
+    let Some((first, rest)) = kinds.split_first() else {
+        return Vec::new();
+    };
+    catalogue(*first)
+        .iter()
+        .filter(|spec| {
+            rest.iter()
+                .all(|k| catalogue(*k).iter().any(|o| o.name == spec.name && o.value_type == spec.value_type))
+        })
+        .map(|spec| {
+            // A value valid for any subject may be compared against.
+            let open = rest
+                .iter()
+                .any(|k| catalogue(*k).iter().any(|o| o.name == spec.name && o.values.is_empty()));
+            if open { FactSpec { values: &[], ..*spec } } else { *spec }
+        })
+        .collect()
 }

@@ -5,6 +5,15 @@ use super::{Fact, Facts, Subject, Value, static_text, text, text_items};
 use crate::model::Kind;
 use crate::model::certificate::CustomCertificate;
 
+/// `cross_signed`, `clean`, or `unavailable` when no PEM was exported.
+pub fn chain_state(chain: Option<&[crate::model::pem::ChainCertificate]>) -> &'static str {
+    match chain {
+        None => "unavailable",
+        Some(chain) if find_cross_sign(chain).is_some() => "cross_signed",
+        Some(_) => "clean",
+    }
+}
+
 pub struct CustomCertificateFacts<'a> {
     cert: &'a CustomCertificate,
 }
@@ -29,6 +38,7 @@ impl Facts for CustomCertificateFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         let c = self.cert;
         Some(match name {
+            "label" => Fact::new(static_text("Custom certificate"), ""),
             "id" => Fact::new(text(&c.id), "/id"),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), "/hosts"),
             "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), "/zone_id"),
@@ -40,14 +50,7 @@ impl Facts for CustomCertificateFacts<'_> {
             "expires_on" => Fact::new(Value::Date(c.expires_on?), "/expires_on"),
             "status" => Fact::new(text(&c.status), "/status"),
             "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), "/certificate"),
-            "chain" => {
-                let state = match &c.chain {
-                    None => "unavailable",
-                    Some(chain) if find_cross_sign(chain).is_some() => "cross_signed",
-                    Some(_) => "clean",
-                };
-                Fact::new(static_text(state), "/certificate")
-            }
+            "chain" => Fact::new(static_text(chain_state(c.chain.as_deref())), "/certificate"),
             _ => return None,
         })
     }
@@ -121,13 +124,28 @@ impl Facts for CertificatePackFacts<'_> {
 
     fn get(&self, name: &str) -> Option<Fact> {
         let p = self.pack;
+        let active = || p.certificates.iter().filter(|c| c.status.eq_ignore_ascii_case("active"));
         Some(match name {
+            "label" => Fact::new(static_text("Certificate pack"), ""),
             "id" => Fact::new(text(&p.id), "/id"),
             "type" => Fact::new(text(&p.pack_type), "/type"),
             "hosts" => Fact::new(text_items(p.hosts.iter().map(String::as_str)), "/hosts"),
             "authority" => Fact::new(static_text(p.authority.as_str()), "/certificate_authority"),
             "explicit" => Fact::new(Value::Bool(self.explicit()), "/certificate_authority"),
-            "status" => Fact::new(text(&p.status), "/status"),
+            "status" => match active().next() {
+                Some(c) => Fact {
+                    value: static_text("active"),
+                    path: std::borrow::Cow::Owned(format!("{}/status", c.path)),
+                },
+                None => Fact::new(text(&p.status), "/status"),
+            },
+            "expires_on" => {
+                let c = active().filter(|c| c.expires_on.is_some()).min_by_key(|c| c.expires_on)?;
+                Fact {
+                    value: Value::Date(c.expires_on?),
+                    path: std::borrow::Cow::Owned(format!("{}/expires_on", c.path)),
+                }
+            }
             _ => return None,
         })
     }
@@ -179,7 +197,16 @@ mod pack_tests {
             authority: Authority::LetsEncrypt,
             status: "active".into(),
             zone: None,
-            certificates: vec![],
+            certificates: vec![crate::model::certificate::IssuedCertificate {
+                id: "c".into(),
+                issuer: "R10".into(),
+                key_type: crate::model::certificate::KeyType::Rsa,
+                bundle_method: None,
+                uploaded_on: None,
+                expires_on: crate::model::certificate::parse_timestamp("2024-10-30T00:00:00Z"),
+                status: "active".into(),
+                path: "/certificates/0".into(),
+            }],
         }
     }
 
@@ -239,9 +266,19 @@ impl Facts for CustomHostnameFacts<'_> {
         use super::caa::{GOOGLE, LETS_ENCRYPT, SSL_COM};
         let h = self.host;
         let zone = self.zone_id.unwrap_or("{zone_id}");
+        let cert = h.certificate.as_ref();
         Some(match name {
+            "label" => Fact::new(static_text("Custom hostname"), ""),
             "id" => Fact::new(text(&h.id), "/id"),
             "hostname" => Fact::new(text(&h.hostname), "/hostname"),
+            "hosts" => Fact::new(text_items([h.hostname.as_str()]), "/hostname"),
+            "bundle_method" => Fact::new(
+                static_text(cert.and_then(|c| c.bundle_method).map_or("unknown", |b| b.as_str())),
+                "/ssl/bundle_method",
+            ),
+            "chain" => Fact::new(static_text(chain_state(h.chain.as_deref())), "/ssl/custom_certificate"),
+            "expires_on" => Fact::new(Value::Date(cert?.expires_on?), "/ssl/expires_on"),
+            "status" => Fact::new(text(cert.map_or("", |c| c.status.as_str())), "/ssl/status"),
             "authority" => Fact::new(static_text(h.authority.as_str()), "/ssl/certificate_authority"),
             "wildcard" => Fact::new(Value::Bool(h.wildcard), "/ssl/wildcard"),
             "zone" => Fact::new(text(zone), ""),
@@ -282,7 +319,17 @@ mod hostname_tests {
             authority: Authority::Default,
             wildcard: false,
             zone: None,
-            certificate: None,
+            certificate: Some(crate::model::certificate::IssuedCertificate {
+                id: String::new(),
+                issuer: "GTS".into(),
+                key_type: crate::model::certificate::KeyType::Rsa,
+                bundle_method: None,
+                uploaded_on: None,
+                expires_on: crate::model::certificate::parse_timestamp("2025-01-01T00:00:00Z"),
+                status: "active".into(),
+                path: "/ssl".into(),
+            }),
+            chain: None,
         };
         let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));
         crate::facts::tests::provides_its_catalogue(&facts);

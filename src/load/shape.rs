@@ -145,6 +145,9 @@ pub struct Ssl<'a> {
     pub uploaded_on: Option<Text<'a>>,
     #[serde(borrow)]
     pub expires_on: Option<Text<'a>>,
+    /// An uploaded certificate's PEM chain (custom certificates on custom hostnames).
+    #[serde(borrow)]
+    pub custom_certificate: Option<Text<'a>>,
 }
 
 fn present_text<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Text<'a>>>, D::Error> {

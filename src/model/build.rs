@@ -117,6 +117,13 @@ impl RecordSink for Builder {
                         )?),
                         _ => None,
                     },
+                    chain: match ssl.and_then(|s| s.custom_certificate.as_ref()) {
+                        Some(pem) => Some(parse_bundle(pem.as_str()).map_err(|message| FieldError {
+                            path: "/ssl/custom_certificate".into(),
+                            message,
+                        })?),
+                        None => None,
+                    },
                     origin,
                 });
             }

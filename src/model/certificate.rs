@@ -265,6 +265,8 @@ pub struct CustomHostname {
     pub zone: Option<ZoneKey>,
     /// The certificate issued for it (`ssl.issuer`, `ssl.expires_on`, …), when exported.
     pub certificate: Option<IssuedCertificate>,
+    /// The uploaded chain (`ssl.custom_certificate`), when there is one.
+    pub chain: Option<Vec<ChainCertificate>>,
 }
 
 /// A zone of a bundle document.
