@@ -166,7 +166,7 @@ fn quiet_drops_the_summary() {
     assert!(r.stdout.contains("LB001"));
     let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--color", "never"]);
     assert!(
-        r.stdout.contains("Found 19 findings (5 errors, 10 warnings, 4 notes) in 4 files"),
+        r.stdout.contains("Found 19 findings (5 errors, 10 warnings, 4 notes) in 5 files"),
         "{}",
         r.stdout
     );

@@ -148,6 +148,15 @@ pub struct Ssl<'a> {
     /// An uploaded certificate's PEM chain (custom certificates on custom hostnames).
     #[serde(borrow)]
     pub custom_certificate: Option<Text<'a>>,
+    /// Several uploaded certificates (e.g. RSA and ECDSA), each with its chain.
+    #[serde(borrow)]
+    pub custom_cert_bundle: Option<Vec<BundledCertificate<'a>>>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct BundledCertificate<'a> {
+    #[serde(borrow)]
+    pub custom_certificate: Option<Text<'a>>,
 }
 
 fn present_text<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Text<'a>>>, D::Error> {

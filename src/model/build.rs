@@ -117,13 +117,7 @@ impl RecordSink for Builder {
                         )?),
                         _ => None,
                     },
-                    chain: match ssl.and_then(|s| s.custom_certificate.as_ref()) {
-                        Some(pem) => Some(parse_bundle(pem.as_str()).map_err(|message| FieldError {
-                            path: "/ssl/custom_certificate".into(),
-                            message,
-                        })?),
-                        None => None,
-                    },
+                    chain: hostname_chain(ssl)?,
                     origin,
                 });
             }
@@ -288,6 +282,29 @@ fn custom_certificate(origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomC
         chain,
         origin,
     })
+}
+
+/// The uploaded chains of a custom hostname: `ssl.custom_certificate` and
+/// every `ssl.custom_cert_bundle[].custom_certificate`, as one list.
+fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>) -> Result<Option<Vec<crate::model::pem::ChainCertificate>>, FieldError> {
+    let Some(ssl) = ssl else { return Ok(None) };
+    let mut pems: Vec<(String, &str)> = Vec::new();
+    if let Some(pem) = &ssl.custom_certificate {
+        pems.push(("/ssl/custom_certificate".into(), pem.as_str()));
+    }
+    for (i, b) in ssl.custom_cert_bundle.iter().flatten().enumerate() {
+        if let Some(pem) = &b.custom_certificate {
+            pems.push((format!("/ssl/custom_cert_bundle/{i}/custom_certificate"), pem.as_str()));
+        }
+    }
+    if pems.is_empty() {
+        return Ok(None);
+    }
+    let mut chain = Vec::new();
+    for (path, pem) in pems {
+        chain.extend(parse_bundle(pem).map_err(|message| FieldError { path, message })?);
+    }
+    Ok(Some(chain))
 }
 
 fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
