@@ -71,6 +71,25 @@ fn issued_row(
     }
 }
 
+/// A row for a certificate the export says nothing more about than its CA
+/// (a pack without certificates, Total TLS, a hostname without `ssl` details).
+fn managed_row(kind: &'static str, id: &str, hosts: String, ca: &Authority, explicit: &'static str, file: String, pointer: &str) -> Row {
+    Row {
+        kind,
+        id: id.to_string(),
+        hosts,
+        ca: ca.as_str().into(),
+        explicit,
+        bundle_method: "",
+        key_type: KeyType::Unknown.as_str(),
+        uploaded: String::new(),
+        expires: String::new(),
+        chain: "managed",
+        file,
+        pointer: pointer.to_string(),
+    }
+}
+
 /// Every certificate of the inventory, account by account, in load order.
 pub fn rows(inventory: &Inventory, file_name: impl Fn(&crate::model::origin::RecordOrigin) -> String) -> Vec<Row> {
     let mut rows = Vec::new();
@@ -87,20 +106,15 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         let explicit = if explicit { "yes" } else { "no" };
         let file = file_name(&pack.origin);
         if pack.certificates.is_empty() {
-            rows.push(Row {
-                kind: "certificate_pack",
-                id: pack.id.clone(),
-                hosts: pack.hosts.join(" "),
-                ca: pack.authority.as_str().into(),
+            rows.push(managed_row(
+                "certificate_pack",
+                &pack.id,
+                pack.hosts.join(" "),
+                &pack.authority,
                 explicit,
-                bundle_method: "",
-                key_type: KeyType::Unknown.as_str(),
-                uploaded: String::new(),
-                expires: String::new(),
-                chain: "managed",
-                file: file.clone(),
-                pointer: pack.origin.pointer.clone(),
-            });
+                file.clone(),
+                &pack.origin.pointer,
+            ));
         }
         for c in &pack.certificates {
             let ca = pack.authority.as_str().to_string();
@@ -116,24 +130,20 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         }
     }
     for setting in &account.total_tls {
-        rows.push(Row {
-            kind: "total_tls",
-            id: String::new(),
-            hosts: String::new(),
-            ca: setting.authority.as_str().into(),
-            explicit: if matches!(setting.authority, Authority::Unknown | Authority::Default) {
-                "no"
-            } else {
-                "yes"
-            },
-            bundle_method: "",
-            key_type: KeyType::Unknown.as_str(),
-            uploaded: String::new(),
-            expires: String::new(),
-            chain: "managed",
-            file: file_name(&setting.origin),
-            pointer: setting.origin.pointer.clone(),
-        });
+        let explicit = if matches!(setting.authority, Authority::Unknown | Authority::Default) {
+            "no"
+        } else {
+            "yes"
+        };
+        rows.push(managed_row(
+            "total_tls",
+            "",
+            String::new(),
+            &setting.authority,
+            explicit,
+            file_name(&setting.origin),
+            &setting.origin.pointer,
+        ));
     }
     for host in &account.custom_hostnames {
         let explicit = if matches!(host.authority, Authority::Unknown | Authority::Default) {
@@ -157,20 +167,15 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 row.id = host.id.clone();
                 rows.push(row);
             }
-            None => rows.push(Row {
-                kind: "custom_hostname",
-                id: host.id.clone(),
-                hosts: host.hostname.clone(),
-                ca: host.authority.as_str().into(),
+            None => rows.push(managed_row(
+                "custom_hostname",
+                &host.id,
+                host.hostname.clone(),
+                &host.authority,
                 explicit,
-                bundle_method: "",
-                key_type: KeyType::Unknown.as_str(),
-                uploaded: String::new(),
-                expires: String::new(),
-                chain: "managed",
                 file,
-                pointer: host.origin.pointer.clone(),
-            }),
+                &host.origin.pointer,
+            )),
         }
     }
     for cert in &account.custom_certificates {

@@ -2,13 +2,10 @@ use std::io::{IsTerminal, Write};
 
 use chrono::NaiveDate;
 
-use super::args::{CheckArgs, Color, FailOn, InputFormat};
-use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, rule_set};
+use super::args::{CheckArgs, Color, FailOn};
+use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, load_options, rule_set};
 use crate::check::{CheckOptions, check};
 use crate::findings::Severity;
-use crate::load::LoadOptions;
-use crate::load::source::Format as InputFileFormat;
-use crate::model::Kind;
 use crate::report::{self, Format};
 
 /// Where one requested format goes: a file, or standard output.
@@ -60,17 +57,9 @@ pub fn run(args: &CheckArgs) -> u8 {
         Ok(d) => d,
         Err(e) => return fail(e),
     };
-    let kind = match args
-        .kind
-        .as_deref()
-        .map(|k| Kind::parse(k).filter(|k| *k != Kind::Account).ok_or(k))
-    {
-        None => None,
-        Some(Ok(k)) => Some(k),
-        Some(Err(k)) => {
-            let kinds: Vec<&str> = Kind::RECORD_KINDS.iter().map(|k| k.as_str()).collect();
-            return fail(format!("unknown --kind `{k}`: expected one of {}", kinds.join(", ")));
-        }
+    let load = match load_options(args.kind.as_deref(), args.input_format) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
     };
     let mut rules = match rule_set(&args.rules) {
         Ok(r) => r,
@@ -79,13 +68,9 @@ pub fn run(args: &CheckArgs) -> u8 {
     if let Err(e) = rules.select(&args.select, &args.ignore) {
         return fail(e);
     }
-    let input_format = args.input_format.map(|f| match f {
-        InputFormat::Json => InputFileFormat::Json,
-        InputFormat::Yaml => InputFileFormat::Yaml,
-    });
     let options = CheckOptions {
         paths: args.paths.clone(),
-        load: LoadOptions { kind, input_format },
+        load,
         as_of,
     };
     let reported = check(&options, &rules, |outcome, analysis| -> Result<bool, String> {

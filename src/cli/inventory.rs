@@ -1,29 +1,18 @@
 use std::io::Write;
 
-use super::args::{InputFormat, InventoryArgs, InventoryFormat};
-use super::{EXIT_CLEAN, fail};
+use super::args::{InventoryArgs, InventoryFormat};
+use super::{EXIT_CLEAN, fail, load_options};
 use crate::inventory::{rows, write_csv, write_json, write_table};
-use crate::load::source::Format;
-use crate::load::{LoadOptions, load};
-use crate::model::Kind;
+use crate::load::load;
 use crate::model::build::Builder;
 
 pub fn run(args: &InventoryArgs) -> u8 {
-    let kind = match args
-        .kind
-        .as_deref()
-        .map(|k| Kind::parse(k).filter(|k| *k != Kind::Account).ok_or(k))
-    {
-        None => None,
-        Some(Ok(k)) => Some(k),
-        Some(Err(k)) => return fail(format!("unknown --kind `{k}`")),
+    let options = match load_options(args.kind.as_deref(), args.input_format) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
     };
-    let input_format = args.input_format.map(|f| match f {
-        InputFormat::Json => Format::Json,
-        InputFormat::Yaml => Format::Yaml,
-    });
     let mut builder = Builder::default();
-    let loaded = match load(&args.paths, &LoadOptions { kind, input_format }, &mut builder) {
+    let loaded = match load(&args.paths, &options, &mut builder) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };

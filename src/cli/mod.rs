@@ -11,7 +11,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::engine::RuleSet;
+use crate::load::LoadOptions;
 use crate::load::error::InputError;
+use crate::load::source::Format;
+use crate::model::Kind;
 
 pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
@@ -37,6 +40,22 @@ pub fn main() -> ExitCode {
 pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
     eprintln!("edgeaudit: error: {message}");
     EXIT_ERROR
+}
+
+/// `--kind` and `--input-format`, as `check` and `inventory` take them.
+pub(crate) fn load_options(kind: Option<&str>, input_format: Option<args::InputFormat>) -> Result<LoadOptions, String> {
+    let kind = match kind {
+        None => None,
+        Some(k) => Some(Kind::parse(k).filter(|k| *k != Kind::Account).ok_or_else(|| {
+            let kinds: Vec<&str> = Kind::RECORD_KINDS.iter().map(|k| k.as_str()).collect();
+            format!("unknown --kind `{k}`: expected one of {}", kinds.join(", "))
+        })?),
+    };
+    let input_format = input_format.map(|f| match f {
+        args::InputFormat::Json => Format::Json,
+        args::InputFormat::Yaml => Format::Yaml,
+    });
+    Ok(LoadOptions { kind, input_format })
 }
 
 pub(crate) fn rule_set(extra: &[String]) -> Result<RuleSet, InputError> {
