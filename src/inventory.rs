@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::facts::chain::find_cross_sign;
+use crate::facts::certificate::chain_state;
 use crate::model::certificate::{Authority, BundleMethod, IssuedCertificate, KeyType, issuer_is_lets_encrypt};
 use crate::model::{Account, Inventory};
 
@@ -23,7 +23,7 @@ pub struct Row {
     pub key_type: &'static str,
     pub uploaded: String,
     pub expires: String,
-    /// For uploaded certificates `cross_signed`, `clean`, or `unavailable`
+    /// For uploaded certificates `cross_signed`, `dst_cross_signed`, `clean`, or `unavailable`
     /// (no PEM in the export); `managed` when the service builds the chain.
     pub chain: &'static str,
     pub file: String,
@@ -189,11 +189,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
             key_type: cert.key_type.as_str(),
             uploaded: date(cert.uploaded_on),
             expires: date(cert.expires_on),
-            chain: match &cert.chain {
-                None => "unavailable",
-                Some(chain) if find_cross_sign(chain).is_some() => "cross_signed",
-                Some(_) => "clean",
-            },
+            chain: chain_state(cert.chain.as_deref()),
             file: file_name(&cert.origin),
             pointer: cert.origin.pointer.clone(),
         });

@@ -144,7 +144,7 @@ static ACCOUNT: &[FactSpec] = &[
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
 ];
 
-const CHAIN_STATES: &[&str] = &["cross_signed", "clean", "unavailable"];
+const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "unavailable"];
 const BUNDLE_METHODS: &[&str] = &["compatible", "modern", "user_defined", "unknown"];
 
 static CUSTOM_CERTIFICATE: &[FactSpec] = &[
@@ -170,8 +170,13 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
     spec("pem_available", Bool, "the export carries the uploaded PEM chain (`certificate`)"),
     choice(
         "chain",
-        &["cross_signed", "clean", "unavailable"],
-        "whether the PEM chain carries ISRG Root X1 cross-signed by DST Root CA X3",
+        CHAIN_STATES,
+        "whether the PEM chain carries ISRG Root X1 cross-signed by DST Root CA X3 (`cross_signed`) or another certificate issued by DST Root CA X3 (`dst_cross_signed`)",
+    ),
+    spec(
+        "dst_certificate",
+        Text,
+        "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
     ),
 ];
 
@@ -213,7 +218,12 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
     choice(
         "chain",
         CHAIN_STATES,
-        "whether `ssl.custom_certificate` carries ISRG Root X1 cross-signed by DST Root CA X3",
+        "whether the uploaded chain (`ssl.custom_certificate`, `ssl.custom_cert_bundle`) carries a certificate issued by DST Root CA X3",
+    ),
+    spec(
+        "dst_certificate",
+        Text,
+        "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
     ),
     spec("expires_on", Date, "`ssl.expires_on` (absent when the export does not say)"),
     spec("status", Text, "`ssl.status`"),

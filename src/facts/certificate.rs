@@ -1,16 +1,35 @@
 //! Facts of uploaded (custom) certificates.
 
-use super::chain::find_cross_sign;
+use super::chain::dst_certificate;
 use super::{Fact, Facts, Subject, Value, static_text, text, text_items};
 use crate::model::Kind;
 use crate::model::certificate::CustomCertificate;
 
-/// `cross_signed`, `clean`, or `unavailable` when no PEM was exported.
+/// `cross_signed` (ISRG Root X1 by DST Root CA X3), `dst_cross_signed`
+/// (another certificate issued by DST Root CA X3), `clean`, or `unavailable`
+/// when no PEM was exported.
 pub fn chain_state(chain: Option<&[crate::model::pem::ChainCertificate]>) -> &'static str {
-    match chain {
+    match chain.map(dst_certificate) {
         None => "unavailable",
-        Some(chain) if find_cross_sign(chain).is_some() => "cross_signed",
-        Some(_) => "clean",
+        Some(Some((_, true))) => "cross_signed",
+        Some(Some((_, false))) => "dst_cross_signed",
+        Some(None) => "clean",
+    }
+}
+
+/// The DST-issued certificate a chain carries, in words, with its expiry.
+pub fn dst_certificate_words(chain: Option<&[crate::model::pem::ChainCertificate]>) -> String {
+    match chain.and_then(dst_certificate) {
+        Some((c, _)) => {
+            let until = chrono::DateTime::from_timestamp(c.not_after, 0)
+                .map(|t| t.format("%Y-%m-%d").to_string())
+                .unwrap_or_default();
+            format!(
+                "{} cross-signed by DST Root CA X3 (valid until {until})",
+                c.subject_cn.as_deref().unwrap_or(&c.subject)
+            )
+        }
+        None => String::new(),
     }
 }
 
@@ -51,6 +70,7 @@ impl Facts for CustomCertificateFacts<'_> {
             "status" => Fact::new(text(&c.status), "/status"),
             "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), "/certificate"),
             "chain" => Fact::new(static_text(chain_state(c.chain.as_deref())), "/certificate"),
+            "dst_certificate" => Fact::new(text(dst_certificate_words(c.chain.as_deref())), "/certificate"),
             _ => return None,
         })
     }
@@ -277,6 +297,7 @@ impl Facts for CustomHostnameFacts<'_> {
                 "/ssl/bundle_method",
             ),
             "chain" => Fact::new(static_text(chain_state(h.chain.as_deref())), "/ssl/custom_certificate"),
+            "dst_certificate" => Fact::new(text(dst_certificate_words(h.chain.as_deref())), "/ssl/custom_certificate"),
             "expires_on" => Fact::new(Value::Date(cert?.expires_on?), "/ssl/expires_on"),
             "status" => Fact::new(text(cert.map_or("", |c| c.status.as_str())), "/ssl/status"),
             "authority" => Fact::new(static_text(h.authority.as_str()), "/ssl/certificate_authority"),

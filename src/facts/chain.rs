@@ -44,6 +44,25 @@ pub fn find_cross_sign(chain: &[ChainCertificate]) -> Option<(usize, Recognised)
     chain.iter().enumerate().find_map(|(i, c)| cross_signed_x1(c).map(|r| (i, r)))
 }
 
+/// Another certificate issued by the DST Root CA X3 key (an older cross-sign
+/// such as R3 or Let's Encrypt Authority X3, expired in 2021): a chain that
+/// carries it also builds through DST Root CA X3.
+pub fn issued_by_dst(cert: &ChainCertificate) -> bool {
+    let names = cert.issuer_cn.as_deref() == Some(DST_CN) && cert.issuer_o.as_deref() == Some(DST_O);
+    // The DST root itself is not a cross-sign.
+    let self_signed = cert.subject == cert.issuer;
+    names && !self_signed && cert.authority_key_id.as_deref().is_none_or(|k| k == DST_KEY_ID) && cross_signed_x1(cert).is_none()
+}
+
+/// What a bundle carries through DST Root CA X3, worst first: the X1 cross-sign,
+/// else another DST-issued certificate; with that certificate.
+pub fn dst_certificate(chain: &[ChainCertificate]) -> Option<(&ChainCertificate, bool)> {
+    if let Some((i, _)) = find_cross_sign(chain) {
+        return Some((&chain[i], true));
+    }
+    chain.iter().find(|c| issued_by_dst(c)).map(|c| (c, false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,9 +210,22 @@ mod tests {
                 chain[i].sha256.clear();
                 assert_eq!(cross_signed_x1(&chain[i]), Some(Recognised::Structure), "{name} by structure");
                 assert_eq!(chain[i].authority_key_id.as_deref(), Some(DST_KEY_ID));
+            } else if name.contains("cross-dst") {
+                // r3-cross-dst and le-authority-x3-cross-dst: older DST cross-signs, not X1,
+                // but a chain that carries them builds through DST Root CA X3 too.
+                assert_eq!(result, None, "{name} is not the X1 cross-sign");
+                let chain = parse_bundle(&pem).expect("parses");
+                assert_eq!(
+                    dst_certificate(&chain).map(|(c, x1)| (c.issuer_cn.clone(), x1)),
+                    Some((Some(DST_CN.to_string()), false)),
+                    "{name}"
+                );
             } else {
-                // le-authority-x3-cross-dst and r3-cross-dst are other DST cross-signs, not X1.
                 assert_eq!(result, None, "{name} must not be flagged");
+                assert!(
+                    dst_certificate(&parse_bundle(&pem).expect("parses")).is_none(),
+                    "{name} has nothing from DST"
+                );
             }
             checked += 1;
         }
