@@ -100,8 +100,9 @@ pub fn rows(inventory: &Inventory, file_name: impl Fn(&crate::model::origin::Rec
 }
 
 fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::RecordOrigin) -> String, rows: &mut Vec<Row>) {
+    let universal_ssl = account.universal_ssl_by_zone();
     for pack in &account.certificate_packs {
-        let universal_settings = pack.zone.and_then(|z| account.universal_ssl.iter().find(|s| s.zone == Some(z)));
+        let universal_settings = pack.zone.and_then(|z| universal_ssl.get(&z).copied());
         let explicit = pack.pack_type != "universal" || universal_settings.is_some_and(|s| s.authority != Authority::Unknown);
         let explicit = if explicit { "yes" } else { "no" };
         let file = file_name(&pack.origin);

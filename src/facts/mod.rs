@@ -112,6 +112,9 @@ pub struct Analysis<'a> {
     caa: caa::CaaIndex<'a>,
     /// Per account, counted when its account facts are first asked for.
     tallies: Vec<std::sync::OnceLock<account::Tally>>,
+    /// Per account: Universal SSL settings and zone ids by zone.
+    universal_ssl: Vec<std::collections::HashMap<crate::model::certificate::ZoneKey, &'a crate::model::certificate::ZoneSetting>>,
+    zone_ids: Vec<std::collections::HashMap<crate::model::certificate::ZoneKey, &'a str>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -119,11 +122,15 @@ impl<'a> Analysis<'a> {
         let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
         let tallies = inventory.accounts.iter().map(|_| std::sync::OnceLock::new()).collect();
         let caa = caa::CaaIndex::new(inventory.accounts.iter().flat_map(|a| &a.caa_records));
+        let universal_ssl = inventory.accounts.iter().map(|a| a.universal_ssl_by_zone()).collect();
+        let zone_ids = inventory.accounts.iter().map(|a| a.zone_ids()).collect();
         Analysis {
             inventory,
             indexes,
             caa,
             tallies,
+            universal_ssl,
+            zone_ids,
         }
     }
 
@@ -232,18 +239,13 @@ impl<'a> Analysis<'a> {
             Kind::CustomCertificate => Some(f(&certificate::CustomCertificateFacts::new(account.custom_certificates.get(i)?))),
             Kind::CertificatePack => {
                 let pack = account.certificate_packs.get(i)?;
-                let universal = pack
-                    .zone
-                    .and_then(|zone| account.universal_ssl.iter().find(|s| s.zone == Some(zone)));
+                let universal = pack.zone.and_then(|zone| self.universal_ssl[a].get(&zone).copied());
                 Some(f(&certificate::CertificatePackFacts::new(pack, universal)))
             }
             Kind::TotalTls => Some(f(&certificate::TotalTlsFacts::new(account.total_tls.get(i)?))),
             Kind::CustomHostname => {
                 let host = account.custom_hostnames.get(i)?;
-                let zone_id = host
-                    .zone
-                    .and_then(|key| account.zones.iter().find(|z| z.key == key))
-                    .and_then(|z| z.id.as_deref());
+                let zone_id = host.zone.and_then(|key| self.zone_ids[a].get(&key).copied());
                 Some(f(&certificate::CustomHostnameFacts::new(host, &self.caa, zone_id)))
             }
             Kind::Account => {

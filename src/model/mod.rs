@@ -35,6 +35,18 @@ pub struct Account {
     pub pool_lists: Vec<RecordOrigin>,
 }
 
+impl Account {
+    /// Each zone's Universal SSL settings, by zone.
+    pub fn universal_ssl_by_zone(&self) -> std::collections::HashMap<certificate::ZoneKey, &certificate::ZoneSetting> {
+        self.universal_ssl.iter().filter_map(|s| Some((s.zone?, s))).collect()
+    }
+
+    /// Each bundle zone's `zone_id`, by zone.
+    pub fn zone_ids(&self) -> std::collections::HashMap<certificate::ZoneKey, &str> {
+        self.zones.iter().filter_map(|z| Some((z.key, z.id.as_deref()?))).collect()
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Inventory {
     pub accounts: Vec<Account>,
