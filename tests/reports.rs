@@ -199,3 +199,44 @@ fn policy_bodies_in_the_human_report_can_be_copied_as_json() {
         assert!(body.is_ok(), "not JSON: {line}");
     }
 }
+
+#[test]
+fn github_annotations_snapshot() {
+    let out = run(&["check", "fixtures/demo", "--format", "github", "--as-of", AS_OF]).stdout;
+    assert_eq!(out.lines().count(), 19, "one annotation per finding");
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with("::error file=") || l.starts_with("::warning file=") || l.starts_with("::notice file="))
+    );
+    insta::assert_snapshot!("demo_github", out);
+}
+
+#[test]
+fn markdown_report_snapshot() {
+    let out = run(&["check", "fixtures/demo", "--format", "markdown", "--as-of", AS_OF]).stdout;
+    assert!(out.contains("| LB003 | legacy-email-partly-replaced | warning | 2 |"), "{out}");
+    insta::assert_snapshot!("demo_markdown", out);
+}
+
+#[test]
+fn junit_report_snapshot() {
+    let out = run(&["check", "fixtures/demo", "--format", "junit", "--as-of", AS_OF]).stdout;
+    assert!(out.contains(r#"<testsuites name="edgeaudit" tests="19" failures="19">"#), "{out}");
+    assert_eq!(
+        out.matches("<testcase ").count(),
+        out.matches("</testcase>").count(),
+        "every failing case closes"
+    );
+    assert_eq!(out.matches("<failure ").count(), 19);
+    insta::assert_snapshot!("demo_junit", out);
+}
+
+#[test]
+fn rule_docs_in_the_repository_match_the_metadata() {
+    let generated = run(&["rules", "--format", "markdown"]).stdout;
+    let committed = std::fs::read_to_string(common::root().join("docs/rules.md")).expect("docs/rules.md");
+    assert!(
+        generated == committed,
+        "docs/rules.md is stale: run `cargo run -- rules --format markdown > docs/rules.md`"
+    );
+}

@@ -24,7 +24,8 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
             Some((name, _)) => return Err(format!("`--format {name}=` needs a file name after `=`")),
             None => (spec.as_str(), None),
         };
-        let format = Format::parse(name).ok_or_else(|| format!("unknown format `{name}`: expected human, json or sarif"))?;
+        let format = Format::parse(name)
+            .ok_or_else(|| format!("unknown format `{name}`: expected human, json, sarif, github, markdown or junit"))?;
         outputs.push(Output {
             format,
             path: path.or_else(|| args.output.clone()),
@@ -132,9 +133,11 @@ fn write_output(args: &CheckArgs, output: &Output, ctx: &report::Context) -> Res
             .map_err(|e| format!("cannot write {path}: {e}")),
         None => {
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            report::render(output.format, &ctx, &mut w)
-                .and_then(|()| w.flush())
-                .map_err(|e| format!("cannot write to stdout: {e}"))
+            match report::render(output.format, &ctx, &mut w).and_then(|()| w.flush()) {
+                // The reader went away (`| head`): nothing more to say to it.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                result => result.map_err(|e| format!("cannot write to stdout: {e}")),
+            }
         }
     }
 }

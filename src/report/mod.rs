@@ -1,7 +1,10 @@
 //! Stage 6: every format renders the same sorted list of findings.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod sarif;
 pub mod snippet;
 pub mod summary;
@@ -16,6 +19,9 @@ pub enum Format {
     Human,
     Json,
     Sarif,
+    Github,
+    Markdown,
+    Junit,
 }
 
 impl Format {
@@ -24,6 +30,9 @@ impl Format {
             "human" => Some(Format::Human),
             "json" => Some(Format::Json),
             "sarif" => Some(Format::Sarif),
+            "github" => Some(Format::Github),
+            "markdown" => Some(Format::Markdown),
+            "junit" => Some(Format::Junit),
             _ => None,
         }
     }
@@ -47,6 +56,9 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
         Format::Human => human::render(ctx, out),
         Format::Json => json::render(ctx, out),
         Format::Sarif => sarif::render(ctx, out),
+        Format::Github => github::render(ctx, out),
+        Format::Markdown => markdown::render(ctx, out),
+        Format::Junit => junit::render(ctx, out),
     }
 }
 

@@ -1,0 +1,90 @@
+//! JUnit XML for CI systems that show test reports: one test suite per rule,
+//! one failing test case per finding, a passing case for a rule without any.
+
+use super::Context;
+
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Characters XML 1.0 cannot carry at all.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let messages: Vec<String> = ctx.with_messages(|m| m.collect());
+    let findings = &ctx.outcome.findings;
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    let cases = ctx
+        .rules
+        .rules
+        .iter()
+        .map(|r| findings.iter().filter(|f| f.rule.id == r.id).count().max(1))
+        .sum::<usize>();
+    writeln!(
+        out,
+        r#"<testsuites name="edgeaudit" tests="{cases}" failures="{}">"#,
+        findings.len()
+    )?;
+    for rule in &ctx.rules.rules {
+        let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].rule.id == rule.id).collect();
+        writeln!(
+            out,
+            r#"  <testsuite name="{} {}" tests="{}" failures="{}">"#,
+            xml(&rule.id),
+            xml(&rule.name),
+            mine.len().max(1),
+            mine.len()
+        )?;
+        if mine.is_empty() {
+            writeln!(out, r#"    <testcase classname="{}" name="no findings"/>"#, xml(&rule.id))?;
+        }
+        for i in mine {
+            let f = &findings[i];
+            let r = ctx.resource(f);
+            let name = if r.name.is_empty() { r.id } else { r.name };
+            let case = format!("{} {}", r.kind, name);
+            writeln!(
+                out,
+                r#"    <testcase classname="{}" name="{}" file="{}" line="{}">"#,
+                xml(&rule.id),
+                xml(case.trim_end()),
+                xml(ctx.file(f)),
+                f.location.line
+            )?;
+            writeln!(
+                out,
+                r#"      <failure type="{}" message="{}">{}:{}:{} {}</failure>"#,
+                f.severity,
+                xml(&messages[i]),
+                xml(ctx.file(f)),
+                f.location.line,
+                f.location.column,
+                xml(&f.location.pointer)
+            )?;
+            writeln!(out, "    </testcase>")?;
+        }
+        writeln!(out, "  </testsuite>")?;
+    }
+    writeln!(out, "</testsuites>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml;
+
+    #[test]
+    fn text_is_escaped_for_xml() {
+        assert_eq!(xml(r#"<a href="x">&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+        assert_eq!(xml("bell\u{7}"), "bell\u{fffd}");
+    }
+}
