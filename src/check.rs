@@ -94,6 +94,8 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
                 pointer: l.pointer,
                 line: l.line,
                 column: l.column,
+                end_line: l.end_line,
+                end_column: l.end_column,
                 start: l.start,
                 end: l.end,
             };

@@ -68,6 +68,9 @@ pub struct Location {
     pub pointer: String,
     pub line: usize,
     pub column: usize,
+    /// Where the value ends (exclusive; for a container, after its opening bracket).
+    pub end_line: usize,
+    pub end_column: usize,
     /// Byte range of the value, for snippets.
     pub start: usize,
     pub end: usize,

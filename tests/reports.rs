@@ -75,6 +75,17 @@ fn sarif_carries_what_code_scanning_needs() {
     let doc: serde_json::Value = serde_json::from_str(&demo("sarif")).expect("json");
     let run0 = &doc["runs"][0];
     assert_eq!(run0["tool"]["driver"]["name"], "edgeaudit");
+    assert_eq!(
+        run0["invocations"][0]["exitCode"], 1,
+        "the demo fails at the default --fail-on warning"
+    );
+    assert_eq!(run0["automationDetails"]["id"], "edgeaudit/");
+    let region = &run0["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert!(region["endLine"].as_u64() >= region["startLine"].as_u64());
+    assert_eq!(
+        run0["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"],
+        "%SRCROOT%"
+    );
     let rules = run0["tool"]["driver"]["rules"].as_array().expect("rules");
     let explain = run(&["explain", "LB001"]).stdout;
     let lb001 = rules.iter().find(|r| r["id"] == "LB001").expect("LB001 metadata");

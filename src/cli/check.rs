@@ -84,6 +84,13 @@ pub fn run(args: &CheckArgs) -> u8 {
                 );
             }
         }
+        let threshold = match args.fail_on {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Note => Some(Severity::Note),
+            FailOn::Never => None,
+        };
+        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
         for output in &outputs {
             write_output(
                 args,
@@ -95,16 +102,10 @@ pub fn run(args: &CheckArgs) -> u8 {
                     color: false,
                     statistics: args.statistics,
                     quiet: args.quiet,
+                    exit_code: if failing { EXIT_FINDINGS } else { EXIT_CLEAN },
                 },
             )?;
         }
-        let threshold = match args.fail_on {
-            FailOn::Error => Some(Severity::Error),
-            FailOn::Warning => Some(Severity::Warning),
-            FailOn::Note => Some(Severity::Note),
-            FailOn::Never => None,
-        };
-        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
         Ok(failing)
     });
     match reported {

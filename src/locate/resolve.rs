@@ -12,6 +12,9 @@ pub struct Located {
     pub pointer: String,
     pub line: usize,
     pub column: usize,
+    /// Where the value ends (exclusive), as line and column.
+    pub end_line: usize,
+    pub end_column: usize,
     pub start: usize,
     pub end: usize,
 }
@@ -44,22 +47,25 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
     for (i, f) in found.iter().enumerate() {
         by_file.entry(f.0).or_default().push(i);
     }
-    let mut positions = vec![(1, 1); found.len()];
+    // Starts and ends of one file resolve together, in one pass over it.
+    let mut positions = vec![((1, 1), (1, 1)); found.len()];
     for (file, indices) in by_file {
-        let offsets: Vec<usize> = indices.iter().map(|&i| found[i].2).collect();
+        let offsets: Vec<usize> = indices.iter().flat_map(|&i| [found[i].2, found[i].3]).collect();
         let resolved = positions_of_offsets(&files[file.0 as usize].text, &offsets);
         for (k, &i) in indices.iter().enumerate() {
-            positions[i] = resolved[k];
+            positions[i] = (resolved[2 * k], resolved[2 * k + 1]);
         }
     }
     found
         .into_iter()
         .zip(positions)
-        .map(|((file, pointer, start, end), (line, column))| Located {
+        .map(|((file, pointer, start, end), ((line, column), (end_line, end_column)))| Located {
             file,
             pointer,
             line,
             column,
+            end_line,
+            end_column,
             start,
             end,
         })

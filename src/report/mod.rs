@@ -47,6 +47,8 @@ pub struct Context<'a> {
     pub color: bool,
     pub statistics: bool,
     pub quiet: bool,
+    /// The code the run exits with (reported in SARIF's invocation).
+    pub exit_code: u8,
 }
 
 /// Writes the report: streamed, so a report on a million findings is never

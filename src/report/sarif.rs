@@ -28,6 +28,14 @@ pub fn fingerprint(f: &Finding, file: &str, resource_id: &str) -> String {
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn artifact(file: &str) -> ArtifactLocation {
+    let relative = !file.starts_with('/') && file != "-";
+    ArtifactLocation {
+        uri: uri(file),
+        uri_base_id: relative.then_some("%SRCROOT%"),
+    }
+}
+
 /// A relative URI reference for a file name as given (`/`-separated).
 pub fn uri(file: &str) -> String {
     let mut out = String::with_capacity(file.len());
@@ -52,6 +60,7 @@ struct Log<'a> {
 #[serde(rename_all = "camelCase")]
 struct Run<'a> {
     tool: Tool<'a>,
+    automation_details: AutomationDetails,
     column_kind: &'static str,
     results: Results<'a>,
     invocations: [Invocation; 1],
@@ -147,8 +156,17 @@ struct PhysicalLocation {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct ArtifactLocation {
     uri: String,
+    /// Relative paths are relative to the checkout: `%SRCROOT%` for code scanning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct AutomationDetails {
+    id: String,
 }
 
 #[derive(Serialize)]
@@ -156,6 +174,8 @@ struct ArtifactLocation {
 struct Region {
     start_line: usize,
     start_column: usize,
+    end_line: usize,
+    end_column: usize,
 }
 
 #[derive(Serialize)]
@@ -181,6 +201,7 @@ struct ResultProperties<'a> {
 #[serde(rename_all = "camelCase")]
 struct Invocation {
     execution_successful: bool,
+    exit_code: u8,
 }
 
 #[derive(Serialize)]
@@ -204,10 +225,12 @@ impl Serialize for Results<'_> {
                 },
                 locations: [Location {
                     physical_location: PhysicalLocation {
-                        artifact_location: ArtifactLocation { uri: uri(ctx.file(f)) },
+                        artifact_location: artifact(ctx.file(f)),
                         region: Region {
                             start_line: f.location.line,
                             start_column: f.location.column,
+                            end_line: f.location.end_line,
+                            end_column: f.location.end_column,
                         },
                     },
                     logical_locations: [LogicalLocation {
@@ -266,6 +289,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                         rules,
                     },
                 },
+                automation_details: AutomationDetails { id: "edgeaudit/".into() },
                 column_kind: "unicodeCodePoints",
                 results: Results {
                     ctx,
@@ -273,6 +297,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 },
                 invocations: [Invocation {
                     execution_successful: true,
+                    exit_code: ctx.exit_code,
                 }],
                 properties: RunProperties {
                     as_of: ctx.outcome.as_of.to_string(),
