@@ -15,6 +15,7 @@ use crate::load::{LoadOptions, load};
 use crate::locate::resolve_locations;
 use crate::model::Kind;
 use crate::model::build::Builder;
+use crate::model::origin::RecordOrigin;
 
 #[derive(Debug, Clone)]
 pub struct CheckOptions {
@@ -78,30 +79,29 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     findings.shrink_to_fit();
     timings.stage("rules");
 
-    let origins: Vec<_> = findings.iter().map(|f| analysis.subject(f.subject).map(|s| s.origin)).collect();
-    let requests: Vec<_> = origins
-        .iter()
-        .zip(&findings)
-        .filter_map(|(origin, f)| Some(((*origin)?, f.path.as_ref())))
-        .collect();
-    let locations = resolve_locations(&loaded.files, &requests);
-    drop(requests);
-    let mut locations = locations.into_iter();
-    for (finding, origin) in findings.iter_mut().zip(&origins) {
-        if let (Some(_), Some(l)) = (origin, origin.and_then(|_| locations.next())) {
-            finding.location = Location {
-                file: l.file.0 as usize,
-                pointer: l.pointer,
-                line: l.line,
-                column: l.column,
-                end_line: l.end_line,
-                end_column: l.end_column,
-                start: l.start,
-                end: l.end,
-            };
+    // Which findings can be located (their subject has an origin), and where to ask.
+    let mut targets = Vec::with_capacity(findings.len());
+    let mut requests: Vec<(&RecordOrigin, &str)> = Vec::with_capacity(findings.len());
+    for (i, f) in findings.iter().enumerate() {
+        if let Some(subject) = analysis.subject(f.subject) {
+            targets.push(i);
+            requests.push((subject.origin, f.path.as_ref()));
         }
     }
-    drop(origins);
+    let located = resolve_locations(&loaded.files, &requests);
+    drop(requests);
+    for (i, l) in targets.into_iter().zip(located) {
+        findings[i].location = Location {
+            file: l.file.0 as usize,
+            pointer: l.pointer,
+            line: l.line,
+            column: l.column,
+            end_line: l.end_line,
+            end_column: l.end_column,
+            start: l.start,
+            end: l.end,
+        };
+    }
     let files = &loaded.files;
     // The deterministic report order: file, line, column, rule, pointer.
     fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {

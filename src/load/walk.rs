@@ -6,7 +6,7 @@ use super::error::InputError;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
-use crate::locate::{pointer, resolve_locations};
+use crate::locate::{locate_one, pointer};
 use crate::model::Kind;
 use crate::model::origin::{Anchor, RecordOrigin};
 
@@ -136,7 +136,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
-        let located = &resolve_locations(self.files, &[(origin, path)])[0];
+        let located = locate_one(self.files, origin, path);
         InputError::at_offset(&self.file.name, &self.file.text, located.start, message)
     }
 

@@ -19,10 +19,10 @@ pub struct Located {
     pub end: usize,
 }
 
-/// Locates every `(record, field path)` request; the result is in request
-/// order. Each file is walked at most once for line/column, and a YAML file's
+/// Locates every `(record, field path)` request; the locations come in
+/// request order. Each file is walked at most once for line/column, and a YAML file's
 /// node map is built at most once.
-pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)]) -> Vec<Located> {
+pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)]) -> impl Iterator<Item = Located> + use<> {
     let mut yaml_maps: HashMap<FileId, HashMap<String, (usize, usize)>> = HashMap::new();
     let mut found: Vec<(FileId, String, usize, usize)> = Vec::with_capacity(requests.len());
     for (origin, path) in requests {
@@ -56,6 +56,8 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
             positions[i] = (resolved[2 * k], resolved[2 * k + 1]);
         }
     }
+    // Handed over one by one, owning nothing of the requests: a second vector of
+    // a million locations is memory a large export cannot spare.
     found
         .into_iter()
         .zip(positions)
@@ -69,7 +71,20 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
             start,
             end,
         })
-        .collect()
+}
+
+/// One location (for input errors).
+pub fn locate_one(files: &[SourceFile], origin: &RecordOrigin, path: &str) -> Located {
+    resolve_locations(files, &[(origin, path)]).next().unwrap_or(Located {
+        file: origin.file,
+        pointer: String::new(),
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 1,
+        start: 0,
+        end: 0,
+    })
 }
 
 fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
