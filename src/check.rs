@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use crate::engine::RuleSet;
 use crate::engine::evaluate::evaluate;
 use crate::facts::Analysis;
-use crate::findings::{Finding, Location};
+use crate::findings::Finding;
 use crate::load::error::InputError;
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
@@ -91,21 +91,12 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     let located = resolve_locations(&loaded.files, &requests);
     drop(requests);
     for (i, l) in targets.into_iter().zip(located) {
-        findings[i].location = Location {
-            file: l.file.0 as usize,
-            pointer: l.pointer,
-            line: l.line,
-            column: l.column,
-            end_line: l.end_line,
-            end_column: l.end_column,
-            start: l.start,
-            end: l.end,
-        };
+        findings[i].location = l;
     }
     let files = &loaded.files;
     // The deterministic report order: file, line, column, rule, pointer.
     fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {
-        let file = files.get(f.location.file).map_or("", |file| file.name.as_str());
+        let file = files.get(f.location.file.0 as usize).map_or("", |file| file.name.as_str());
         (
             file,
             f.location.line,

@@ -59,19 +59,5 @@ pub struct Finding {
     pub location: Location,
 }
 
-/// Where a finding points, as every report shows it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Location {
-    /// Index into the run's files (whose `name` is as given on the command line).
-    pub file: usize,
-    /// The value found: the field asked for, or its nearest existing parent.
-    pub pointer: String,
-    pub line: usize,
-    pub column: usize,
-    /// Where the value ends (exclusive; for a container, after its opening bracket).
-    pub end_line: usize,
-    pub end_column: usize,
-    /// Byte range of the value, for snippets.
-    pub start: usize,
-    pub end: usize,
-}
+/// Where a finding points, as every report shows it: the locate stage's result.
+pub use crate::locate::Located as Location;

@@ -6,7 +6,7 @@ use crate::model::origin::RecordOrigin;
 
 /// A resolved location. `pointer` is the value actually found: the one asked
 /// for, or its nearest existing parent when the field is absent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Located {
     pub file: FileId,
     pub pointer: String,

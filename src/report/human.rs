@@ -99,7 +99,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
     ctx.with_messages(|messages| -> std::io::Result<()> {
         for (finding, message) in ctx.outcome.findings.iter().zip(messages) {
             let mut out = String::new();
-            let file = &ctx.outcome.files[finding.location.file];
+            let file = &ctx.outcome.files[finding.location.file.0 as usize];
             let report = Report {
                 finding,
                 message,

@@ -67,7 +67,10 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
 impl Context<'_> {
     /// The finding's file, as given on the command line.
     pub fn file(&self, f: &Finding) -> &str {
-        self.outcome.files.get(f.location.file).map_or("", |file| file.name.as_str())
+        self.outcome
+            .files
+            .get(f.location.file.0 as usize)
+            .map_or("", |file| file.name.as_str())
     }
 
     /// Every finding's message, in order, rendered on a second thread while
