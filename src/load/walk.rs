@@ -60,30 +60,28 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// [`ContainerSeed`] over the file; `parse_error` turns the parser's own
     /// errors into located input errors.
     pub fn run<E>(
-        mut self,
+        self,
         parse: impl FnOnce(ContainerSeed<'_, Self>) -> Result<(), E>,
         parse_error: impl FnOnce(E) -> InputError,
     ) -> Result<(), InputError> {
-        let expect = self.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
-        let outcome = parse(ContainerSeed {
-            walk: &mut self,
-            pointer: String::new(),
-            expect,
-        });
-        let result = match (outcome, self.error.take()) {
-            (_, Some(error)) => Err(error),
-            (Ok(()), None) => Ok(()),
-            (Err(e), None) => Err(parse_error(e)),
-        };
-        match &result {
-            Ok(()) => self.sink.end_document(self.account.as_deref()),
-            Err(_) => self.sink.discard_document(),
-        }
-        result
+        self.run_lines(|w| {
+            let expect = w.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
+            match parse(ContainerSeed {
+                walk: &mut *w,
+                pointer: String::new(),
+                expect,
+            }) {
+                Ok(()) => Ok(()),
+                // The walker stopped the parser; its own error is the one to report.
+                Err(_) if w.error.is_some() => Ok(()),
+                Err(e) => Err(parse_error(e)),
+            }
+        })
     }
 
-    /// Walks a document that serde does not parse (a zone file): `walk`
-    /// hands records over with [`Walker::record_at`].
+    /// Walks a document with `walk` (a zone file hands records over with
+    /// [`Walker::record_at`]); the document's records reach the model only
+    /// if it all went well.
     pub fn run_lines(mut self, walk: impl FnOnce(&mut Self) -> Result<(), InputError>) -> Result<(), InputError> {
         let result = match (walk(&mut self), self.error.take()) {
             (_, Some(error)) | (Err(error), None) => Err(error),
@@ -99,6 +97,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// A record of a zone file, anchored at byte `offset` (its data).
     pub fn record_at(&mut self, kind: Kind, shape: &Shape<'_>, offset: usize) -> Result<(), Stopped> {
         let origin = self.origin("", Some(Anchor { offset, tokens: 0 }));
+        self.hand_over(kind, origin, shape)
+    }
+
+    /// Gives a classified record to the sink; a field the model rejects is an
+    /// input error at that field.
+    fn hand_over(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), Stopped> {
         match self.sink.record(kind, origin.clone(), shape) {
             Ok(()) => {
                 self.accepted += 1;
@@ -179,16 +183,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             );
             return self.fail(error);
         }
-        match self.sink.record(kind, origin.clone(), &shape) {
-            Ok(()) => {
-                self.accepted += 1;
-                Ok(())
-            }
-            Err(e) => {
-                let error = self.error_at(&origin, &e.path, &e.message);
-                self.fail(error)
-            }
-        }
+        self.hand_over(kind, origin, &shape)
     }
 }
 
