@@ -1,6 +1,6 @@
 use super::coverage::Coverage;
 use super::{Fact, Facts, Subject, Value, text};
-use crate::model::{Account, Kind};
+use crate::model::Account;
 
 /// The bulk clear applies to one page of pools (DESIGN §2.1).
 pub const BULK_CLEAR_PAGE_SIZE: usize = 25;
@@ -30,27 +30,24 @@ impl Tally {
 
 pub struct AccountFacts<'a> {
     account: &'a Account,
+    subject: Subject<'a>,
     tally: Tally,
 }
 
 impl<'a> AccountFacts<'a> {
     /// `None` when the account has no pools (nothing to migrate).
     pub fn new(account: &'a Account, tally: Tally) -> Option<Self> {
-        account.pool_lists.first()?;
-        Some(AccountFacts { account, tally })
+        Some(AccountFacts {
+            account,
+            subject: account.subject()?,
+            tally,
+        })
     }
 }
 
 impl Facts for AccountFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        let a = self.account;
-        // pool_lists is non-empty (checked in `new`); findings point at the first.
-        Subject {
-            kind: Kind::Account,
-            id: a.id.as_deref().unwrap_or(""),
-            name: "",
-            origin: &a.pool_lists[0],
-        }
+        self.subject
     }
 
     fn get(&self, name: &str) -> Option<Fact> {

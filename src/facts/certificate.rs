@@ -45,13 +45,7 @@ impl<'a> CustomCertificateFacts<'a> {
 
 impl Facts for CustomCertificateFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        let c = self.cert;
-        Subject {
-            kind: Kind::CustomCertificate,
-            id: &c.id,
-            name: c.hosts.first().map_or("", String::as_str),
-            origin: &c.origin,
-        }
+        self.cert.subject()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {
@@ -133,13 +127,7 @@ impl<'a> CertificatePackFacts<'a> {
 
 impl Facts for CertificatePackFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        let p = self.pack;
-        Subject {
-            kind: Kind::CertificatePack,
-            id: &p.id,
-            name: p.hosts.first().map_or("", String::as_str),
-            origin: &p.origin,
-        }
+        self.pack.subject()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {
@@ -184,12 +172,7 @@ impl<'a> TotalTlsFacts<'a> {
 
 impl Facts for TotalTlsFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        Subject {
-            kind: Kind::TotalTls,
-            id: "",
-            name: "",
-            origin: &self.setting.origin,
-        }
+        self.setting.subject(Kind::TotalTls)
     }
 
     fn get(&self, name: &str) -> Option<Fact> {
@@ -273,13 +256,7 @@ impl<'a> CustomHostnameFacts<'a> {
 
 impl Facts for CustomHostnameFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        let h = self.host;
-        Subject {
-            kind: Kind::CustomHostname,
-            id: &h.id,
-            name: &h.hostname,
-            origin: &h.origin,
-        }
+        self.host.subject()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {

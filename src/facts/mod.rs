@@ -19,7 +19,6 @@ use std::borrow::Cow;
 use chrono::{DateTime, Utc};
 
 use crate::model::Kind;
-use crate::model::origin::RecordOrigin;
 
 pub use catalogue::{FactSpec, ValueType, catalogue};
 
@@ -59,14 +58,7 @@ impl Fact {
     }
 }
 
-/// The resource facts are about.
-#[derive(Debug, Clone, Copy)]
-pub struct Subject<'a> {
-    pub kind: Kind,
-    pub id: &'a str,
-    pub name: &'a str,
-    pub origin: &'a RecordOrigin,
-}
+pub use crate::model::subject::Subject;
 
 /// A resource's facts, by name (the names of `catalogue(kind)`).
 pub trait Facts {
@@ -164,66 +156,16 @@ impl<'a> Analysis<'a> {
     pub fn subject(&self, subject: SubjectRef) -> Option<Subject<'a>> {
         let account = self.inventory.accounts.get(subject.account as usize)?;
         let i = subject.index as usize;
-        Some(match subject.kind {
-            Kind::Pool => {
-                let p = account.pools.get(i)?;
-                Subject {
-                    kind: Kind::Pool,
-                    id: &p.id,
-                    name: &p.name,
-                    origin: &p.origin,
-                }
-            }
-            Kind::NotificationPolicy => {
-                let p = account.policies.get(i)?;
-                Subject {
-                    kind: Kind::NotificationPolicy,
-                    id: &p.id,
-                    name: &p.name,
-                    origin: &p.origin,
-                }
-            }
-            Kind::CustomCertificate => {
-                let c = account.custom_certificates.get(i)?;
-                Subject {
-                    kind: Kind::CustomCertificate,
-                    id: &c.id,
-                    name: c.hosts.first().map_or("", String::as_str),
-                    origin: &c.origin,
-                }
-            }
-            Kind::CertificatePack => {
-                let p = account.certificate_packs.get(i)?;
-                Subject {
-                    kind: Kind::CertificatePack,
-                    id: &p.id,
-                    name: p.hosts.first().map_or("", String::as_str),
-                    origin: &p.origin,
-                }
-            }
-            Kind::TotalTls => Subject {
-                kind: Kind::TotalTls,
-                id: "",
-                name: "",
-                origin: &account.total_tls.get(i)?.origin,
-            },
-            Kind::CustomHostname => {
-                let h = account.custom_hostnames.get(i)?;
-                Subject {
-                    kind: Kind::CustomHostname,
-                    id: &h.id,
-                    name: &h.hostname,
-                    origin: &h.origin,
-                }
-            }
-            Kind::Account => Subject {
-                kind: Kind::Account,
-                id: account.id.as_deref().unwrap_or(""),
-                name: "",
-                origin: account.pool_lists.first()?,
-            },
-            _ => return None,
-        })
+        match subject.kind {
+            Kind::Pool => Some(account.pools.get(i)?.subject()),
+            Kind::NotificationPolicy => Some(account.policies.get(i)?.subject()),
+            Kind::CustomCertificate => Some(account.custom_certificates.get(i)?.subject()),
+            Kind::CertificatePack => Some(account.certificate_packs.get(i)?.subject()),
+            Kind::TotalTls => Some(account.total_tls.get(i)?.subject(Kind::TotalTls)),
+            Kind::CustomHostname => Some(account.custom_hostnames.get(i)?.subject()),
+            Kind::Account => account.subject(),
+            _ => None,
+        }
     }
 
     /// Runs `f` on the subject's facts; `None` when the subject has none (an

@@ -1,6 +1,5 @@
 use super::coverage::{CoverageIndex, can_cover};
 use super::{Fact, Facts, Item, Subject, Value, static_text, text};
-use crate::model::Kind;
 use crate::model::notification::{EventSource, Health, Policy, Valued};
 
 pub struct PolicyFacts<'a> {
@@ -28,13 +27,7 @@ impl<'a> PolicyFacts<'a> {
 
 impl Facts for PolicyFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        let p = self.policy;
-        Subject {
-            kind: Kind::NotificationPolicy,
-            id: &p.id,
-            name: &p.name,
-            origin: &p.origin,
-        }
+        self.policy.subject()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {

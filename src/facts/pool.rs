@@ -2,7 +2,6 @@ use serde::Serialize;
 
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
-use crate::model::Kind;
 use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Pool};
 
 const EMAIL: &str = "/notification_email";
@@ -33,12 +32,7 @@ impl<'a> PoolFacts<'a> {
 
 impl Facts for PoolFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        Subject {
-            kind: Kind::Pool,
-            id: &self.pool.id,
-            name: &self.pool.name,
-            origin: &self.pool.origin,
-        }
+        self.pool.subject()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {

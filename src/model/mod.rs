@@ -9,6 +9,7 @@ pub mod origin;
 pub mod pem;
 #[cfg(test)]
 pub mod samples;
+pub mod subject;
 
 use std::collections::BTreeMap;
 

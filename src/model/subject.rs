@@ -1,0 +1,100 @@
+//! What each resource is, as findings and reports name it: its kind, id,
+//! name and origin. Defined once per model type.
+
+use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, ZoneSetting};
+use super::notification::{Policy, Pool};
+use super::origin::RecordOrigin;
+use super::{Account, Kind};
+
+/// The resource facts and findings are about.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    pub kind: Kind,
+    pub id: &'a str,
+    pub name: &'a str,
+    pub origin: &'a RecordOrigin,
+}
+
+impl Pool {
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::Pool,
+            id: &self.id,
+            name: &self.name,
+            origin: &self.origin,
+        }
+    }
+}
+
+impl Policy {
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::NotificationPolicy,
+            id: &self.id,
+            name: &self.name,
+            origin: &self.origin,
+        }
+    }
+}
+
+/// Certificates are named by their first host.
+fn first_host(hosts: &[String]) -> &str {
+    hosts.first().map_or("", String::as_str)
+}
+
+impl CustomCertificate {
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::CustomCertificate,
+            id: &self.id,
+            name: first_host(&self.hosts),
+            origin: &self.origin,
+        }
+    }
+}
+
+impl CertificatePack {
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::CertificatePack,
+            id: &self.id,
+            name: first_host(&self.hosts),
+            origin: &self.origin,
+        }
+    }
+}
+
+impl CustomHostname {
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::CustomHostname,
+            id: &self.id,
+            name: &self.hostname,
+            origin: &self.origin,
+        }
+    }
+}
+
+impl ZoneSetting {
+    /// `kind` is `TotalTls` or `UniversalSsl`: the setting does not know which it is.
+    pub fn subject(&self, kind: Kind) -> Subject<'_> {
+        Subject {
+            kind,
+            id: "",
+            name: "",
+            origin: &self.origin,
+        }
+    }
+}
+
+impl Account {
+    /// `None` when the account has no pools: its findings point at its first pools list.
+    pub fn subject(&self) -> Option<Subject<'_>> {
+        Some(Subject {
+            kind: Kind::Account,
+            id: self.id.as_deref().unwrap_or(""),
+            name: "",
+            origin: self.pool_lists.first()?,
+        })
+    }
+}
