@@ -180,20 +180,19 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         }
     }
     for cert in &account.custom_certificates {
-        rows.push(Row {
-            kind: "custom_certificate",
-            id: cert.id.clone(),
-            hosts: cert.hosts.join(" "),
-            ca: ca_of_issuer(&cert.issuer),
-            explicit: "uploaded",
-            bundle_method: bundle(cert.bundle_method),
-            key_type: cert.key_type.as_str(),
-            uploaded: date(cert.uploaded_on),
-            expires: date(cert.expires_on),
-            chain: chain_state(cert.chain.as_deref()),
-            file: file_name(&cert.origin),
-            pointer: cert.origin.pointer.clone(),
-        });
+        let c = &cert.certificate;
+        let mut row = issued_row(
+            "custom_certificate",
+            ca_of_issuer(&c.issuer),
+            "uploaded",
+            &cert.hosts,
+            c,
+            &file_name(&cert.origin),
+            cert.origin.pointer.clone(),
+        );
+        // Uploaded chains can be read, when the export carries them.
+        row.chain = chain_state(cert.chain.as_deref());
+        rows.push(row);
     }
 }
 

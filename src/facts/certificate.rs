@@ -50,18 +50,19 @@ impl Facts for CustomCertificateFacts<'_> {
 
     fn get(&self, name: &str) -> Option<Fact> {
         let c = self.cert;
+        let i = &c.certificate;
         Some(match name {
             "label" => Fact::new(static_text("Custom certificate"), ""),
-            "id" => Fact::new(text(&c.id), "/id"),
+            "id" => Fact::new(text(&i.id), "/id"),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), "/hosts"),
             "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), "/zone_id"),
-            "issuer" => Fact::new(text(&c.issuer), "/issuer"),
+            "issuer" => Fact::new(text(&i.issuer), "/issuer"),
             "is_lets_encrypt" => Fact::new(Value::Bool(c.is_lets_encrypt()), "/issuer"),
-            "key_type" => Fact::new(static_text(c.key_type.as_str()), "/signature"),
-            "bundle_method" => Fact::new(static_text(c.bundle_method.map_or("unknown", |b| b.as_str())), "/bundle_method"),
-            "uploaded_on" => Fact::new(Value::Date(c.uploaded_on?), "/uploaded_on"),
-            "expires_on" => Fact::new(Value::Date(c.expires_on?), "/expires_on"),
-            "status" => Fact::new(text(&c.status), "/status"),
+            "key_type" => Fact::new(static_text(i.key_type.as_str()), "/signature"),
+            "bundle_method" => Fact::new(static_text(i.bundle_method.map_or("unknown", |b| b.as_str())), "/bundle_method"),
+            "uploaded_on" => Fact::new(Value::Date(i.uploaded_on?), "/uploaded_on"),
+            "expires_on" => Fact::new(Value::Date(i.expires_on?), "/expires_on"),
+            "status" => Fact::new(text(&i.status), "/status"),
             "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), "/certificate"),
             "chain" => Fact::new(static_text(chain_state(c.chain.as_deref())), "/certificate"),
             "dst_certificate" => Fact::new(text(dst_certificate_words(c.chain.as_deref())), "/certificate"),
@@ -73,26 +74,35 @@ impl Facts for CustomCertificateFacts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::certificate::{BundleMethod, KeyType, parse_timestamp};
+    use crate::model::certificate::{BundleMethod, IssuedCertificate, KeyType, parse_timestamp};
     use crate::model::samples::origin;
 
     #[test]
     fn provides_every_catalogue_fact() {
         let cert = CustomCertificate {
             origin: origin(),
-            id: "c1".into(),
             zone_id: None,
             hosts: vec!["example.com".into()],
-            issuer: "LetsEncrypt".into(),
-            key_type: KeyType::Rsa,
-            bundle_method: Some(BundleMethod::Compatible),
-            uploaded_on: parse_timestamp("2024-01-01T00:00:00Z"),
-            expires_on: parse_timestamp("2024-04-01T00:00:00Z"),
-            status: "active".into(),
+            certificate: IssuedCertificate {
+                id: "c1".into(),
+                issuer: "LetsEncrypt".into(),
+                key_type: KeyType::Rsa,
+                bundle_method: Some(BundleMethod::Compatible),
+                uploaded_on: parse_timestamp("2024-01-01T00:00:00Z"),
+                expires_on: parse_timestamp("2024-04-01T00:00:00Z"),
+                status: "active".into(),
+                path: String::new(),
+            },
             chain: None,
         };
         crate::facts::tests::provides_its_catalogue(&CustomCertificateFacts::new(&cert));
-        let undated = CustomCertificate { uploaded_on: None, ..cert };
+        let undated = CustomCertificate {
+            certificate: IssuedCertificate {
+                uploaded_on: None,
+                ..cert.certificate.clone()
+            },
+            ..cert
+        };
         assert!(
             CustomCertificateFacts::new(&undated).get("uploaded_on").is_none(),
             "an absent date is no fact: no date condition holds"

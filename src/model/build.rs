@@ -252,17 +252,18 @@ fn timestamp(value: &Option<Text<'_>>, path: &str) -> Result<Option<DateTime<Utc
 }
 
 fn custom_certificate(origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomCertificate, FieldError> {
-    let bundle_method = match &shape.bundle_method {
-        None => None,
-        Some(t) => Some(BundleMethod::parse(t.as_str()).ok_or_else(|| FieldError {
-            path: "/bundle_method".into(),
-            message: format!(
-                "unknown bundle method `{}`: expected ubiquitous, optimal or force (dashboard: compatible, modern, user-defined)",
-                t.as_str()
-            ),
-        })?),
-    };
-    let chain = match &shape.certificate {
+    let s = shape;
+    let certificate = issued(
+        &s.id,
+        &s.issuer,
+        &s.signature,
+        &s.bundle_method,
+        &s.uploaded_on,
+        &s.expires_on,
+        &s.status,
+        String::new(),
+    )?;
+    let chain = match &s.certificate {
         None => None,
         Some(pem) => Some(parse_bundle(pem.as_str()).map_err(|message| FieldError {
             path: "/certificate".into(),
@@ -270,15 +271,9 @@ fn custom_certificate(origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomC
         })?),
     };
     Ok(CustomCertificate {
-        id: text(&shape.id),
-        zone_id: shape.zone_id.as_ref().map(|t| t.as_str().to_string()),
-        hosts: shape.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
-        issuer: text(&shape.issuer),
-        key_type: KeyType::from_signature(shape.signature.as_ref().map(Text::as_str)),
-        bundle_method,
-        uploaded_on: timestamp(&shape.uploaded_on, "/uploaded_on")?,
-        expires_on: timestamp(&shape.expires_on, "/expires_on")?,
-        status: text(&shape.status),
+        zone_id: s.zone_id.as_ref().map(|t| t.as_str().to_string()),
+        hosts: s.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
+        certificate,
         chain,
         origin,
     })

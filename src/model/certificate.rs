@@ -90,24 +90,19 @@ pub fn parse_timestamp(s: &str) -> Option<DateTime<Utc>> {
 #[derive(Debug, Clone)]
 pub struct CustomCertificate {
     pub origin: RecordOrigin,
-    pub id: String,
     pub zone_id: Option<String>,
     pub hosts: Vec<String>,
-    pub issuer: String,
-    pub key_type: KeyType,
-    /// `None` when absent: the API default is `ubiquitous`, but an export
-    /// without it is reported as unknown rather than guessed.
-    pub bundle_method: Option<BundleMethod>,
-    pub uploaded_on: Option<DateTime<Utc>>,
-    pub expires_on: Option<DateTime<Utc>>,
-    pub status: String,
+    /// Its id, issuer, key type, bundle method (`None` when absent: the API
+    /// default is `ubiquitous`, but an export without it is reported as
+    /// unknown rather than guessed), dates and status.
+    pub certificate: IssuedCertificate,
     /// The uploaded chain, when the export carries it (`certificate`).
     pub chain: Option<Vec<ChainCertificate>>,
 }
 
 impl CustomCertificate {
     pub fn is_lets_encrypt(&self) -> bool {
-        issuer_is_lets_encrypt(&self.issuer)
+        issuer_is_lets_encrypt(&self.certificate.issuer)
     }
 }
 
