@@ -16,6 +16,7 @@ use crate::locate::resolve_locations;
 use crate::model::Kind;
 use crate::model::build::Builder;
 use crate::model::origin::RecordOrigin;
+use crate::triage::{self, Triage, Triaged};
 
 #[derive(Debug, Clone)]
 pub struct CheckOptions {
@@ -33,6 +34,15 @@ pub struct Outcome {
     /// Files met in directories that are not exports.
     pub skipped: Vec<InputError>,
     pub as_of: NaiveDate,
+    /// What the waivers and the baseline accepted, and what they say about themselves.
+    pub triage: Triaged,
+}
+
+impl Outcome {
+    /// The findings that count: those no waiver or baseline accepted.
+    pub fn active(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| !f.is_suppressed())
+    }
 }
 
 /// With `EDGEAUDIT_TIMINGS` set, prints how long each stage took to stderr
@@ -66,7 +76,12 @@ impl Timings {
 
 /// Runs the job and hands the outcome, with the analysis that renders its
 /// messages, to `report`.
-pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Outcome, &Analysis) -> R) -> Result<R, InputError> {
+pub fn check<R>(
+    options: &CheckOptions,
+    rules: &RuleSet,
+    triage: Triage,
+    report: impl FnOnce(&Outcome, &Analysis) -> R,
+) -> Result<R, InputError> {
     let mut timings = Timings::start();
     let mut builder = Builder::default();
     let loaded = load(&options.paths, &options.load, &mut builder)?;
@@ -107,12 +122,14 @@ pub fn check<R>(options: &CheckOptions, rules: &RuleSet, report: impl FnOnce(&Ou
     }
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
     timings.stage("locate");
+    let triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
     let outcome = Outcome {
         files: loaded.files,
         findings,
         records: inventory.records.clone(),
         skipped: loaded.skipped,
         as_of: options.as_of,
+        triage: triaged,
     };
     let result = report(&outcome, &analysis);
     timings.stage("report");

@@ -7,8 +7,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::rule::Rule;
-use crate::facts::SubjectRef;
+use crate::facts::{Analysis, SubjectRef};
 use crate::model::Kind;
+use crate::triage::Suppression;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,6 +32,47 @@ impl Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The least severity that fails a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+impl FailOn {
+    pub fn parse(s: &str) -> Option<FailOn> {
+        match s {
+            "error" => Some(FailOn::Error),
+            "warning" => Some(FailOn::Warning),
+            "note" => Some(FailOn::Note),
+            "never" => Some(FailOn::Never),
+            _ => None,
+        }
+    }
+
+    pub fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Error => severity >= Severity::Error,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Note => true,
+            FailOn::Never => false,
+        }
+    }
+}
+
+impl Severity {
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "error" => Some(Severity::Error),
+            "warning" => Some(Severity::Warning),
+            "note" => Some(Severity::Note),
+            _ => None,
+        }
     }
 }
 
@@ -57,6 +99,30 @@ pub struct Finding {
     pub path: Cow<'static, str>,
     /// Filled in by the locate stage.
     pub location: Location,
+    /// Set by the triage stage when a waiver or the baseline accepts it.
+    pub suppression: Option<Suppression>,
+}
+
+impl Finding {
+    /// The resource it is about, as the analysis names it.
+    pub fn resource<'a>(&self, analysis: &Analysis<'a>) -> Resource<'a> {
+        match analysis.subject(self.subject) {
+            Some(s) => Resource {
+                kind: s.kind,
+                id: s.id,
+                name: s.name,
+            },
+            None => Resource {
+                kind: self.subject.kind,
+                id: "",
+                name: "",
+            },
+        }
+    }
+
+    pub fn is_suppressed(&self) -> bool {
+        self.suppression.is_some()
+    }
 }
 
 /// Where a finding points, as every report shows it: the locate stage's result.

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod engine;
 pub mod facts;
 pub mod findings;
@@ -11,3 +12,4 @@ pub mod load;
 pub mod locate;
 pub mod model;
 pub mod report;
+pub mod triage;

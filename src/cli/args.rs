@@ -1,5 +1,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::findings::FailOn;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "edgeaudit",
@@ -21,6 +23,15 @@ pub enum Command {
     Inventory(InventoryArgs),
     /// List the rules.
     Rules(RulesArgs),
+    /// Write a commented starter `.edgeaudit.yaml`.
+    Init {
+        /// Where to write it.
+        #[arg(default_value = ".edgeaudit.yaml")]
+        path: String,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
     /// Print a rule's documentation.
     Explain {
         /// A rule id, e.g. LB001.
@@ -29,14 +40,6 @@ pub enum Command {
         #[arg(long = "rules", value_name = "PATH")]
         rules: Vec<String>,
     },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Note,
-    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,18 +68,33 @@ pub struct CheckArgs {
     /// Write the output that has no `=FILE` to this file instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<String>,
-    /// Evaluate as of this date (YYYY-MM-DD, UTC); default today.
+    /// Evaluate as of this date (YYYY-MM-DD, UTC). Default: the config's `as_of`, else today.
     #[arg(long, value_name = "DATE")]
     pub as_of: Option<String>,
     /// Only these rules: ids or prefixes, comma-separated or repeated (`LB`, `LB00`, `LB001`, `ALL`).
+    /// Replaces the config's `select`.
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub select: Vec<String>,
-    /// Skip these rules: ids or prefixes.
+    /// Skip these rules: ids or prefixes (added to the config's `ignore`).
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub ignore: Vec<String>,
-    /// Exit 1 when a finding at or above this severity remains.
-    #[arg(long, value_enum, default_value = "warning")]
-    pub fail_on: FailOn,
+    /// Exit 1 when a finding at or above this severity remains (not waived, not in the
+    /// baseline). Default: the config's `fail_on`, else warning.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// The config file (default: `.edgeaudit.yaml` in the working directory or the nearest parent).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<String>,
+    /// Ignore any `.edgeaudit.yaml`.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Report only findings not recorded in this baseline as failing; known ones are kept as
+    /// suppressed, and entries that no longer occur are listed.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<String>,
+    /// Record today's findings (all that no waiver covers) in this baseline file, and accept them.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<String>,
     /// What single-object documents (or every record of the input) are:
     /// pool, notification_policy, certificate_pack, custom_certificate, custom_hostname, total_tls,
     /// universal_ssl, dns_record.
@@ -85,7 +103,7 @@ pub struct CheckArgs {
     /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
-    /// Extra rule packs (YAML, same vocabulary as rules/*.yaml).
+    /// Extra rule packs (YAML, same vocabulary as rules/*.yaml), with the config's `packs`.
     #[arg(long = "rules", value_name = "PATH")]
     pub rules: Vec<String>,
     #[arg(long, value_enum, default_value = "auto")]

@@ -4,9 +4,13 @@ use chrono::NaiveDate;
 
 use super::args::{CheckArgs, Color, FailOn};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, load_options, rule_set};
-use crate::check::{CheckOptions, check};
-use crate::findings::Severity;
+use crate::check::{CheckOptions, Outcome, check};
+use crate::config::{self, Config};
+use crate::engine::RuleSet;
+use crate::facts::Analysis;
 use crate::report::{self, Format};
+use crate::triage::Triage;
+use crate::triage::baseline::Baseline;
 
 /// Where one requested format goes: a file, or standard output.
 struct Output {
@@ -42,72 +46,129 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
     Ok(outputs)
 }
 
-fn as_of(args: &CheckArgs) -> Result<NaiveDate, String> {
+fn as_of(args: &CheckArgs, config: &Config) -> Result<NaiveDate, String> {
     match &args.as_of {
-        None => Ok(chrono::Utc::now().date_naive()),
+        None => Ok(config.as_of.unwrap_or_else(|| chrono::Utc::now().date_naive())),
         Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
     }
 }
 
-pub fn run(args: &CheckArgs) -> u8 {
-    let outputs = match outputs(args) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
-    };
-    let as_of = match as_of(args) {
-        Ok(d) => d,
-        Err(e) => return fail(e),
-    };
-    let load = match load_options(args.kind.as_deref(), args.input_format) {
-        Ok(l) => l,
-        Err(e) => return fail(e),
-    };
-    let mut rules = match rule_set(&args.rules) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
-    if let Err(e) = rules.select(&args.select, &args.ignore) {
-        return fail(e);
+/// The config in force: `--config`, else `.edgeaudit.yaml` found upward, else
+/// none (an empty config).
+fn config(args: &CheckArgs) -> Result<Config, String> {
+    if args.no_config {
+        return Ok(Config::default());
     }
+    if let Some(file) = &args.config {
+        return config::read(std::path::Path::new(file), file).map_err(|e| e.to_string());
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    match config::find_upward(&cwd) {
+        Some((path, name)) => config::read(&path, &name).map_err(|e| e.to_string()),
+        None => Ok(Config::default()),
+    }
+}
+
+/// The rules of the run: built-in, `--rules` and the config's packs; the
+/// config's severities; the config's and the command line's selection.
+fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, String> {
+    let mut rules = rule_set(&args.rules).map_err(|e| e.to_string())?;
+    config.configure(&mut rules).map_err(|e| e.to_string())?;
+    let select: Vec<String> = if args.select.is_empty() {
+        config.select.iter().map(|s| s.value.clone()).collect()
+    } else {
+        args.select.clone()
+    };
+    let ignore: Vec<String> = config
+        .ignore
+        .iter()
+        .map(|s| s.value.clone())
+        .chain(args.ignore.iter().cloned())
+        .collect();
+    rules.select(&select, &ignore)?;
+    Ok(rules)
+}
+
+fn triage(args: &CheckArgs, config: &Config) -> Result<Triage, String> {
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(Baseline::read)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    Ok(Triage {
+        waivers: config.waivers.clone(),
+        baseline,
+        write_baseline: args.write_baseline.clone(),
+    })
+}
+
+pub fn run(args: &CheckArgs) -> u8 {
+    let prepared = (|| -> Result<_, String> {
+        let outputs = outputs(args)?;
+        let config = config(args)?;
+        let as_of = as_of(args, &config)?;
+        let load = load_options(args.kind.as_deref(), args.input_format)?;
+        let rules = rules(args, &config)?;
+        let triage = triage(args, &config)?;
+        let fail_on = args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning);
+        Ok((outputs, as_of, load, rules, triage, fail_on))
+    })();
+    let (outputs, as_of, load, rules, triage, fail_on) = match prepared {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
     let options = CheckOptions {
         paths: args.paths.clone(),
         load,
         as_of,
     };
-    let reported = check(&options, &rules, |outcome, analysis| -> Result<bool, String> {
-        if !args.quiet {
-            for skipped in &outcome.skipped {
-                eprintln!(
-                    "edgeaudit: skipping {}: {}",
-                    skipped.file,
-                    skipped.message.trim_start_matches("not an edge-service export: ")
-                );
+    let reported = check(
+        &options,
+        &rules,
+        triage,
+        |outcome: &Outcome, analysis: &Analysis| -> Result<bool, String> {
+            if !args.quiet {
+                for skipped in &outcome.skipped {
+                    eprintln!(
+                        "edgeaudit: skipping {}: {}",
+                        skipped.file,
+                        skipped.message.trim_start_matches("not an edge-service export: ")
+                    );
+                }
             }
-        }
-        let threshold = match args.fail_on {
-            FailOn::Error => Some(Severity::Error),
-            FailOn::Warning => Some(Severity::Warning),
-            FailOn::Note => Some(Severity::Note),
-            FailOn::Never => None,
-        };
-        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
-        for output in &outputs {
-            write_output(
-                args,
-                output,
-                &report::Context {
-                    outcome,
-                    analysis,
-                    rules: &rules,
-                    color: false,
-                    statistics: args.statistics,
-                    quiet: args.quiet,
-                    exit_code: if failing { EXIT_FINDINGS } else { EXIT_CLEAN },
-                },
-            )?;
-        }
-        Ok(failing)
-    });
+            if let Some(baseline) = &outcome.triage.written {
+                baseline.write_to(&baseline.file)?;
+                if !args.quiet {
+                    eprintln!(
+                        "edgeaudit: wrote {} with {} (accepted as known)",
+                        baseline.file,
+                        match baseline.entries.len() {
+                            1 => "1 finding".to_string(),
+                            n => format!("{n} findings"),
+                        }
+                    );
+                }
+            }
+            let failing = outcome.active().any(|f| fail_on.fails(f.severity));
+            for output in &outputs {
+                write_output(
+                    args,
+                    output,
+                    &report::Context {
+                        outcome,
+                        analysis,
+                        rules: &rules,
+                        color: false,
+                        statistics: args.statistics,
+                        quiet: args.quiet,
+                        exit_code: if failing { EXIT_FINDINGS } else { EXIT_CLEAN },
+                    },
+                )?;
+            }
+            Ok(failing)
+        },
+    );
     match reported {
         Err(e) => fail(e),
         Ok(Err(e)) => fail(e),

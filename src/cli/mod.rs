@@ -3,6 +3,7 @@
 
 pub mod args;
 mod check;
+mod init;
 mod inventory;
 mod rules;
 
@@ -32,6 +33,7 @@ pub fn main() -> ExitCode {
         args::Command::Check(a) => check::run(&a),
         args::Command::Inventory(a) => inventory::run(&a),
         args::Command::Rules(a) => rules::list(&a),
+        args::Command::Init { path, force } => init::run(&path, force),
         args::Command::Explain { id, rules } => rules::explain(&id, &rules),
     };
     ExitCode::from(code)

@@ -30,6 +30,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
                 phase,
                 path,
                 location: Location::default(),
+                suppression: None,
             });
         };
         match rule.for_each.as_deref().and_then(|name| facts.get(name)) {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::rule::{PackSpec, Rule};
+use crate::findings::Severity;
 use crate::load::error::InputError;
 
 /// Built-in packs, embedded so the binary needs no files at run time.
@@ -32,13 +33,7 @@ impl RuleSet {
     }
 
     pub fn add_pack(&mut self, name: &str, text: &str) -> Result<(), InputError> {
-        let pack: PackSpec = serde_saphyr::from_str(text).map_err(|e| {
-            let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-            let rendered = e.without_snippet().to_string();
-            let message = rendered.lines().next().unwrap_or("").to_string();
-            let message = message.rfind(" at line ").map_or(message.clone(), |i| message[..i].to_string());
-            InputError::at_line_column(name, line, column, format!("invalid rule pack: {message}"))
-        })?;
+        let pack: PackSpec = crate::load::yaml::parse_small(name, text, "rule pack")?;
         for spec in pack.rules {
             let (line, column) = (spec.id.referenced.line() as usize, spec.id.referenced.column() as usize);
             let rule = spec.compile(name).map_err(|e| {
@@ -59,12 +54,17 @@ impl RuleSet {
         Ok(())
     }
 
+    /// Whether a selector (an id, a prefix or `ALL`) names any rule.
+    pub fn knows(&self, selector: &str) -> bool {
+        selector == "ALL" || self.rules.iter().any(|r| r.id.starts_with(selector))
+    }
+
     /// Keeps the rules whose id starts with a `select` prefix (all when none is
     /// given, or `ALL`) and with no `ignore` prefix. A selector that matches no
     /// rule is an error: it is almost always a typo.
     pub fn select(&mut self, select: &[String], ignore: &[String]) -> Result<(), String> {
         for selector in select.iter().chain(ignore) {
-            if selector != "ALL" && !self.rules.iter().any(|r| r.id.starts_with(selector.as_str())) {
+            if !self.knows(selector) {
                 return Err(format!("`{selector}` matches no rule id (see `edgeaudit rules`)"));
             }
         }
@@ -72,6 +72,26 @@ impl RuleSet {
         self.rules
             .retain(|r| (select.is_empty() || matches(&r.id, select)) && !matches(&r.id, ignore));
         Ok(())
+    }
+
+    /// Gives the rules a selector (an id or prefix, as for `select`) matches
+    /// one severity in every phase: a team's own judgement of a rule wins over
+    /// the rule's schedule.
+    pub fn override_severity(&mut self, selector: &str, severity: Severity) -> Result<(), String> {
+        let mut matched = false;
+        for rule in self.rules.iter_mut().filter(|r| selector == "ALL" || r.id.starts_with(selector)) {
+            let rule = Arc::make_mut(rule);
+            rule.severity = severity;
+            for phase in &mut rule.phases {
+                phase.severity = severity;
+            }
+            matched = true;
+        }
+        if matched {
+            Ok(())
+        } else {
+            Err(format!("`{selector}` matches no rule id (see `edgeaudit rules`)"))
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<&Arc<Rule>> {

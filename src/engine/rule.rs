@@ -12,7 +12,7 @@ use crate::facts::{ValueType, catalogue};
 use crate::findings::Severity;
 use crate::model::Kind;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
     /// A kebab-case name, stable like the id.
@@ -71,7 +71,7 @@ impl<'de> Deserialize<'de> for Subjects {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Phase {
     pub before: NaiveDate,
     pub severity: Severity,

@@ -62,6 +62,17 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
     )
 }
 
+/// Parses one of edgeaudit's own small YAML files (a rule pack, a config):
+/// duplicate keys are errors, aliases are bounded, and an error names the
+/// file, line and column with `what` the file was meant to be.
+pub fn parse_small<T: serde::de::DeserializeOwned>(name: &str, text: &str, what: &str) -> Result<T, InputError> {
+    serde_saphyr::from_str_with_options(text, options(text.len())).map_err(|e| {
+        let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+        let message = explain(&first_line(&e.without_snippet().to_string()));
+        InputError::at_line_column(name, line, column, format!("invalid {what}: {message}"))
+    })
+}
+
 /// The pointer of the node starting at `offset`, if the document's events
 /// reach it (they stop at a syntax error).
 fn pointer_at(text: &str, offset: usize) -> String {

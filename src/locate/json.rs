@@ -102,6 +102,26 @@ fn element(bytes: &[u8], pos: usize, index: usize) -> Option<usize> {
     Some(p)
 }
 
+/// The start of every element of the array at `pos`, in one pass (empty when
+/// `pos` holds no array).
+pub fn element_starts(text: &str, pos: usize) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = Vec::new();
+    if bytes.get(pos) != Some(&b'[') {
+        return starts;
+    }
+    let mut p = skip_ws(bytes, pos + 1);
+    while p < bytes.len() && bytes[p] != b']' {
+        starts.push(p);
+        p = skip_ws(bytes, value_end(bytes, p));
+        match bytes.get(p) {
+            Some(b',') => p = skip_ws(bytes, p + 1),
+            _ => break,
+        }
+    }
+    starts
+}
+
 /// One past the end of the value starting at `pos` (iterative: no recursion,
 /// whatever the nesting).
 pub fn value_end(bytes: &[u8], pos: usize) -> usize {

@@ -17,6 +17,9 @@ fn escape_property(s: &str) -> String {
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     ctx.with_messages(|messages| {
         for (f, message) in ctx.outcome.findings.iter().zip(messages) {
+            if f.is_suppressed() {
+                continue;
+            }
             let level = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
@@ -30,6 +33,17 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 f.location.column,
                 escape_property(&format!("{} {}", f.rule.id, f.rule.name)),
                 escape_data(&message)
+            )?;
+        }
+        for n in &ctx.outcome.triage.notices {
+            writeln!(
+                out,
+                "::notice file={},line={},col={},title={}::{}",
+                escape_property(&n.place.file),
+                n.place.line,
+                n.place.column,
+                escape_property(&format!("edgeaudit {}", n.code)),
+                escape_data(&n.message)
             )?;
         }
         Ok(())

@@ -98,6 +98,9 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         .with_links(false);
     ctx.with_messages(|messages| -> std::io::Result<()> {
         for (finding, message) in ctx.outcome.findings.iter().zip(messages) {
+            if finding.is_suppressed() {
+                continue;
+            }
             let mut out = String::new();
             let file = &ctx.outcome.files[finding.location.file.0 as usize];
             let report = Report {
@@ -131,6 +134,9 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
     })?;
     let mut out = String::new();
     let summary = Summary::of(ctx.outcome);
+    if !ctx.quiet {
+        out.push_str(&notices(ctx));
+    }
     if ctx.statistics {
         out.push_str(&statistics(ctx, &summary));
     }
@@ -173,16 +179,43 @@ fn closing_line(summary: &Summary) -> String {
             format!(": {}", kinds.join(", "))
         }
     );
+    let suppressed = match (summary.suppressed.waived, summary.suppressed.baseline) {
+        (0, 0) => String::new(),
+        (w, 0) => format!("; {} waived", plural(w, "finding", "findings")),
+        (0, b) => format!("; {} known from the baseline", plural(b, "finding", "findings")),
+        (w, b) => format!(
+            "; {} waived, {} known from the baseline",
+            plural(w, "finding", "findings"),
+            plural(b, "finding", "findings")
+        ),
+    };
     if summary.findings == 0 {
-        return format!("No findings in {checked}.\n");
+        return format!("No findings in {checked}{suppressed}.\n");
     }
     format!(
-        "Found {} ({}, {}, {}) in {checked}.\n",
+        "Found {} ({}, {}, {}) in {checked}{suppressed}.\n",
         plural(summary.findings, "finding", "findings"),
         plural(summary.count(Severity::Error), "error", "errors"),
         plural(summary.count(Severity::Warning), "warning", "warnings"),
         plural(summary.count(Severity::Note), "note", "notes"),
     )
+}
+
+/// `.edgeaudit.yaml:12:5: note[waiver-unmatched]: …`, one line each: they are
+/// about the config, which the user is editing anyway.
+fn notices(ctx: &Context) -> String {
+    let mut out = String::new();
+    for n in &ctx.outcome.triage.notices {
+        let _ = writeln!(
+            out,
+            "{}:{}:{}: note[{}]: {}",
+            n.place.file, n.place.line, n.place.column, n.code, n.message
+        );
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
 }
 
 fn statistics(ctx: &Context, summary: &Summary) -> String {

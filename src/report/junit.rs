@@ -1,5 +1,6 @@
 //! JUnit XML for CI systems that show test reports: one test suite per rule,
-//! one failing test case per finding, a passing case for a rule without any.
+//! one failing test case per finding, a passing case for a rule without any;
+//! an accepted (waived or baseline) finding is a skipped case saying why.
 
 use super::Context;
 
@@ -30,20 +31,22 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         .iter()
         .map(|r| findings.iter().filter(|f| f.rule.id == r.id).count().max(1))
         .sum::<usize>();
+    let skipped = findings.iter().filter(|f| f.is_suppressed()).count();
     writeln!(
         out,
-        r#"<testsuites name="edgeaudit" tests="{cases}" failures="{}">"#,
-        findings.len()
+        r#"<testsuites name="edgeaudit" tests="{cases}" failures="{}" skipped="{skipped}">"#,
+        findings.len() - skipped
     )?;
     for rule in &ctx.rules.rules {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].rule.id == rule.id).collect();
+        let skipped = mine.iter().filter(|&&i| findings[i].is_suppressed()).count();
         writeln!(
             out,
-            r#"  <testsuite name="{} {}" tests="{}" failures="{}">"#,
+            r#"  <testsuite name="{} {}" tests="{}" failures="{}" skipped="{skipped}">"#,
             xml(&rule.id),
             xml(&rule.name),
             mine.len().max(1),
-            mine.len()
+            mine.len() - skipped
         )?;
         if mine.is_empty() {
             writeln!(out, r#"    <testcase classname="{}" name="no findings"/>"#, xml(&rule.id))?;
@@ -61,11 +64,18 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 xml(ctx.file(f)),
                 f.location.line
             )?;
+            if let Some(why) = ctx.justification(f) {
+                writeln!(out, r#"      <skipped message="{}"/>"#, xml(&why))?;
+            }
+            let element = if f.is_suppressed() { "system-out" } else { "failure" };
+            let attributes = if f.is_suppressed() {
+                String::new()
+            } else {
+                format!(r#" type="{}" message="{}""#, f.severity, xml(&messages[i]))
+            };
             writeln!(
                 out,
-                r#"      <failure type="{}" message="{}">{}:{}:{} {}</failure>"#,
-                f.severity,
-                xml(&messages[i]),
+                r#"      <{element}{attributes}>{}:{}:{} {}</{element}>"#,
                 xml(ctx.file(f)),
                 f.location.line,
                 f.location.column,

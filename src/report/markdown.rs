@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::Context;
 use super::summary::Summary;
-use crate::findings::Severity;
+use crate::findings::{Finding, Severity};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -25,12 +25,20 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         summary.files,
         summary.records_total()
     )?;
+    let messages: Vec<String> = ctx.with_messages(|m| m.collect());
     if summary.findings == 0 {
-        return writeln!(out, "No findings.");
+        writeln!(out, "No findings.")?;
+    } else {
+        findings(ctx, &messages, out)?;
     }
+    accepted(ctx, &summary, out)?;
+    notices(ctx, out)
+}
+
+fn findings(ctx: &Context, messages: &[String], out: &mut dyn std::io::Write) -> std::io::Result<()> {
     writeln!(out, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|")?;
     let mut by_rule: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
-    for f in &ctx.outcome.findings {
+    for f in ctx.outcome.active() {
         *by_rule
             .entry((f.rule.id.as_str(), f.rule.name.as_str(), f.severity.as_str()))
             .or_default() += 1;
@@ -39,16 +47,12 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         writeln!(out, "| {id} | {name} | {severity} | {n} |")?;
     }
     // Findings grouped by resource, resources in the order of their first finding.
-    let messages: Vec<String> = ctx.with_messages(|m| m.collect());
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, f) in ctx.outcome.findings.iter().enumerate() {
-        let r = ctx.resource(f);
-        let title = match (r.name.is_empty(), r.id.is_empty()) {
-            (false, false) => format!("{} `{}` ({})", r.kind, r.name, r.id),
-            (false, true) => format!("{} `{}`", r.kind, r.name),
-            (true, false) => format!("{} `{}`", r.kind, r.id),
-            (true, true) => r.kind.to_string(),
-        };
+        if f.is_suppressed() {
+            continue;
+        }
+        let title = resource_title(ctx, f);
         match groups.iter_mut().find(|(t, _)| *t == title) {
             Some((_, list)) => list.push(i),
             None => groups.push((title, vec![i])),
@@ -70,6 +74,59 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 f.location.pointer
             )?;
         }
+    }
+    Ok(())
+}
+
+fn resource_title(ctx: &Context, f: &Finding) -> String {
+    let r = ctx.resource(f);
+    match (r.name.is_empty(), r.id.is_empty()) {
+        (false, false) => format!("{} `{}` ({})", r.kind, r.name, r.id),
+        (false, true) => format!("{} `{}`", r.kind, r.name),
+        (true, false) => format!("{} `{}`", r.kind, r.id),
+        (true, true) => r.kind.to_string(),
+    }
+}
+
+/// What waivers and the baseline accepted, and why: an auditor reads this.
+fn accepted(ctx: &Context, summary: &Summary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if summary.suppressed_total() == 0 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n## Accepted findings\n\n{} waived, {} known from the baseline; they do not fail the run.\n",
+        summary.suppressed.waived, summary.suppressed.baseline
+    )?;
+    writeln!(out, "| Rule | Severity | Resource | Why |\n|---|---|---|---|")?;
+    for f in ctx.outcome.findings.iter().filter(|f| f.is_suppressed()) {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            f.rule.id,
+            f.severity,
+            cell(&resource_title(ctx, f)),
+            cell(&ctx.justification(f).unwrap_or_default())
+        )?;
+    }
+    Ok(())
+}
+
+fn notices(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if ctx.outcome.triage.notices.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n## Notices\n")?;
+    for n in &ctx.outcome.triage.notices {
+        writeln!(
+            out,
+            "- `{}` {} (`{}:{}:{}`)",
+            n.code,
+            cell(&n.message),
+            n.place.file,
+            n.place.line,
+            n.place.column
+        )?;
     }
     Ok(())
 }

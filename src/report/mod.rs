@@ -13,6 +13,8 @@ use crate::check::Outcome;
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
 use crate::findings::{Finding, Resource};
+use crate::triage::Suppression;
+use crate::triage::waiver::Waiver;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -99,19 +101,35 @@ impl Context<'_> {
             .unwrap_or_default()
     }
 
+    /// The waiver that accepted a finding, if one did.
+    pub fn waiver(&self, f: &Finding) -> Option<&Waiver> {
+        match f.suppression {
+            Some(Suppression::Waiver(i)) => self.outcome.triage.waivers.get(i),
+            _ => None,
+        }
+    }
+
+    /// Why a finding is accepted, in words, when it is:
+    /// `waived until 2024-12-31 (.edgeaudit.yaml:10:5): the reason`.
+    pub fn justification(&self, f: &Finding) -> Option<String> {
+        match f.suppression? {
+            Suppression::Waiver(_) => {
+                let w = self.waiver(f)?;
+                let until = w.expires.map_or(String::new(), |d| format!(" until {d}"));
+                Some(format!(
+                    "waived{until} ({}:{}:{}): {}",
+                    w.place.file, w.place.line, w.place.column, w.reason
+                ))
+            }
+            Suppression::Baseline => Some(format!(
+                "known: recorded in the baseline {}",
+                self.outcome.triage.baseline.as_ref().map_or("", |b| b.file.as_str())
+            )),
+        }
+    }
+
     /// The resource a finding is about.
     pub fn resource(&self, f: &Finding) -> Resource<'_> {
-        match self.analysis.subject(f.subject) {
-            Some(s) => Resource {
-                kind: s.kind,
-                id: s.id,
-                name: s.name,
-            },
-            None => Resource {
-                kind: f.subject.kind,
-                id: "",
-                name: "",
-            },
-        }
+        f.resource(self.analysis)
     }
 }

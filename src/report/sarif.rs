@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use super::Context;
 use crate::engine::docs;
 use crate::findings::{Finding, Severity};
+use crate::triage::{self, Place, Suppression};
 
 pub fn level(severity: Severity) -> &'static str {
     match severity {
@@ -63,7 +64,7 @@ struct Run<'a> {
     automation_details: AutomationDetails,
     column_kind: &'static str,
     results: Results<'a>,
-    invocations: [Invocation; 1],
+    invocations: [Invocation<'a>; 1],
     properties: RunProperties,
 }
 
@@ -133,7 +134,70 @@ struct SarifResult<'a> {
     message: OwnedText,
     locations: [Location<'a>; 1],
     partial_fingerprints: Fingerprints,
+    /// Present, possibly empty, for a result a waiver or the baseline accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppressions: Option<[SarifSuppression; 1]>,
+    /// `new` or `unchanged` when the run compared with a baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline_state: Option<&'static str>,
     properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifSuppression {
+    kind: &'static str,
+    status: &'static str,
+    justification: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location: Option<PlainLocation>,
+}
+
+/// A location in one of edgeaudit's own files (config, baseline).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlainLocation {
+    physical_location: PlainPhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlainPhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: StartRegion,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StartRegion {
+    start_line: usize,
+    start_column: usize,
+}
+
+fn plain_location(place: &Place) -> PlainLocation {
+    PlainLocation {
+        physical_location: PlainPhysicalLocation {
+            artifact_location: artifact(&place.file),
+            region: StartRegion {
+                start_line: place.line,
+                start_column: place.column,
+            },
+        },
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification<'a> {
+    descriptor: Descriptor<'a>,
+    level: &'static str,
+    message: Text<'a>,
+    locations: [PlainLocation; 1],
+}
+
+#[derive(Serialize)]
+struct Descriptor<'a> {
+    id: &'a str,
 }
 
 #[derive(Serialize)]
@@ -188,8 +252,13 @@ struct LogicalLocation<'a> {
 
 #[derive(Serialize)]
 struct Fingerprints {
+    /// Rule, file, pointer and resource (DESIGN §4).
     #[serde(rename = "edgeaudit/v1")]
     v1: String,
+    /// Rule, resource and field only: the baseline's fingerprint, stable when
+    /// exports are split, merged or reordered.
+    #[serde(rename = "edgeaudit/resource/v1")]
+    resource: String,
 }
 
 #[derive(Serialize)]
@@ -199,9 +268,12 @@ struct ResultProperties<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Invocation {
+struct Invocation<'a> {
     execution_successful: bool,
     exit_code: u8,
+    /// Expired or unmatched waivers, stale baseline entries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_configuration_notifications: Vec<Notification<'a>>,
 }
 
 #[derive(Serialize)]
@@ -216,6 +288,7 @@ impl Serialize for Results<'_> {
         let mut messages = self.messages.borrow_mut();
         s.collect_seq(ctx.outcome.findings.iter().map(|f| {
             let resource = ctx.resource(f);
+            let resource_fingerprint = triage::finding_fingerprint(f, &resource);
             SarifResult {
                 rule_id: &f.rule.id,
                 rule_index: ctx.rules.rules.iter().position(|r| r.id == f.rule.id),
@@ -241,7 +314,25 @@ impl Serialize for Results<'_> {
                 }],
                 partial_fingerprints: Fingerprints {
                     v1: fingerprint(f, ctx.file(f), resource.id),
+                    resource: resource_fingerprint.clone(),
                 },
+                suppressions: f.suppression.map(|kind| {
+                    [SarifSuppression {
+                        kind: "external",
+                        status: "accepted",
+                        justification: ctx.justification(f).unwrap_or_default(),
+                        location: match kind {
+                            Suppression::Waiver(_) => ctx.waiver(f).map(|w| plain_location(&w.place)),
+                            Suppression::Baseline => None,
+                        },
+                    }]
+                }),
+                baseline_state: ctx
+                    .outcome
+                    .triage
+                    .baseline
+                    .as_ref()
+                    .map(|b| if b.contains(&resource_fingerprint) { "unchanged" } else { "new" }),
                 properties: ResultProperties {
                     pointer: &f.location.pointer,
                 },
@@ -298,6 +389,18 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 invocations: [Invocation {
                     execution_successful: true,
                     exit_code: ctx.exit_code,
+                    tool_configuration_notifications: ctx
+                        .outcome
+                        .triage
+                        .notices
+                        .iter()
+                        .map(|n| Notification {
+                            descriptor: Descriptor { id: n.code },
+                            level: "note",
+                            message: Text { text: &n.message },
+                            locations: [plain_location(&n.place)],
+                        })
+                        .collect(),
                 }],
                 properties: RunProperties {
                     as_of: ctx.outcome.as_of.to_string(),

@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::check::Outcome;
 use crate::findings::Severity;
 use crate::model::Kind;
+use crate::triage::Suppression;
 
 #[derive(Debug, Serialize)]
 pub struct Summary {
@@ -14,6 +15,16 @@ pub struct Summary {
     pub findings: usize,
     pub by_severity: BTreeMap<&'static str, usize>,
     pub by_rule: BTreeMap<String, usize>,
+    /// Findings a waiver or the baseline accepted (not counted above).
+    pub suppressed: Suppressed,
+    /// Notes about waivers and baseline entries.
+    pub notices: usize,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Suppressed {
+    pub waived: usize,
+    pub baseline: usize,
 }
 
 impl Summary {
@@ -23,7 +34,15 @@ impl Summary {
             .map(|s| (s.as_str(), 0))
             .collect();
         let mut by_rule = BTreeMap::new();
+        let mut suppressed = Suppressed::default();
         for f in &outcome.findings {
+            match f.suppression {
+                Some(Suppression::Waiver(_)) => suppressed.waived += 1,
+                Some(Suppression::Baseline) => suppressed.baseline += 1,
+                None => {}
+            }
+        }
+        for f in outcome.active() {
             *by_severity.entry(f.severity.as_str()).or_default() += 1;
             *by_rule.entry(f.rule.id.clone()).or_default() += 1;
         }
@@ -31,14 +50,20 @@ impl Summary {
             files: outcome.files.len() - outcome.skipped.len(),
             skipped_files: outcome.skipped.len(),
             records: outcome.records.clone(),
-            findings: outcome.findings.len(),
+            findings: outcome.active().count(),
             by_severity,
             by_rule,
+            suppressed,
+            notices: outcome.triage.notices.len(),
         }
     }
 
     pub fn count(&self, severity: Severity) -> usize {
         self.by_severity.get(severity.as_str()).copied().unwrap_or(0)
+    }
+
+    pub fn suppressed_total(&self) -> usize {
+        self.suppressed.waived + self.suppressed.baseline
     }
 
     pub fn records_total(&self) -> usize {

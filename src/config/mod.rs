@@ -1,0 +1,377 @@
+//! `.edgeaudit.yaml`: a team's settings for `check` — the as-of date, what
+//! fails the run, which rules run and how severe they are, extra rule packs,
+//! and waivers. Found upward from the working directory, or named with
+//! `--config`. Every mistake in it is an error with its line and column.
+
+pub mod starter;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::engine::RuleSet;
+use crate::findings::{FailOn, Severity};
+use crate::load::error::InputError;
+use crate::triage::Place;
+use crate::triage::waiver::Waiver;
+
+pub const FILE_NAME: &str = ".edgeaudit.yaml";
+
+/// A value and where the config says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub place: Place,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    /// The file, as a path relative to the working directory when found upward.
+    pub file: String,
+    pub as_of: Option<NaiveDate>,
+    pub fail_on: Option<FailOn>,
+    pub select: Vec<Setting<String>>,
+    pub ignore: Vec<Setting<String>>,
+    /// Rule id or prefix → severity, in every phase of the rule.
+    pub severity: Vec<(Setting<String>, Severity)>,
+    /// Extra rule packs, resolved against the config's directory.
+    pub packs: Vec<Setting<String>>,
+    pub waivers: Vec<Waiver>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigSpec {
+    as_of: Option<Spanned<String>>,
+    fail_on: Option<Spanned<String>>,
+    #[serde(default)]
+    select: Vec<Spanned<String>>,
+    #[serde(default)]
+    ignore: Vec<Spanned<String>>,
+    #[serde(default)]
+    severity: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    packs: Vec<Spanned<String>>,
+    #[serde(default)]
+    waivers: Vec<Spanned<WaiverSpec>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaiverSpec {
+    rule: Spanned<String>,
+    resource: Spanned<String>,
+    reason: Option<Spanned<String>>,
+    expires: Option<Spanned<String>>,
+}
+
+/// The config that applies in `dir`: `.edgeaudit.yaml` there or in the nearest
+/// parent, named relative to `dir` (`.edgeaudit.yaml`, `../.edgeaudit.yaml`).
+pub fn find_upward(dir: &Path) -> Option<(PathBuf, String)> {
+    let mut up = String::new();
+    let mut candidate = Some(dir);
+    while let Some(d) = candidate {
+        let path = d.join(FILE_NAME);
+        if path.is_file() {
+            return Some((path, format!("{up}{FILE_NAME}")));
+        }
+        up.push_str("../");
+        candidate = d.parent();
+    }
+    None
+}
+
+pub fn read(path: &Path, name: &str) -> Result<Config, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::unreadable(name, format!("cannot read config: {e}")))?;
+    parse(name, &text)
+}
+
+/// Parses a config named `name` (a path as the user would type it: pack paths
+/// in it are relative to its directory).
+pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
+    let base_name = name.rsplit_once('/').map_or("", |(dir, _)| dir);
+    // An empty file, or one of comments only, is a config that changes nothing.
+    let has_content = text
+        .lines()
+        .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && l.trim() != "---");
+    if !has_content {
+        return Ok(Config {
+            file: name.to_string(),
+            ..Config::default()
+        });
+    }
+    let spec: ConfigSpec = crate::load::yaml::parse_small(name, text, "config")?;
+    let place = |line: usize, column: usize| Place {
+        file: name.to_string(),
+        line,
+        column,
+    };
+    let at = |s: &Spanned<String>| place(s.referenced.line() as usize, s.referenced.column() as usize);
+    let error = |s: &Spanned<String>, message: String| {
+        let p = at(s);
+        InputError::at_line_column(name, p.line, p.column, message)
+    };
+    let date = |s: &Spanned<String>, key: &str| {
+        NaiveDate::parse_from_str(&s.value, "%Y-%m-%d")
+            .map_err(|_| error(s, format!("{key} `{}` is not a date: expected YYYY-MM-DD", s.value)))
+    };
+    let setting = |s: &Spanned<String>| Setting {
+        value: s.value.clone(),
+        place: at(s),
+    };
+
+    let as_of = spec.as_of.as_ref().map(|s| date(s, "as_of")).transpose()?;
+    let fail_on = spec
+        .fail_on
+        .as_ref()
+        .map(|s| FailOn::parse(&s.value).ok_or_else(|| error(s, format!("fail_on `{}`: expected error, warning, note or never", s.value))))
+        .transpose()?;
+    let mut severity = Vec::new();
+    for (id, level) in &spec.severity {
+        let value = Severity::parse(&level.value).ok_or_else(|| {
+            error(
+                level,
+                format!("severity of {id}: `{}`, expected error, warning or note", level.value),
+            )
+        })?;
+        let place = at(level);
+        severity.push((Setting { value: id.clone(), place }, value));
+    }
+    let packs = spec
+        .packs
+        .iter()
+        .map(|s| {
+            let resolved = if Path::new(&s.value).is_absolute() || base_name.is_empty() {
+                s.value.clone()
+            } else {
+                format!("{base_name}/{}", s.value)
+            };
+            Setting {
+                value: resolved,
+                place: at(s),
+            }
+        })
+        .collect();
+    let mut waivers = Vec::new();
+    for (i, w) in spec.waivers.iter().enumerate() {
+        let entry = place(w.referenced.line() as usize, w.referenced.column() as usize);
+        let w = &w.value;
+        let reason = match &w.reason {
+            Some(r) if !r.value.trim().is_empty() => r.value.trim().to_string(),
+            Some(r) => {
+                return Err(error(
+                    r,
+                    format!("waivers[{i}]: the reason is empty: say why the finding is accepted"),
+                ));
+            }
+            None => {
+                return Err(InputError::at_line_column(
+                    name,
+                    entry.line,
+                    entry.column,
+                    format!("waivers[{i}]: a waiver needs a `reason`: say why the finding is accepted"),
+                ));
+            }
+        };
+        if !w.resource.value.contains('/') && w.resource.value != "*" {
+            return Err(error(
+                &w.resource,
+                format!(
+                    "waivers[{i}]: resource `{}` should be `kind/id` or `kind/name` (globs allowed), e.g. `pool/17b5962d*`",
+                    w.resource.value
+                ),
+            ));
+        }
+        waivers.push(Waiver {
+            rule: w.rule.value.trim().to_string(),
+            resource: w.resource.value.trim().to_string(),
+            reason,
+            expires: w.expires.as_ref().map(|s| date(s, &format!("waivers[{i}].expires"))).transpose()?,
+            place: entry,
+        });
+    }
+    Ok(Config {
+        file: name.to_string(),
+        as_of,
+        fail_on,
+        select: spec.select.iter().map(setting).collect(),
+        ignore: spec.ignore.iter().map(setting).collect(),
+        severity,
+        packs,
+        waivers,
+    })
+}
+
+impl Config {
+    fn error(&self, place: &Place, message: String) -> InputError {
+        InputError::at_line_column(&self.file, place.line, place.column, message)
+    }
+
+    /// Adds the config's packs to the rules, applies its severities, and
+    /// checks that every rule id it names exists.
+    pub fn configure(&self, rules: &mut RuleSet) -> Result<(), InputError> {
+        for pack in &self.packs {
+            rules.add_pack_file(&pack.value)?;
+        }
+        for (selector, severity) in &self.severity {
+            rules
+                .override_severity(&selector.value, *severity)
+                .map_err(|e| self.error(&selector.place, format!("severity: {e}")))?;
+        }
+        for (key, list) in [("select", &self.select), ("ignore", &self.ignore)] {
+            for selector in list {
+                if !rules.knows(&selector.value) {
+                    return Err(self.error(
+                        &selector.place,
+                        format!("{key}: `{}` matches no rule id (see `edgeaudit rules`)", selector.value),
+                    ));
+                }
+            }
+        }
+        for w in &self.waivers {
+            if !rules.rules.iter().any(|r| crate::triage::glob::matches(&w.rule, &r.id)) {
+                return Err(self.error(
+                    &w.place,
+                    format!("waiver: rule `{}` matches no rule id (see `edgeaudit rules`)", w.rule),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> Result<Config, InputError> {
+        parse(".edgeaudit.yaml", text)
+    }
+
+    #[test]
+    fn reads_every_setting() {
+        let config = parse_text(
+            "as_of: 2024-10-01\nfail_on: error\nselect: [LB, CA00]\nignore:\n  - CA009\nseverity:\n  CA001: warning\npacks: [extra.yaml]\nwaivers:\n  - rule: LB002\n    resource: pool/17b5*\n    reason: Replacement policy is being rolled out\n    expires: 2024-12-31\n",
+        )
+        .unwrap();
+        assert_eq!(config.as_of, NaiveDate::from_ymd_opt(2024, 10, 1));
+        assert_eq!(config.fail_on, Some(FailOn::Error));
+        assert_eq!(config.select.iter().map(|s| s.value.as_str()).collect::<Vec<_>>(), ["LB", "CA00"]);
+        assert_eq!((config.ignore[0].value.as_str(), config.ignore[0].place.line), ("CA009", 5));
+        assert_eq!(config.severity[0].0.value, "CA001");
+        assert_eq!(config.severity[0].1, Severity::Warning);
+        assert_eq!(config.packs[0].value, "extra.yaml");
+        let w = &config.waivers[0];
+        assert_eq!((w.rule.as_str(), w.resource.as_str()), ("LB002", "pool/17b5*"));
+        assert_eq!(w.expires, NaiveDate::from_ymd_opt(2024, 12, 31));
+        assert_eq!((w.place.line, w.place.column), (10, 5));
+    }
+
+    #[test]
+    fn packs_are_relative_to_the_config() {
+        let config = parse("../.edgeaudit.yaml", "packs: [rules/extra.yaml, /abs/pack.yaml]\n").unwrap();
+        assert_eq!(config.packs[0].value, "../rules/extra.yaml");
+        assert_eq!(config.packs[1].value, "/abs/pack.yaml");
+    }
+
+    #[test]
+    fn an_empty_config_changes_nothing() {
+        let config = parse_text("# nothing yet\n\n").unwrap();
+        assert_eq!(config.waivers.len(), 0);
+        assert_eq!(config.as_of, None);
+    }
+
+    #[test]
+    fn mistakes_name_line_and_column() {
+        let cases = [
+            ("as_of: 2024-13-01\n", 1, 8, "as_of `2024-13-01` is not a date"),
+            ("fail_on: sometimes\n", 1, 10, "fail_on `sometimes`"),
+            ("severity:\n  CA001: critical\n", 2, 10, "severity of CA001: `critical`"),
+            ("sellect: [LB]\n", 1, 1, "unknown field `sellect`"),
+            (
+                "waivers:\n  - rule: LB001\n    resource: pool/x\n",
+                2,
+                5,
+                "a waiver needs a `reason`",
+            ),
+            (
+                "waivers:\n  - rule: LB001\n    resource: pool/x\n    reason: \"  \"\n",
+                4,
+                13,
+                "the reason is empty",
+            ),
+            (
+                "waivers:\n  - rule: LB001\n    resource: abc\n    reason: r\n",
+                3,
+                15,
+                "should be `kind/id`",
+            ),
+            (
+                "waivers:\n  - rule: LB001\n    resource: pool/x\n    reason: r\n    expires: soon\n",
+                5,
+                14,
+                "waivers[0].expires `soon`",
+            ),
+            (
+                "waivers:\n  - rule: LB001\n    resource: pool/x\n    reason: r\n    until: 2024-01-01\n",
+                5,
+                5,
+                "unknown field `until`",
+            ),
+            ("as_of: [1\n", 1, 8, "invalid config"),
+            ("select: LB\n", 1, 9, "invalid config"),
+            ("a: &a [*a]\n", 1, 1, "invalid config"),
+            ("fail_on: error\nfail_on: note\n", 2, 1, "duplicate"),
+        ];
+        for (text, line, column, message) in cases {
+            let e = parse_text(text).expect_err(text);
+            assert_eq!(e.file, ".edgeaudit.yaml");
+            assert!(e.message.contains(message), "{text:?}: {e}");
+            assert_eq!((e.line, e.column), (line, column), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn rule_ids_it_names_must_exist() {
+        let mut rules = RuleSet::builtin().unwrap();
+        let config = parse_text("select: [LB]\nignore: [XX]\n").unwrap();
+        let e = config.configure(&mut rules).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 10), "{e}");
+        assert!(e.message.contains("ignore: `XX` matches no rule id"), "{e}");
+
+        let mut rules = RuleSet::builtin().unwrap();
+        let config = parse_text("severity:\n  ZZ9: error\n").unwrap();
+        let e = config.configure(&mut rules).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+
+        let mut rules = RuleSet::builtin().unwrap();
+        let config = parse_text("waivers:\n  - rule: LB9*\n    resource: pool/*\n    reason: r\n").unwrap();
+        let e = config.configure(&mut rules).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 5), "{e}");
+    }
+
+    #[test]
+    fn severity_overrides_every_phase() {
+        let mut rules = RuleSet::builtin().unwrap();
+        let config = parse_text("severity:\n  CA008: note\n").unwrap();
+        config.configure(&mut rules).unwrap();
+        let rule = rules.get("CA008").unwrap();
+        assert_eq!(rule.severity, Severity::Note);
+        assert!(!rule.phases.is_empty() && rule.phases.iter().all(|p| p.severity == Severity::Note));
+    }
+
+    #[test]
+    fn found_upward() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), "fail_on: note\n").unwrap();
+        let (path, name) = find_upward(&nested).unwrap();
+        assert_eq!(name, "../../.edgeaudit.yaml");
+        assert_eq!(path, dir.path().join(FILE_NAME));
+        assert_eq!(find_upward(dir.path()).unwrap().1, FILE_NAME);
+    }
+}

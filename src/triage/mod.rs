@@ -1,0 +1,188 @@
+//! Between findings and reports: which findings a team has already accepted —
+//! by a waiver in its config or by a baseline — and notes about waivers and
+//! baseline entries that no longer do anything. Suppressed findings are kept
+//! (SARIF reports them with `suppressions`); they just do not fail the run.
+
+pub mod baseline;
+pub mod glob;
+pub mod waiver;
+
+use chrono::NaiveDate;
+
+use self::baseline::{Baseline, Entry, fingerprint};
+use self::waiver::Waiver;
+use crate::findings::{Finding, Resource};
+
+/// A place in one of edgeaudit's own files (config, baseline).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suppression {
+    /// By the waiver at this index of [`Triaged::waivers`].
+    Waiver(usize),
+    /// Recorded in the baseline.
+    Baseline,
+}
+
+/// Something about the run's own configuration a user should act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Stable: `waiver-expired`, `waiver-unmatched`, `baseline-stale`.
+    pub code: &'static str,
+    pub message: String,
+    pub place: Place,
+}
+
+/// What the run was asked to accept.
+#[derive(Debug, Default)]
+pub struct Triage {
+    pub waivers: Vec<Waiver>,
+    pub baseline: Option<Baseline>,
+    /// Record today's findings (those no waiver covers) as the baseline, in this file.
+    pub write_baseline: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Triaged {
+    pub waivers: Vec<Waiver>,
+    /// The baseline the findings were compared with: the one read, or the one written.
+    pub baseline: Option<Baseline>,
+    /// Set when the run writes a baseline (the caller writes the file).
+    pub written: Option<Baseline>,
+    pub notices: Vec<Notice>,
+}
+
+impl Triaged {
+    pub fn suppressed(&self, findings: &[Finding]) -> usize {
+        findings.iter().filter(|f| f.suppression.is_some()).count()
+    }
+}
+
+/// The baseline fingerprint of a finding on a resource.
+pub fn finding_fingerprint(f: &Finding, resource: &Resource) -> String {
+    fingerprint(&f.rule.id, &resource_name(resource), &f.path, f.item.as_deref())
+}
+
+fn resource_name(resource: &Resource) -> String {
+    format!("{}/{}", resource.kind, resource.id)
+}
+
+/// Marks the suppressed findings and says what the waivers and the baseline
+/// did.
+pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Resource<'a>, as_of: NaiveDate, triage: Triage) -> Triaged {
+    let Triage {
+        waivers,
+        baseline,
+        write_baseline,
+    } = triage;
+    let mut live_hits = vec![0usize; waivers.len()];
+    let mut expired_hits = vec![0usize; waivers.len()];
+    let mut seen = std::collections::HashSet::new();
+    let mut entries = Vec::new();
+    let fingerprints_needed = baseline.is_some() || write_baseline.is_some();
+    for f in findings.iter_mut() {
+        let resource = resource_of(f);
+        if !waivers.is_empty() {
+            let matching = |w: &Waiver| w.matches(&f.rule.id, &resource);
+            match waivers.iter().position(|w| matching(w) && !w.is_expired(as_of)) {
+                Some(i) => {
+                    live_hits[i] += 1;
+                    f.suppression = Some(Suppression::Waiver(i));
+                }
+                None => {
+                    for (i, w) in waivers.iter().enumerate() {
+                        if matching(w) {
+                            expired_hits[i] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        if !fingerprints_needed {
+            continue;
+        }
+        let print = finding_fingerprint(f, &resource);
+        if let Some(b) = &baseline
+            && b.contains(&print)
+        {
+            seen.insert(print.clone());
+            if f.suppression.is_none() && write_baseline.is_none() {
+                f.suppression = Some(Suppression::Baseline);
+            }
+        }
+        if write_baseline.is_some() && f.suppression.is_none() {
+            f.suppression = Some(Suppression::Baseline);
+            entries.push(Entry {
+                fingerprint: print,
+                rule: f.rule.id.clone(),
+                resource: resource_name(&resource),
+                name: resource.name.to_string(),
+                field: f.path.to_string(),
+                item: f.item.clone(),
+            });
+        }
+    }
+
+    let mut notices = Vec::new();
+    for (i, w) in waivers.iter().enumerate() {
+        let what = format!("waiver for {} on {}", w.rule, w.resource);
+        match w.expires {
+            Some(date) if w.is_expired(as_of) => notices.push(Notice {
+                code: "waiver-expired",
+                message: match expired_hits[i] {
+                    0 => format!("{what} expired on {date} and matches no finding: remove it"),
+                    n => format!(
+                        "{what} expired on {date}; the {} it matches {} reported again (reason was: {})",
+                        plural(n, "finding"),
+                        if n == 1 { "is" } else { "are" },
+                        w.reason
+                    ),
+                },
+                place: w.place.clone(),
+            }),
+            _ if live_hits[i] == 0 => notices.push(Notice {
+                code: "waiver-unmatched",
+                message: format!("{what} matched no finding: remove it, or check its rule and resource (`kind/id` or `kind/name`)"),
+                place: w.place.clone(),
+            }),
+            _ => {}
+        }
+    }
+    let written = write_baseline.map(|file| Baseline::new(&file, entries));
+    if written.is_none()
+        && let Some(b) = &baseline
+    {
+        for (entry, place) in b.entries.iter().zip(&b.places) {
+            if !seen.contains(&entry.fingerprint.to_ascii_lowercase()) {
+                let name = if entry.name.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", entry.name)
+                };
+                notices.push(Notice {
+                    code: "baseline-stale",
+                    message: format!(
+                        "baseline entry {} on {}{name} no longer occurs: rewrite the baseline with --write-baseline to drop it",
+                        entry.rule, entry.resource
+                    ),
+                    place: place.clone(),
+                });
+            }
+        }
+    }
+    Triaged {
+        waivers,
+        baseline: written.clone().or(baseline),
+        written,
+        notices,
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+}
