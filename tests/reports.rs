@@ -32,32 +32,11 @@ fn sarif_report_snapshot() {
     insta::assert_snapshot!("demo_sarif", demo("sarif"));
 }
 
-fn sarif_schema() -> Option<serde_json::Value> {
-    let path = common::root().join("../shared/data/sarif-schema-2.1.0.json");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(serde_json::from_str(&text).expect("schema is JSON")),
-        Err(_) => {
-            eprintln!("NOTICE: {} not found; skipping SARIF schema validation", path.display());
-            None
-        }
-    }
-}
-
-fn assert_valid_sarif(sarif: &serde_json::Value) {
-    let Some(schema) = sarif_schema() else { return };
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(sarif)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "SARIF invalid against 2.1.0:\n{}", errors.join("\n"));
-}
-
 #[test]
 fn sarif_is_valid_against_the_schema_with_and_without_results() {
     let with_results: serde_json::Value = serde_json::from_str(&demo("sarif")).expect("json");
     assert!(!with_results["runs"][0]["results"].as_array().expect("results").is_empty());
-    assert_valid_sarif(&with_results);
+    common::assert_valid_sarif(&with_results);
 
     let dir = common::temp_dir(&[(
         "pools.json",
@@ -67,7 +46,7 @@ fn sarif_is_valid_against_the_schema_with_and_without_results() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let empty = json(&r);
     assert_eq!(empty["runs"][0]["results"].as_array().map(Vec::len), Some(0));
-    assert_valid_sarif(&empty);
+    common::assert_valid_sarif(&empty);
 }
 
 #[test]

@@ -91,6 +91,11 @@ impl Baseline {
             let offset = offset_of_line_byte_column(text, e.line(), e.column());
             let message = e.to_string();
             let message = message.rfind(" at line ").map_or(message.as_str(), |i| &message[..i]);
+            let message = if message.contains("struct Document") {
+                "expected an object with `version`, `tool` and `findings`, as --write-baseline writes it"
+            } else {
+                message
+            };
             InputError::at_offset(file, text, offset, format!("invalid baseline: {message}"))
         })?;
         let starts = crate::locate::json::find(text, 0, &["findings"]);

@@ -85,3 +85,26 @@ pub fn temp_dir(files: &[(&str, &[u8])]) -> tempfile::TempDir {
 pub fn path_str(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
+
+fn sarif_schema() -> Option<serde_json::Value> {
+    let path = root().join("../shared/data/sarif-schema-2.1.0.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(serde_json::from_str(&text).expect("schema is JSON")),
+        Err(_) => {
+            eprintln!("NOTICE: {} not found; skipping SARIF schema validation", path.display());
+            None
+        }
+    }
+}
+
+/// Validates against ../shared/data/sarif-schema-2.1.0.json; says so and
+/// skips when the file is not there.
+pub fn assert_valid_sarif(sarif: &serde_json::Value) {
+    let Some(schema) = sarif_schema() else { return };
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "SARIF invalid against 2.1.0:\n{}", errors.join("\n"));
+}
