@@ -1,0 +1,177 @@
+//! The pre-commit hooks of `.pre-commit-hooks.yaml`, for real: `pre-commit
+//! try-repo` against this repository in a temporary git repository holding
+//! exports, and a real `git commit` through installed hooks.
+//!
+//! Needs `pre-commit` (`pip install pre-commit`); without it the test says so
+//! and skips, unless `EDGEAUDIT_REQUIRE_PRE_COMMIT` is set (CI sets it, so it
+//! can never skip there). pre-commit builds the hook with `cargo install`;
+//! the build goes to target/pre-commit so that later runs reuse it.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CLEAN: &str = r#"{"result": [{"id": "aaaa0000000000000000000000000001", "name": "web", "notification_email": "", "origins": []}]}
+"#;
+
+/// The legacy e-mail of `web` has no replacement: LB001, an error.
+const BAD: &str = r#"{"result": [{"id": "aaaa0000000000000000000000000002", "name": "api", "notification_email": "oncall@example.com", "origins": []}]}
+"#;
+
+fn pre_commit() -> Option<Vec<String>> {
+    let works = |cmd: &[&str]| {
+        Command::new(cmd[0])
+            .args(&cmd[1..])
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if works(&["pre-commit"]) {
+        return Some(vec!["pre-commit".into()]);
+    }
+    if works(&["python3", "-m", "pre_commit"]) {
+        return Some(vec!["python3".into(), "-m".into(), "pre_commit".into()]);
+    }
+    None
+}
+
+fn sh(dir: &Path, program: &[String], args: &[&str]) -> Output {
+    let target = common::root().join("target/pre-commit");
+    Command::new(&program[0])
+        .args(&program[1..])
+        .args(args)
+        .current_dir(dir)
+        // A store of its own: nothing from the user's ~/.cache/pre-commit.
+        .env("PRE_COMMIT_HOME", dir.join(".pre-commit-home"))
+        .env("CARGO_TARGET_DIR", target)
+        .env("GIT_AUTHOR_NAME", "edgeaudit test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "edgeaudit test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program:?}: {e}"))
+}
+
+fn git(dir: &Path, args: &[&str]) -> Output {
+    let out = sh(dir, &["git".to_string()], args);
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// `hook-name.....Passed` / `Failed`, as pre-commit prints it.
+fn status(output: &str, hook: &str) -> &'static str {
+    let line = output
+        .lines()
+        .find(|l| l.starts_with(hook) && l[hook.len()..].starts_with('.'))
+        .unwrap_or_else(|| panic!("no status line for {hook}:\n{output}"));
+    if line.ends_with("Passed") {
+        "Passed"
+    } else if line.ends_with("Failed") {
+        "Failed"
+    } else {
+        panic!("unexpected status line: {line}")
+    }
+}
+
+fn edgeaudit(dir: &Path, args: &[&str]) -> common::Run {
+    common::run_in(dir, args)
+}
+
+#[test]
+fn hooks_pass_clean_exports_and_fail_bad_ones() {
+    let Some(pre_commit) = pre_commit() else {
+        assert!(
+            std::env::var_os("EDGEAUDIT_REQUIRE_PRE_COMMIT").is_none(),
+            "EDGEAUDIT_REQUIRE_PRE_COMMIT is set but pre-commit is not installed"
+        );
+        eprintln!("NOTICE: pre-commit is not installed (pip install pre-commit); skipping the pre-commit round trip");
+        return;
+    };
+    let this_repo = common::root();
+    let repo = tempfile::tempdir().expect("tempdir");
+    let dir = repo.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join(".gitignore"), ".pre-commit-home/\n").unwrap();
+    std::fs::create_dir_all(dir.join("exports")).unwrap();
+    std::fs::write(dir.join("exports/pools.json"), CLEAN).unwrap();
+    // An empty baseline: nothing is known yet.
+    let r = edgeaudit(dir, &["check", "exports", "--write-baseline", ".edgeaudit-baseline.json", "-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    git(dir, &["add", "-A"]);
+    let repo_arg = this_repo.to_str().expect("utf-8 path");
+
+    // A clean export passes both hooks.
+    let out = sh(dir, &pre_commit, &["try-repo", repo_arg, "--all-files", "--color", "never"]);
+    let log = text(&out);
+    assert!(out.status.success(), "clean exports must pass:\n{log}");
+    assert_eq!(status(&log, "edgeaudit (new findings only)"), "Passed");
+    assert_eq!(status(&log, "edgeaudit"), "Passed");
+
+    // A bad export fails both, and says why.
+    std::fs::write(dir.join("exports/more-pools.json"), BAD).unwrap();
+    git(dir, &["add", "-A"]);
+    let out = sh(dir, &pre_commit, &["try-repo", repo_arg, "--all-files", "--color", "never"]);
+    let log = text(&out);
+    assert!(!out.status.success(), "a bad export must fail:\n{log}");
+    assert_eq!(status(&log, "edgeaudit"), "Failed");
+    assert_eq!(status(&log, "edgeaudit (new findings only)"), "Failed");
+    assert!(log.contains("LB001"), "the report names the rule:\n{log}");
+    assert!(log.contains("exports/more-pools.json"), "and the file:\n{log}");
+
+    // Once accepted in the baseline, only the plain hook still fails.
+    let r = edgeaudit(dir, &["check", "exports", "--write-baseline", ".edgeaudit-baseline.json", "-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    git(dir, &["add", "-A"]);
+    let out = sh(dir, &pre_commit, &["try-repo", repo_arg, "--all-files", "--color", "never"]);
+    let log = text(&out);
+    assert_eq!(status(&log, "edgeaudit (new findings only)"), "Passed", "{log}");
+    assert_eq!(status(&log, "edgeaudit"), "Failed", "{log}");
+
+    // A real commit through installed hooks, when this repository's HEAD holds
+    // the code under test (always so in CI's fresh clone).
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&this_repo)
+        .output()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(true);
+    if dirty {
+        eprintln!("NOTICE: this repository has uncommitted changes; skipping the real `git commit` part (try-repo above used them)");
+        return;
+    }
+    let head = String::from_utf8_lossy(&git(&this_repo, &["rev-parse", "HEAD"]).stdout)
+        .trim()
+        .to_string();
+    std::fs::write(
+        dir.join(".pre-commit-config.yaml"),
+        format!("repos:\n  - repo: {repo_arg}\n    rev: {head}\n    hooks:\n      - id: edgeaudit-baseline\n"),
+    )
+    .unwrap();
+    let out = sh(dir, &pre_commit, &["install"]);
+    assert!(out.status.success(), "{}", text(&out));
+    git(dir, &["add", "-A"]);
+    let out = sh(dir, &["git".to_string()], &["commit", "-q", "-m", "accepted state"]);
+    assert!(out.status.success(), "known findings do not block a commit:\n{}", text(&out));
+    std::fs::write(
+        dir.join("exports/new-pools.json"),
+        BAD.replace("aaaa0000000000000000000000000002", "aaaa0000000000000000000000000003"),
+    )
+    .unwrap();
+    git(dir, &["add", "-A"]);
+    let out = sh(dir, &["git".to_string()], &["commit", "-q", "-m", "a new problem"]);
+    let log = text(&out);
+    assert!(!out.status.success(), "a new finding blocks the commit:\n{log}");
+    assert!(log.contains("exports/new-pools.json") && log.contains("LB001"), "{log}");
+    let committed = git(dir, &["log", "--oneline"]);
+    assert_eq!(
+        String::from_utf8_lossy(&committed.stdout).lines().count(),
+        1,
+        "the bad commit was not made"
+    );
+}
