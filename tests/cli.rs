@@ -176,6 +176,7 @@ fn several_formats_in_one_run() {
     assert_eq!(clash.code, 2, "two formats into one file");
     let sarif_doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif written")).expect("sarif json");
     assert_eq!(sarif_doc["version"], "2.1.0");
+    common::assert_valid_sarif(&sarif_doc);
     let only_files = run(&[
         "check",
         "fixtures/demo",

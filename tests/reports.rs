@@ -10,6 +10,9 @@ const AS_OF: &str = "2024-10-01";
 fn demo(format: &str) -> String {
     let r = run(&["check", "fixtures/demo", "--format", format, "--as-of", AS_OF, "--color", "never"]);
     assert_eq!(r.code, 1, "the demo has warnings and errors: {}", r.stderr);
+    if format == "sarif" {
+        common::assert_valid_sarif(&json(&r));
+    }
     r.stdout
 }
 
@@ -107,6 +110,7 @@ fn fingerprints_do_not_change_when_lines_move() {
     let results = |text: &str| -> Vec<(String, u64)> {
         let dir = common::temp_dir(&[("exports/pools.json", text.as_bytes())]);
         let doc = json(&common::run_in(dir.path(), &["check", "exports", "--format", "sarif"]));
+        common::assert_valid_sarif(&doc);
         doc["runs"][0]["results"]
             .as_array()
             .expect("results")

@@ -57,12 +57,6 @@ pub struct Triaged {
     pub notices: Vec<Notice>,
 }
 
-impl Triaged {
-    pub fn suppressed(&self, findings: &[Finding]) -> usize {
-        findings.iter().filter(|f| f.suppression.is_some()).count()
-    }
-}
-
 /// The baseline fingerprint of a finding on a resource.
 pub fn finding_fingerprint(f: &Finding, resource: &Resource) -> String {
     fingerprint(&f.rule.id, &resource_name(resource), &f.path, f.item.as_deref())
@@ -85,6 +79,9 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     let mut seen = std::collections::HashSet::new();
     let mut entries = Vec::new();
     let fingerprints_needed = baseline.is_some() || write_baseline.is_some();
+    if waivers.is_empty() && !fingerprints_needed {
+        return Triaged::default();
+    }
     for f in findings.iter_mut() {
         let resource = resource_of(f);
         if !waivers.is_empty() {
