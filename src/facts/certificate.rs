@@ -172,17 +172,18 @@ impl Facts for CertificatePackFacts<'_> {
 /// A zone's Total TLS settings.
 pub struct TotalTlsFacts<'a> {
     setting: &'a crate::model::certificate::ZoneSetting,
+    zone: Option<&'a crate::model::certificate::Zone>,
 }
 
 impl<'a> TotalTlsFacts<'a> {
-    pub fn new(setting: &'a crate::model::certificate::ZoneSetting) -> Self {
-        TotalTlsFacts { setting }
+    pub fn new(setting: &'a crate::model::certificate::ZoneSetting, zone: Option<&'a crate::model::certificate::Zone>) -> Self {
+        TotalTlsFacts { setting, zone }
     }
 }
 
 impl Facts for TotalTlsFacts<'_> {
     fn subject(&self) -> Subject<'_> {
-        self.setting.subject(Kind::TotalTls)
+        self.setting.subject(Kind::TotalTls, self.zone)
     }
 
     fn get(&self, name: &str) -> Option<Fact> {
@@ -247,7 +248,7 @@ mod pack_tests {
         let advanced = pack("advanced");
         assert_eq!(explicit(&CertificatePackFacts::new(&advanced, None)), Some(Value::Bool(true)));
         crate::facts::tests::provides_its_catalogue(&CertificatePackFacts::new(&advanced, None));
-        crate::facts::tests::provides_its_catalogue(&TotalTlsFacts::new(&chosen));
+        crate::facts::tests::provides_its_catalogue(&TotalTlsFacts::new(&chosen, None));
     }
 }
 

@@ -161,7 +161,10 @@ impl<'a> Analysis<'a> {
             Kind::NotificationPolicy => Some(account.policies.get(i)?.subject()),
             Kind::CustomCertificate => Some(account.custom_certificates.get(i)?.subject()),
             Kind::CertificatePack => Some(account.certificate_packs.get(i)?.subject()),
-            Kind::TotalTls => Some(account.total_tls.get(i)?.subject(Kind::TotalTls)),
+            Kind::TotalTls => {
+                let setting = account.total_tls.get(i)?;
+                Some(setting.subject(Kind::TotalTls, account.zone(setting.zone)))
+            }
             Kind::CustomHostname => Some(account.custom_hostnames.get(i)?.subject()),
             Kind::Account => account.subject(),
             _ => None,
@@ -184,7 +187,10 @@ impl<'a> Analysis<'a> {
                 let universal = pack.zone.and_then(|zone| self.universal_ssl[a].get(&zone).copied());
                 Some(f(&certificate::CertificatePackFacts::new(pack, universal)))
             }
-            Kind::TotalTls => Some(f(&certificate::TotalTlsFacts::new(account.total_tls.get(i)?))),
+            Kind::TotalTls => {
+                let setting = account.total_tls.get(i)?;
+                Some(f(&certificate::TotalTlsFacts::new(setting, account.zone(setting.zone))))
+            }
             Kind::CustomHostname => {
                 let host = account.custom_hostnames.get(i)?;
                 let zone_id = host.zone.and_then(|key| self.zone_ids[a].get(&key).copied());

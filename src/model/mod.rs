@@ -42,6 +42,12 @@ impl Account {
         self.universal_ssl.iter().filter_map(|s| Some((s.zone?, s))).collect()
     }
 
+    /// The bundle zone a record was listed under.
+    pub fn zone(&self, key: Option<certificate::ZoneKey>) -> Option<&certificate::Zone> {
+        let key = key?;
+        self.zones.iter().find(|z| z.key == key)
+    }
+
     /// Each bundle zone's `zone_id`, by zone.
     pub fn zone_ids(&self) -> std::collections::HashMap<certificate::ZoneKey, &str> {
         self.zones.iter().filter_map(|z| Some((z.key, z.id.as_deref()?))).collect()

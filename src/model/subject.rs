@@ -1,7 +1,7 @@
 //! What each resource is, as findings and reports name it: its kind, id,
 //! name and origin. Defined once per model type.
 
-use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, ZoneSetting};
+use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, Zone, ZoneSetting};
 use super::notification::{Policy, Pool};
 use super::origin::RecordOrigin;
 use super::{Account, Kind};
@@ -76,12 +76,13 @@ impl CustomHostname {
 }
 
 impl ZoneSetting {
-    /// `kind` is `TotalTls` or `UniversalSsl`: the setting does not know which it is.
-    pub fn subject(&self, kind: Kind) -> Subject<'_> {
+    /// `kind` is `TotalTls` or `UniversalSsl`: the setting does not know which
+    /// it is. A setting is the zone's: it goes by the zone's id and name.
+    pub fn subject<'a>(&'a self, kind: Kind, zone: Option<&'a Zone>) -> Subject<'a> {
         Subject {
             kind,
-            id: "",
-            name: "",
+            id: zone.and_then(|z| z.id.as_deref()).unwrap_or(""),
+            name: zone.and_then(|z| z.name.as_deref()).unwrap_or(""),
             origin: &self.origin,
         }
     }
