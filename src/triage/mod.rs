@@ -59,7 +59,18 @@ pub struct Triaged {
 
 /// The baseline fingerprint of a finding on a resource.
 pub fn finding_fingerprint(f: &Finding, resource: &Resource) -> String {
-    fingerprint(&f.rule.id, &resource_name(resource), &f.path, f.item.as_deref())
+    fingerprint(&f.rule.id, &resource_name(resource), &field(&f.path), f.item.as_deref())
+}
+
+/// The field a finding points at inside its record, without array indices
+/// (`/certificates/0/expires_on` → `/certificates/expires_on`): the API does
+/// not promise an order, and the element, when it matters, is the finding's
+/// item.
+fn field(path: &str) -> String {
+    path.split('/')
+        .filter(|token| token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 fn resource_name(resource: &Resource) -> String {
@@ -119,7 +130,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
                 rule: f.rule.id.clone(),
                 resource: resource_name(&resource),
                 name: resource.name.to_string(),
-                field: f.path.to_string(),
+                field: field(&f.path),
                 item: f.item.clone(),
             });
         }
@@ -182,4 +193,16 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fields_drop_array_indices() {
+        assert_eq!(super::field("/certificates/0/expires_on"), "/certificates/expires_on");
+        assert_eq!(super::field("/filters/pool_id/12"), "/filters/pool_id");
+        assert_eq!(super::field("/notification_email"), "/notification_email");
+        assert_eq!(super::field(""), "");
+        assert_eq!(super::field("/a1/2b"), "/a1/2b");
+    }
 }
