@@ -12,10 +12,9 @@ use crate::findings::Finding;
 use crate::load::error::InputError;
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
-use crate::locate::resolve_locations;
+use crate::locate::{Locator, fill_positions};
 use crate::model::Kind;
 use crate::model::build::Builder;
-use crate::model::origin::RecordOrigin;
 use crate::triage::{self, Triage, Triaged};
 
 #[derive(Debug, Clone)]
@@ -94,20 +93,21 @@ pub fn check<R>(
     findings.shrink_to_fit();
     timings.stage("rules");
 
-    // Which findings can be located (their subject has an origin), and where to ask.
-    let mut targets = Vec::with_capacity(findings.len());
-    let mut requests: Vec<(&RecordOrigin, &str)> = Vec::with_capacity(findings.len());
-    for (i, f) in findings.iter().enumerate() {
+    // Findings whose subject has an origin are located in place.
+    let mut locator = Locator::new(&loaded.files);
+    for f in findings.iter_mut() {
         if let Some(subject) = analysis.subject(f.subject) {
-            targets.push(i);
-            requests.push((subject.origin, f.path.as_ref()));
+            f.location = locator.locate(subject.origin, &f.path);
         }
     }
-    let located = resolve_locations(&loaded.files, &requests);
-    drop(requests);
-    for (i, l) in targets.into_iter().zip(located) {
-        findings[i].location = l;
-    }
+    drop(locator);
+    fill_positions(
+        &loaded.files,
+        findings
+            .iter_mut()
+            .filter(|f| analysis.subject(f.subject).is_some())
+            .map(|f| &mut f.location),
+    );
     let files = &loaded.files;
     // The deterministic report order: file, line, column, rule, pointer.
     fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {

@@ -8,4 +8,4 @@ pub mod yaml;
 
 mod resolve;
 
-pub use resolve::{Located, locate_one, resolve_locations};
+pub use resolve::{Located, Locator, fill_positions, locate_one};

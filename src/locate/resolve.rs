@@ -19,15 +19,27 @@ pub struct Located {
     pub end: usize,
 }
 
-/// Locates every `(record, field path)` request; the locations come in
-/// request order. Each file is walked at most once for line/column, and a YAML file's
+/// Finds where fields are: the value's pointer and byte range now, line and
+/// column later for all of them at once ([`fill_positions`]). A YAML file's
 /// node map is built at most once.
-pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)]) -> impl Iterator<Item = Located> + use<> {
-    let mut yaml_maps: HashMap<FileId, HashMap<String, (usize, usize)>> = HashMap::new();
-    let mut found: Vec<(FileId, String, usize, usize)> = Vec::with_capacity(requests.len());
-    for (origin, path) in requests {
-        let file = &files[origin.file.0 as usize];
-        let hit = match file.format {
+pub struct Locator<'f> {
+    files: &'f [SourceFile],
+    yaml_maps: HashMap<FileId, HashMap<String, (usize, usize)>>,
+}
+
+impl<'f> Locator<'f> {
+    pub fn new(files: &'f [SourceFile]) -> Self {
+        Locator {
+            files,
+            yaml_maps: HashMap::new(),
+        }
+    }
+
+    /// The field `path` of the record at `origin`; line and column are left
+    /// at zero for [`fill_positions`].
+    pub fn locate(&mut self, origin: &RecordOrigin, path: &str) -> Located {
+        let file = &self.files[origin.file.0 as usize];
+        let (pointer, start, end) = match file.format {
             Format::Json => locate_json(&file.text, origin, path),
             // Zone-file records are located by their anchor: the record's data.
             Format::Bind => {
@@ -36,55 +48,44 @@ pub fn resolve_locations(files: &[SourceFile], requests: &[(&RecordOrigin, &str)
                 (origin.pointer.clone(), start, end)
             }
             Format::Yaml => {
-                let map = yaml_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
+                let map = self.yaml_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
                 locate_yaml(map, &origin.field(path))
             }
         };
-        found.push((origin.file, hit.0, hit.1, hit.2));
-    }
-
-    let mut by_file: HashMap<FileId, Vec<usize>> = HashMap::new();
-    for (i, f) in found.iter().enumerate() {
-        by_file.entry(f.0).or_default().push(i);
-    }
-    // Starts and ends of one file resolve together, in one pass over it.
-    let mut positions = vec![((1, 1), (1, 1)); found.len()];
-    for (file, indices) in by_file {
-        let offsets: Vec<usize> = indices.iter().flat_map(|&i| [found[i].2, found[i].3]).collect();
-        let resolved = positions_of_offsets(&files[file.0 as usize].text, &offsets);
-        for (k, &i) in indices.iter().enumerate() {
-            positions[i] = (resolved[2 * k], resolved[2 * k + 1]);
-        }
-    }
-    // Handed over one by one, owning nothing of the requests: a second vector of
-    // a million locations is memory a large export cannot spare.
-    found
-        .into_iter()
-        .zip(positions)
-        .map(|((file, pointer, start, end), ((line, column), (end_line, end_column)))| Located {
-            file,
+        Located {
+            file: origin.file,
             pointer,
-            line,
-            column,
-            end_line,
-            end_column,
             start,
             end,
-        })
+            ..Located::default()
+        }
+    }
+}
+
+/// Line and column of the start and end of every location, each file walked
+/// once. The locations are written in place: a second vector of a million
+/// locations is memory a large export cannot spare.
+pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = &'l mut Located>) {
+    let mut all: Vec<&mut Located> = locations.collect();
+    all.sort_by_key(|l| l.file);
+    for group in all.chunk_by_mut(|a, b| a.file == b.file) {
+        let Some(file) = files.get(group[0].file.0 as usize) else {
+            continue;
+        };
+        let offsets: Vec<usize> = group.iter().flat_map(|l| [l.start, l.end]).collect();
+        let resolved = positions_of_offsets(&file.text, &offsets);
+        for (l, pair) in group.iter_mut().zip(resolved.chunks_exact(2)) {
+            (l.line, l.column) = pair[0];
+            (l.end_line, l.end_column) = pair[1];
+        }
+    }
 }
 
 /// One location (for input errors).
 pub fn locate_one(files: &[SourceFile], origin: &RecordOrigin, path: &str) -> Located {
-    resolve_locations(files, &[(origin, path)]).next().unwrap_or(Located {
-        file: origin.file,
-        pointer: String::new(),
-        line: 1,
-        column: 1,
-        end_line: 1,
-        end_column: 1,
-        start: 0,
-        end: 0,
-    })
+    let mut located = Locator::new(files).locate(origin, path);
+    fill_positions(files, std::iter::once(&mut located));
+    located
 }
 
 fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
