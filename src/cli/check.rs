@@ -103,18 +103,39 @@ fn triage(args: &CheckArgs, config: &Config) -> Result<Triage, String> {
     })
 }
 
+/// Everything a run needs, from the command line and the config; any
+/// mistake in either is exit 2 before a file is read.
+struct Plan {
+    outputs: Vec<Output>,
+    as_of: NaiveDate,
+    load: crate::load::LoadOptions,
+    rules: RuleSet,
+    triage: Triage,
+    fail_on: FailOn,
+}
+
+fn plan(args: &CheckArgs) -> Result<Plan, String> {
+    let outputs = outputs(args)?;
+    let config = config(args)?;
+    Ok(Plan {
+        outputs,
+        as_of: as_of(args, &config)?,
+        load: load_options(args.kind.as_deref(), args.input_format)?,
+        rules: rules(args, &config)?,
+        triage: triage(args, &config)?,
+        fail_on: args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning),
+    })
+}
+
 pub fn run(args: &CheckArgs) -> u8 {
-    let prepared = (|| -> Result<_, String> {
-        let outputs = outputs(args)?;
-        let config = config(args)?;
-        let as_of = as_of(args, &config)?;
-        let load = load_options(args.kind.as_deref(), args.input_format)?;
-        let rules = rules(args, &config)?;
-        let triage = triage(args, &config)?;
-        let fail_on = args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning);
-        Ok((outputs, as_of, load, rules, triage, fail_on))
-    })();
-    let (outputs, as_of, load, rules, triage, fail_on) = match prepared {
+    let Plan {
+        outputs,
+        as_of,
+        load,
+        rules,
+        triage,
+        fail_on,
+    } = match plan(args) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
