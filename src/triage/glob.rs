@@ -3,28 +3,43 @@
 //! are hex, names are host names, and neither is case-sensitive to people).
 
 pub fn matches(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
     // Iterative matching with one backtrack point: linear in practice and
-    // never exponential, whatever a config holds.
+    // never exponential, whatever a config holds. No allocation: it runs for
+    // every finding and every waiver.
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi].eq_ignore_ascii_case(&t[ti])) {
+        if pi < p.len() && p[pi] == b'?' {
+            pi += 1;
+            ti += char_len(t[ti]);
+        } else if pi < p.len() && p[pi] != b'*' && p[pi].eq_ignore_ascii_case(&t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
+        } else if pi < p.len() && p[pi] == b'*' {
             star = Some((pi, ti));
             pi += 1;
         } else if let Some((sp, st)) = star {
+            // Let the star take one more character of the text.
+            let next = st + char_len(t[st]);
             pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
+            ti = next;
+            star = Some((sp, next));
         } else {
             return false;
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi..].iter().all(|&c| c == b'*')
+}
+
+/// The length of the UTF-8 character starting with this byte.
+fn char_len(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
 }
 
 #[cfg(test)]
@@ -47,6 +62,12 @@ mod tests {
         assert!(!matches("pool/*", "notification_policy/abc"));
         assert!(matches("", ""));
         assert!(!matches("", "x"));
+        assert!(
+            matches("custom_hostname/caf?.example", "custom_hostname/café.example"),
+            "? is one character"
+        );
+        assert!(matches("custom_hostname/*é*", "custom_hostname/café.example"));
+        assert!(!matches("custom_hostname/caf??.example", "custom_hostname/café.example"));
     }
 
     #[test]

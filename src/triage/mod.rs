@@ -10,7 +10,7 @@ pub mod waiver;
 use chrono::NaiveDate;
 
 use self::baseline::{Baseline, Entry, fingerprint};
-use self::waiver::Waiver;
+use self::waiver::{Names, Waiver};
 use crate::findings::{Finding, Resource};
 
 /// A place in one of edgeaudit's own files (config, baseline).
@@ -96,7 +96,8 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     for f in findings.iter_mut() {
         let resource = resource_of(f);
         if !waivers.is_empty() {
-            let matching = |w: &Waiver| w.matches(&f.rule.id, &resource);
+            let names = Names::of(&resource);
+            let matching = |w: &Waiver| w.matches(&f.rule.id, &names);
             match waivers.iter().position(|w| matching(w) && !w.is_expired(as_of)) {
                 Some(i) => {
                     live_hits[i] += 1;
