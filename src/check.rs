@@ -123,6 +123,7 @@ pub fn check<R>(
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
     timings.stage("locate");
     let triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
+    timings.stage("triage");
     let outcome = Outcome {
         files: loaded.files,
         findings,

@@ -536,3 +536,35 @@ fn init_writes_a_starter_config_that_check_uses() {
     assert_eq!(r.code, 0);
     assert_eq!(std::fs::read_to_string(dir.path().join(".edgeaudit.yaml")).unwrap(), text);
 }
+
+#[test]
+fn a_hand_edited_baseline_with_an_entry_twice_is_not_stale() {
+    let dir = account(None);
+    let r = run_in(
+        dir.path(),
+        &["check", "exports", "--as-of", "2024-10-01", "--write-baseline", "b.json", "-q"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(dir.path().join("b.json")).unwrap();
+    let first = text.lines().find(|l| l.contains("\"fingerprint\"")).unwrap();
+    let doubled = text.replacen(first, &format!("{first}\n{}", first.trim_end_matches(',').to_string() + ","), 1);
+    assert_eq!(doubled.matches("\"fingerprint\"").count(), 4, "{doubled}");
+    std::fs::write(dir.path().join("b.json"), doubled).unwrap();
+    let r = run_in(
+        dir.path(),
+        &[
+            "check",
+            "exports",
+            "--as-of",
+            "2024-10-01",
+            "--baseline",
+            "b.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report = json(&r);
+    assert_eq!(report["notices"], serde_json::json!([]), "{report}");
+    assert_eq!(report["suppressed"].as_array().unwrap().len(), 3);
+}

@@ -1,7 +1,7 @@
 //! GitHub Actions workflow commands: one annotation per finding, shown on the
 //! pull request's diff.
 
-use super::Context;
+use super::{Context, Which};
 use crate::findings::Severity;
 
 /// Workflow-command data: `%`, CR and LF are escaped.
@@ -15,11 +15,8 @@ fn escape_property(s: &str) -> String {
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    ctx.with_messages(|messages| {
-        for (f, message) in ctx.outcome.findings.iter().zip(messages) {
-            if f.is_suppressed() {
-                continue;
-            }
+    ctx.with_messages(Which::Active, |messages| {
+        for (f, message) in ctx.outcome.active().zip(messages) {
             let level = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",

@@ -6,9 +6,9 @@ use std::fmt::Write;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use super::Context;
 use super::snippet::{LABEL_CAP, Snippet};
 use super::summary::Summary;
+use super::{Context, Which};
 use crate::findings::{Finding, Severity};
 use crate::model::Kind;
 
@@ -96,11 +96,8 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         .with_width(100)
         .with_wrap_lines(false)
         .with_links(false);
-    ctx.with_messages(|messages| -> std::io::Result<()> {
-        for (finding, message) in ctx.outcome.findings.iter().zip(messages) {
-            if finding.is_suppressed() {
-                continue;
-            }
+    ctx.with_messages(Which::Active, |messages| -> std::io::Result<()> {
+        for (finding, message) in ctx.outcome.active().zip(messages) {
             let mut out = String::new();
             let file = &ctx.outcome.files[finding.location.file.0 as usize];
             let report = Report {

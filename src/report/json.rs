@@ -1,9 +1,7 @@
-use std::cell::RefCell;
-
 use serde::Serialize;
 
-use super::Context;
 use super::summary::Summary;
+use super::{Context, Which};
 use crate::findings::{Resource, Severity};
 use crate::triage::{Notice, Suppression};
 
@@ -12,57 +10,34 @@ struct Document<'a> {
     version: u32,
     as_of: String,
     /// The findings that count (no waiver or baseline accepted them).
-    findings: Active<'a>,
+    findings: Findings<'a>,
     /// The accepted ones, each with why.
-    suppressed: Accepted<'a>,
+    suppressed: Findings<'a>,
     notices: Vec<NoticeOut<'a>>,
     summary: Summary,
 }
 
-/// Messages arrive in finding order; those of suppressed findings wait here
-/// until the `suppressed` list is written.
-struct Messages<'m> {
-    all: &'m mut dyn Iterator<Item = String>,
-    held: Vec<String>,
-}
-
-struct Active<'a> {
+/// The findings `which` selects, serialised one at a time as their messages
+/// arrive: the accepted ones get their messages in a second pass rather than
+/// being held while the others are written (a baseline can accept them all).
+struct Findings<'a> {
     ctx: &'a Context<'a>,
-    messages: &'a RefCell<Messages<'a>>,
+    which: Which,
 }
 
-struct Accepted<'a> {
-    ctx: &'a Context<'a>,
-    messages: &'a RefCell<Messages<'a>>,
-}
-
-impl Serialize for Active<'_> {
+impl Serialize for Findings<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.ctx;
-        let mut messages = self.messages.borrow_mut();
-        s.collect_seq(ctx.outcome.findings.iter().filter_map(|f| {
-            let message = messages.all.next().unwrap_or_default();
-            if f.is_suppressed() {
-                messages.held.push(message);
-                return None;
-            }
-            Some(finding(ctx, f, message, None))
-        }))
-    }
-}
-
-impl Serialize for Accepted<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let ctx = self.ctx;
-        let held = std::mem::take(&mut self.messages.borrow_mut().held);
-        s.collect_seq(
-            ctx.outcome
-                .findings
-                .iter()
-                .filter(|f| f.is_suppressed())
-                .zip(held)
-                .map(|(f, message)| finding(ctx, f, message, suppression(ctx, f))),
-        )
+        ctx.with_messages(self.which, |messages| {
+            s.collect_seq(
+                ctx.outcome
+                    .findings
+                    .iter()
+                    .filter(|f| self.which.selects(f))
+                    .zip(messages)
+                    .map(|(f, message)| finding(ctx, f, message, suppression(ctx, f))),
+            )
+        })
     }
 }
 
@@ -164,17 +139,17 @@ fn notice(n: &Notice) -> NoticeOut<'_> {
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    ctx.with_messages(|all| {
-        let messages = RefCell::new(Messages { all, held: Vec::new() });
-        let doc = Document {
-            version: 1,
-            as_of: ctx.outcome.as_of.to_string(),
-            findings: Active { ctx, messages: &messages },
-            suppressed: Accepted { ctx, messages: &messages },
-            notices: ctx.outcome.triage.notices.iter().map(notice).collect(),
-            summary: Summary::of(ctx.outcome),
-        };
-        serde_json::to_writer_pretty(&mut *out, &doc)?;
-        out.write_all(b"\n")
-    })
+    let doc = Document {
+        version: 1,
+        as_of: ctx.outcome.as_of.to_string(),
+        findings: Findings { ctx, which: Which::Active },
+        suppressed: Findings {
+            ctx,
+            which: Which::Suppressed,
+        },
+        notices: ctx.outcome.triage.notices.iter().map(notice).collect(),
+        summary: Summary::of(ctx.outcome),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
 }

@@ -2,7 +2,7 @@
 //! one failing test case per finding, a passing case for a rule without any;
 //! an accepted (waived or baseline) finding is a skipped case saying why.
 
-use super::Context;
+use super::{Context, Which};
 
 fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -22,7 +22,7 @@ fn xml(s: &str) -> String {
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let messages: Vec<String> = ctx.with_messages(|m| m.collect());
+    let messages: Vec<String> = ctx.with_messages(Which::All, |m| m.collect());
     let findings = &ctx.outcome.findings;
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     let cases = ctx

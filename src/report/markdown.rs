@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Context;
 use super::summary::Summary;
+use super::{Context, Which};
 use crate::findings::{Finding, Severity};
 
 fn cell(s: &str) -> String {
@@ -25,7 +25,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         summary.files,
         summary.records_total()
     )?;
-    let messages: Vec<String> = ctx.with_messages(|m| m.collect());
+    let messages: Vec<String> = ctx.with_messages(Which::All, |m| m.collect());
     if summary.findings == 0 {
         writeln!(out, "No findings.")?;
     } else {

@@ -40,6 +40,25 @@ impl Format {
     }
 }
 
+/// Which findings a report writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    All,
+    /// Those that count: no waiver or baseline accepted them.
+    Active,
+    Suppressed,
+}
+
+impl Which {
+    pub fn selects(self, f: &Finding) -> bool {
+        match self {
+            Which::All => true,
+            Which::Active => !f.is_suppressed(),
+            Which::Suppressed => f.is_suppressed(),
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub outcome: &'a Outcome,
@@ -75,14 +94,15 @@ impl Context<'_> {
             .map_or("", |file| file.name.as_str())
     }
 
-    /// Every finding's message, in order, rendered on a second thread while
-    /// `consume` writes them: rendering and writing each take a good part of
-    /// a large report, and the machine has more than one core.
-    pub fn with_messages<R>(&self, consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R) -> R {
+    /// The messages of the findings `which` selects, in order, rendered on a
+    /// second thread while `consume` writes them: rendering and writing each
+    /// take a good part of a large report, and the machine has more than one
+    /// core.
+    pub fn with_messages<R>(&self, which: Which, consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R) -> R {
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1024);
             scope.spawn(move || {
-                for f in &self.outcome.findings {
+                for f in self.outcome.findings.iter().filter(|f| which.selects(f)) {
                     // The receiver is gone when writing failed: stop quietly.
                     if tx.send(self.message(f)).is_err() {
                         break;

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::Context;
+use super::{Context, Which};
 use crate::engine::docs;
 use crate::findings::{Finding, Severity};
 use crate::triage::{self, Place, Suppression};
@@ -368,7 +368,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             },
         })
         .collect();
-    ctx.with_messages(|messages| {
+    ctx.with_messages(Which::All, |messages| {
         let log = Log {
             schema: "https://json.schemastore.org/sarif-2.1.0.json",
             version: "2.1.0",

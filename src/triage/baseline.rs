@@ -6,7 +6,7 @@
 //! exports are re-pulled, split and reordered, and a known problem on the
 //! same resource must stay known.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Write;
 
 use serde::{Deserialize, Serialize};
@@ -48,7 +48,8 @@ pub struct Baseline {
     pub entries: Vec<Entry>,
     /// Where each entry is written (for notes about stale entries).
     pub places: Vec<Place>,
-    fingerprints: HashSet<String>,
+    /// Fingerprint → index of its entry.
+    fingerprints: HashMap<String, usize>,
 }
 
 /// The fingerprint of a finding, from the parts named above.
@@ -59,7 +60,13 @@ pub fn fingerprint(rule: &str, resource: &str, field: &str, item: Option<&str>) 
         hasher.update([0]);
     }
     // 128 bits are plenty to tell findings apart and keep review diffs short.
-    hasher.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(32);
+    for b in &hasher.finalize()[..16] {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 impl Baseline {
@@ -68,7 +75,7 @@ impl Baseline {
             (&a.rule, &a.resource, &a.field, &a.item, &a.fingerprint).cmp(&(&b.rule, &b.resource, &b.field, &b.item, &b.fingerprint))
         });
         entries.dedup_by(|a, b| a.fingerprint == b.fingerprint);
-        let fingerprints = entries.iter().map(|e| e.fingerprint.clone()).collect();
+        let fingerprints = entries.iter().enumerate().map(|(i, e)| (e.fingerprint.clone(), i)).collect();
         Baseline {
             file: file.to_string(),
             places: Vec::new(),
@@ -78,7 +85,12 @@ impl Baseline {
     }
 
     pub fn contains(&self, fingerprint: &str) -> bool {
-        self.fingerprints.contains(fingerprint)
+        self.fingerprints.contains_key(fingerprint)
+    }
+
+    /// The index of the entry with this fingerprint.
+    pub fn position(&self, fingerprint: &str) -> Option<usize> {
+        self.fingerprints.get(fingerprint).copied()
     }
 
     pub fn read(file: &str) -> Result<Baseline, InputError> {
@@ -141,7 +153,10 @@ impl Baseline {
                 }
             })
             .collect();
-        let fingerprints = doc.findings.iter().map(|e| e.fingerprint.to_ascii_lowercase()).collect();
+        let mut fingerprints = HashMap::with_capacity(doc.findings.len());
+        for (i, e) in doc.findings.iter().enumerate() {
+            fingerprints.entry(e.fingerprint.to_ascii_lowercase()).or_insert(i);
+        }
         Ok(Baseline {
             file: file.to_string(),
             entries: doc.findings,

@@ -7,6 +7,8 @@ pub mod baseline;
 pub mod glob;
 pub mod waiver;
 
+use std::collections::HashMap;
+
 use chrono::NaiveDate;
 
 use self::baseline::{Baseline, Entry, fingerprint};
@@ -66,11 +68,15 @@ pub fn finding_fingerprint(f: &Finding, resource: &Resource) -> String {
 /// (`/certificates/0/expires_on` → `/certificates/expires_on`): the API does
 /// not promise an order, and the element, when it matters, is the finding's
 /// item.
-fn field(path: &str) -> String {
+fn field(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.bytes().any(|b| b.is_ascii_digit()) {
+        return path.into();
+    }
     path.split('/')
         .filter(|token| token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()))
         .collect::<Vec<_>>()
         .join("/")
+        .into()
 }
 
 fn resource_name(resource: &Resource) -> String {
@@ -87,25 +93,39 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     } = triage;
     let mut live_hits = vec![0usize; waivers.len()];
     let mut expired_hits = vec![0usize; waivers.len()];
-    let mut seen = std::collections::HashSet::new();
+    // Which baseline entries some finding still matches.
+    let mut seen = vec![false; baseline.as_ref().map_or(0, |b| b.entries.len())];
     let mut entries = Vec::new();
     let fingerprints_needed = baseline.is_some() || write_baseline.is_some();
     if waivers.is_empty() && !fingerprints_needed {
         return Triaged::default();
     }
+    let expired: Vec<bool> = waivers.iter().map(|w| w.is_expired(as_of)).collect();
+    // The waivers whose rule pattern takes each rule id, worked out once per
+    // rule rather than once per finding.
+    let mut by_rule: HashMap<String, Vec<usize>> = HashMap::new();
     for f in findings.iter_mut() {
         let resource = resource_of(f);
         if !waivers.is_empty() {
-            let names = Names::of(&resource);
-            let matching = |w: &Waiver| w.matches(&f.rule.id, &names);
-            match waivers.iter().position(|w| matching(w) && !w.is_expired(as_of)) {
-                Some(i) => {
-                    live_hits[i] += 1;
-                    f.suppression = Some(Suppression::Waiver(i));
-                }
-                None => {
-                    for (i, w) in waivers.iter().enumerate() {
-                        if matching(w) {
+            let candidates = by_rule.entry(f.rule.id.clone()).or_insert_with(|| {
+                (0..waivers.len())
+                    .filter(|&i| glob::matches(&waivers[i].rule, &f.rule.id))
+                    .collect()
+            });
+            if !candidates.is_empty() {
+                let names = Names::of(&resource);
+                let matching: Vec<usize> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|&i| waivers[i].matches_resource(&names))
+                    .collect();
+                match matching.iter().find(|&&i| !expired[i]) {
+                    Some(&i) => {
+                        live_hits[i] += 1;
+                        f.suppression = Some(Suppression::Waiver(i));
+                    }
+                    None => {
+                        for i in matching {
                             expired_hits[i] += 1;
                         }
                     }
@@ -116,10 +136,8 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
             continue;
         }
         let print = finding_fingerprint(f, &resource);
-        if let Some(b) = &baseline
-            && b.contains(&print)
-        {
-            seen.insert(print.clone());
+        if let Some(i) = baseline.as_ref().and_then(|b| b.position(&print)) {
+            seen[i] = true;
             if f.suppression.is_none() && write_baseline.is_none() {
                 f.suppression = Some(Suppression::Baseline);
             }
@@ -131,7 +149,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
                 rule: f.rule.id.clone(),
                 resource: resource_name(&resource),
                 name: resource.name.to_string(),
-                field: field(&f.path),
+                field: field(&f.path).into_owned(),
                 item: f.item.clone(),
             });
         }
@@ -141,7 +159,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     for (i, w) in waivers.iter().enumerate() {
         let what = format!("waiver for {} on {}", w.rule, w.resource);
         match w.expires {
-            Some(date) if w.is_expired(as_of) => notices.push(Notice {
+            Some(date) if expired[i] => notices.push(Notice {
                 code: "waiver-expired",
                 message: match expired_hits[i] {
                     0 => format!("{what} expired on {date} and matches no finding: remove it"),
@@ -167,7 +185,9 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
         && let Some(b) = &baseline
     {
         for (entry, place) in b.entries.iter().zip(&b.places) {
-            if !seen.contains(&entry.fingerprint.to_ascii_lowercase()) {
+            // A fingerprint written twice is one entry: its first index holds the mark.
+            let matched = b.position(&entry.fingerprint.to_ascii_lowercase()).is_some_and(|i| seen[i]);
+            if !matched {
                 let name = if entry.name.is_empty() {
                     String::new()
                 } else {

@@ -37,8 +37,11 @@ impl Names {
 
 impl Waiver {
     pub fn matches(&self, rule: &str, names: &Names) -> bool {
-        glob::matches(&self.rule, rule)
-            && (glob::matches(&self.resource, &names.by_id) || names.by_name.as_deref().is_some_and(|n| glob::matches(&self.resource, n)))
+        glob::matches(&self.rule, rule) && self.matches_resource(names)
+    }
+
+    pub fn matches_resource(&self, names: &Names) -> bool {
+        glob::matches(&self.resource, &names.by_id) || names.by_name.as_deref().is_some_and(|n| glob::matches(&self.resource, n))
     }
 
     /// Expired once the as-of date is past its last day: a run replayed at an
