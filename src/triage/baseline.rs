@@ -46,8 +46,9 @@ pub struct Baseline {
     /// The file, as given on the command line.
     pub file: String,
     pub entries: Vec<Entry>,
-    /// Where each entry is written (for notes about stale entries).
-    pub places: Vec<Place>,
+    /// Where each entry is written, as line and column (for notes about
+    /// stale entries).
+    pub places: Vec<(u32, u32)>,
     /// Fingerprint → index of its entry.
     fingerprints: HashMap<String, usize>,
 }
@@ -91,6 +92,16 @@ impl Baseline {
     /// The index of the entry with this fingerprint.
     pub fn position(&self, fingerprint: &str) -> Option<usize> {
         self.fingerprints.get(fingerprint).copied()
+    }
+
+    /// Where entry `i` is written.
+    pub fn place(&self, i: usize) -> Place {
+        let (line, column) = self.places.get(i).copied().unwrap_or((1, 1));
+        Place {
+            file: self.file.clone(),
+            line: line as usize,
+            column: column as usize,
+        }
     }
 
     pub fn read(file: &str) -> Result<Baseline, InputError> {
@@ -146,11 +157,7 @@ impl Baseline {
         let places = (0..doc.findings.len())
             .map(|i| {
                 let (line, column, _) = at(i);
-                Place {
-                    file: file.to_string(),
-                    line,
-                    column,
-                }
+                (line as u32, column as u32)
             })
             .collect();
         let mut fingerprints = HashMap::with_capacity(doc.findings.len());
@@ -219,8 +226,8 @@ mod tests {
         assert_eq!(read.entries, baseline.entries);
         assert_eq!(read.entries.len(), 2, "duplicates are recorded once");
         assert_eq!(read.entries[0].rule, "LB001", "sorted by rule");
-        assert_eq!((read.places[0].line, read.places[0].column), (5, 5));
-        assert_eq!(read.places[1].line, 6);
+        assert_eq!((read.place(0).line, read.place(0).column), (5, 5));
+        assert_eq!((read.place(1).file.as_str(), read.place(1).line), ("b.json", 6));
         assert!(read.contains(&fingerprint("LB002", "pool/b", "/notification_email", None)));
         assert!(!text.contains("line"), "no line numbers in a baseline");
     }

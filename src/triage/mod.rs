@@ -184,7 +184,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     if written.is_none()
         && let Some(b) = &baseline
     {
-        for (entry, place) in b.entries.iter().zip(&b.places) {
+        for (i, entry) in b.entries.iter().enumerate() {
             // A fingerprint written twice is one entry: its first index holds the mark.
             let matched = b.position(&entry.fingerprint.to_ascii_lowercase()).is_some_and(|i| seen[i]);
             if !matched {
@@ -199,7 +199,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
                         "baseline entry {} on {}{name} no longer occurs: rewrite the baseline with --write-baseline to drop it",
                         entry.rule, entry.resource
                     ),
-                    place: place.clone(),
+                    place: b.place(i),
                 });
             }
         }
