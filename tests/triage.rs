@@ -39,6 +39,13 @@ fn rules_of(report: &serde_json::Value, list: &str) -> Vec<String> {
         .collect()
 }
 
+/// `edgeaudit check exports --as-of 2024-10-01 EXTRA…` in `dir`.
+fn check_exports(dir: &tempfile::TempDir, extra: &[&str]) -> common::Run {
+    let mut args = vec!["check", "exports", "--as-of", "2024-10-01"];
+    args.extend(extra);
+    run_in(dir.path(), &args)
+}
+
 fn account(config: Option<&str>) -> tempfile::TempDir {
     let mut files: Vec<(&str, &[u8])> = vec![("exports/lb.yaml", POOLS.as_bytes())];
     if let Some(c) = config {
@@ -143,7 +150,7 @@ fn an_invalid_config_is_exit_2_with_file_line_and_column() {
             ".edgeaudit.yaml:2:5: waiver: rule `XX1` matches no rule id",
         ),
         ("ignore: [LB9]\n", ".edgeaudit.yaml:1:10: ignore: `LB9` matches no rule id"),
-        ("packs: [missing.yaml]\n", "missing.yaml:1:1: cannot read rule pack"),
+        ("packs: [missing.yaml]\n", ".edgeaudit.yaml:1:9: packs: cannot read missing.yaml"),
         ("as_of: 2024-02-30\n", ".edgeaudit.yaml:1:8: as_of `2024-02-30` is not a date"),
         ("fail_on: [\n", ".edgeaudit.yaml:1:10: invalid config"),
     ];
@@ -287,18 +294,7 @@ fn every_format_renders_the_triaged_run() {
         POOLS.replace("web", "web2").replace("aaaa00", "bbbb00"),
     )
     .unwrap();
-    let r = run_in(
-        dir.path(),
-        &[
-            "check",
-            "exports",
-            "--as-of",
-            "2024-10-01",
-            "--write-baseline",
-            ".baseline.json",
-            "-q",
-        ],
-    );
+    let r = check_exports(&dir, &["--write-baseline", ".baseline.json", "-q"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let base = [
         "check",
@@ -446,19 +442,7 @@ fn waivers_win_over_the_baseline_and_are_not_recorded_in_it() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let text = std::fs::read_to_string(dir.path().join("b.json")).unwrap();
     assert!(!text.contains("LB002"), "the waiver covers it:\n{text}");
-    let r = run_in(
-        dir.path(),
-        &[
-            "check",
-            "exports",
-            "--as-of",
-            "2024-10-01",
-            "--baseline",
-            "b.json",
-            "--format",
-            "json",
-        ],
-    );
+    let r = check_exports(&dir, &["--baseline", "b.json", "--format", "json"]);
     let report = json(&r);
     let kinds: Vec<&str> = report["suppressed"]
         .as_array()
@@ -524,7 +508,7 @@ fn init_writes_a_starter_config_that_check_uses() {
         .collect();
     let uncommented = format!("{head}waivers:\n{}\n", examples.join("\n"));
     std::fs::write(dir.path().join(".edgeaudit.yaml"), uncommented).unwrap();
-    let r = run_in(dir.path(), &["check", "exports", "--as-of", "2024-10-01", "--format", "json"]);
+    let r = check_exports(&dir, &["--format", "json"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(json(&r)["notices"].as_array().unwrap().len(), 2, "both examples match nothing here");
 
@@ -550,19 +534,7 @@ fn a_hand_edited_baseline_with_an_entry_twice_is_not_stale() {
     let doubled = text.replacen(first, &format!("{first}\n{}", first.trim_end_matches(',').to_string() + ","), 1);
     assert_eq!(doubled.matches("\"fingerprint\"").count(), 4, "{doubled}");
     std::fs::write(dir.path().join("b.json"), doubled).unwrap();
-    let r = run_in(
-        dir.path(),
-        &[
-            "check",
-            "exports",
-            "--as-of",
-            "2024-10-01",
-            "--baseline",
-            "b.json",
-            "--format",
-            "json",
-        ],
-    );
+    let r = check_exports(&dir, &["--baseline", "b.json", "--format", "json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let report = json(&r);
     assert_eq!(report["notices"], serde_json::json!([]), "{report}");

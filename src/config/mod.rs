@@ -214,6 +214,11 @@ impl Config {
     /// checks that every rule id it names exists.
     pub fn configure(&self, rules: &mut RuleSet) -> Result<(), InputError> {
         for pack in &self.packs {
+            // A pack that is not there is the config's mistake; one that is
+            // there but wrong is reported in the pack itself.
+            if let Err(e) = std::fs::metadata(&pack.value) {
+                return Err(self.error(&pack.place, format!("packs: cannot read {}: {e}", pack.value)));
+            }
             rules.add_pack_file(&pack.value)?;
         }
         for (selector, severity) in &self.severity {

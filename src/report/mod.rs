@@ -124,7 +124,7 @@ impl Context<'_> {
     /// The waiver that accepted a finding, if one did.
     pub fn waiver(&self, f: &Finding) -> Option<&Waiver> {
         match f.suppression {
-            Some(Suppression::Waiver(i)) => self.outcome.triage.waivers.get(i),
+            Some(Suppression::Waiver(i)) => self.outcome.triage.waivers.get(i as usize),
             _ => None,
         }
     }
