@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 const CLEAN: &str = r#"{"result": [{"id": "aaaa0000000000000000000000000001", "name": "web", "notification_email": "", "origins": []}]}
 "#;
 
-/// The legacy e-mail of `web` has no replacement: LB001, an error.
+/// The legacy e-mail of `api` has no replacement: LB001, an error.
 const BAD: &str = r#"{"result": [{"id": "aaaa0000000000000000000000000002", "name": "api", "notification_email": "oncall@example.com", "origins": []}]}
 "#;
 
@@ -113,8 +113,14 @@ fn hooks_pass_clean_exports_and_fail_bad_ones() {
     assert_eq!(status(&log, "edgeaudit (new findings only)"), "Passed");
     assert_eq!(status(&log, "edgeaudit"), "Passed");
 
-    // A bad export fails both, and says why.
-    std::fs::write(dir.join("exports/more-pools.json"), BAD).unwrap();
+    // A bad export (the demo) fails both, and says why.
+    // The demo account, as shipped in fixtures/demo: every rule fires on it.
+    let demo = dir.join("exports/demo");
+    std::fs::create_dir_all(&demo).unwrap();
+    for entry in std::fs::read_dir(this_repo.join("fixtures/demo")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), demo.join(entry.file_name())).unwrap();
+    }
     git(dir, &["add", "-A"]);
     let out = sh(dir, &pre_commit, &["try-repo", repo_arg, "--all-files", "--color", "never"]);
     let log = text(&out);
@@ -122,7 +128,7 @@ fn hooks_pass_clean_exports_and_fail_bad_ones() {
     assert_eq!(status(&log, "edgeaudit"), "Failed");
     assert_eq!(status(&log, "edgeaudit (new findings only)"), "Failed");
     assert!(log.contains("LB001"), "the report names the rule:\n{log}");
-    assert!(log.contains("exports/more-pools.json"), "and the file:\n{log}");
+    assert!(log.contains("exports/demo/pools.json"), "and the file:\n{log}");
 
     // Once accepted in the baseline, only the plain hook still fails.
     let r = edgeaudit(dir, &["check", "exports", "--write-baseline", ".edgeaudit-baseline.json", "-q"]);
