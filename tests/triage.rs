@@ -480,6 +480,7 @@ fn a_bad_baseline_is_exit_2_with_its_place() {
     let r = run_in(dir.path(), &["check", "exports", "--baseline", "missing.json"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("missing.json:1:1: cannot read baseline"), "{}", r.stderr);
+    assert!(r.stderr.contains("--write-baseline"), "says how to make one: {}", r.stderr);
 }
 
 #[test]

@@ -105,7 +105,14 @@ impl Baseline {
     }
 
     pub fn read(file: &str) -> Result<Baseline, InputError> {
-        let text = std::fs::read_to_string(file).map_err(|e| InputError::unreadable(file, format!("cannot read baseline: {e}")))?;
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                " (record one with `edgeaudit check … --write-baseline FILE`)"
+            } else {
+                ""
+            };
+            InputError::unreadable(file, format!("cannot read baseline: {e}{hint}"))
+        })?;
         Baseline::parse(file, &text)
     }
 
