@@ -15,6 +15,7 @@ use serde_saphyr::Spanned;
 use crate::engine::RuleSet;
 use crate::findings::{FailOn, Severity};
 use crate::load::error::InputError;
+use crate::model::Kind;
 use crate::triage::Place;
 use crate::triage::waiver::Waiver;
 
@@ -185,6 +186,17 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
                 ),
             ));
         }
+        // A misspelt kind would only ever show up as an unmatched waiver.
+        if let Some((kind, _)) = w.resource.value.trim().split_once('/')
+            && !kind.contains(['*', '?'])
+            && Kind::parse(kind).is_none()
+        {
+            let kinds: Vec<&str> = Kind::RECORD_KINDS.iter().chain(&[Kind::Account]).map(|k| k.as_str()).collect();
+            return Err(error(
+                &w.resource,
+                format!("waivers[{i}]: unknown resource kind `{kind}`: expected one of {}", kinds.join(", ")),
+            ));
+        }
         waivers.push(Waiver {
             rule: w.rule.value.trim().to_string(),
             resource: w.resource.value.trim().to_string(),
@@ -313,6 +325,12 @@ mod tests {
                 3,
                 15,
                 "should be `kind/id`",
+            ),
+            (
+                "waivers:\n  - rule: LB001\n    resource: pools/abc\n    reason: r\n",
+                3,
+                15,
+                "unknown resource kind `pools`: expected one of pool, ",
             ),
             (
                 "waivers:\n  - rule: LB001\n    resource: pool/x\n    reason: r\n    expires: soon\n",
