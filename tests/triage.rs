@@ -477,6 +477,12 @@ fn a_bad_baseline_is_exit_2_with_its_place() {
         assert_eq!(r.code, 2, "{text}: {}", r.stderr);
         assert!(r.stderr.contains(expected), "{text}: expected {expected:?} in {}", r.stderr);
     }
+    for flag in ["--baseline", "--write-baseline"] {
+        let r = run_in(dir.path(), &["check", "exports", flag, "-"]);
+        assert_eq!(r.code, 2, "{flag} -");
+        assert!(r.stderr.contains("needs a file name"), "{}", r.stderr);
+    }
+    assert!(!dir.path().join("-").exists());
     let r = run_in(dir.path(), &["check", "exports", "--baseline", "missing.json"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("missing.json:1:1: cannot read baseline"), "{}", r.stderr);

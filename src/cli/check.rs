@@ -90,6 +90,12 @@ fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, String> {
 }
 
 fn triage(args: &CheckArgs, config: &Config) -> Result<Triage, String> {
+    // Standard input and output carry exports and reports; a baseline is a file.
+    for (flag, value) in [("--baseline", &args.baseline), ("--write-baseline", &args.write_baseline)] {
+        if value.as_deref() == Some("-") {
+            return Err(format!("{flag} needs a file name (`-` is for exports and reports)"));
+        }
+    }
     let baseline = args
         .baseline
         .as_deref()
