@@ -1,5 +1,6 @@
 //! The main job, stage by stage: load → model → facts → rules → findings,
-//! then locations for what was found.
+//! then locations for what was found, then triage (what waivers and the
+//! baseline accept) before the reports.
 
 use std::collections::BTreeMap;
 

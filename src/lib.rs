@@ -1,5 +1,6 @@
 //! edgeaudit: an offline compliance analyzer for edge-service configuration
-//! exports. Data flows one way: load → model → facts → rules → findings → reports.
+//! exports. Data flows one way: load → model → facts → rules → findings →
+//! triage → reports.
 
 pub mod check;
 pub mod cli;
