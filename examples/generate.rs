@@ -1,11 +1,17 @@
-//! Writes a large, deterministic load-balancing export to stdout: one API
-//! envelope whose `result` holds N pools followed by N/20 health-alert
-//! policies, in the shapes the API returns.
+//! Writes a large, deterministic export to stdout, in the shapes the API
+//! returns:
 //!
 //!     cargo run --release --example generate -- --count 200000 > pools.json
+//!     cargo run --release --example generate -- --custom-hostnames --count 250000 > hostnames.json
 //!
-//! The mix is fixed by the seed: about a third of the pools carry a legacy
-//! `notification_email`; policies cover some fully, some in part, some not.
+//! Pools (default): one API envelope whose `result` holds N pools followed by
+//! N/20 health-alert policies; about a third of the pools carry a legacy
+//! `notification_email`, and policies cover some fully, some in part, some not.
+//!
+//! Custom hostnames: one envelope of N custom hostnames of a SaaS zone (the
+//! list `GET /zones/{zone_id}/custom_hostnames` pages through), with a quarter
+//! on Let's Encrypt, a quarter on the default CA, the rest on Google; RSA and
+//! ECDSA; some certificates expired.
 
 use std::io::{BufWriter, Write};
 
@@ -43,6 +49,9 @@ fn main() -> std::io::Result<()> {
     let mut rng = Rng(seed | 1);
     let out = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 20, out.lock());
+    if args.iter().any(|a| a == "--custom-hostnames") {
+        return custom_hostnames(&mut w, &mut rng, count);
+    }
     write!(w, "{{\"success\":true,\"errors\":[],\"messages\":[],\"result\":[")?;
     for i in 0..count {
         if i > 0 {
@@ -113,6 +122,70 @@ fn main() -> std::io::Result<()> {
         count + policies,
         count + policies,
         count + policies
+    )?;
+    w.flush()
+}
+
+fn uuid(rng: &mut Rng) -> String {
+    let (a, b) = (rng.next(), rng.next());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        (b >> 48) & 0xfff,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+fn custom_hostnames(w: &mut impl Write, rng: &mut Rng, count: u64) -> std::io::Result<()> {
+    write!(w, "{{\"success\":true,\"errors\":[],\"messages\":[],\"result\":[")?;
+    for i in 0..count {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        let ca = match rng.below(4) {
+            0 => "lets_encrypt",
+            1 => "",
+            _ => "google",
+        };
+        let (issuer, signature) = match (ca, rng.below(3)) {
+            ("google", 0) => ("GoogleTrustServicesLLC", "ECDSAWithSHA256"),
+            ("google", _) => ("GoogleTrustServicesLLC", "SHA256WithRSA"),
+            (_, 0) => ("LetsEncrypt", "ECDSAWithSHA384"),
+            _ => ("LetsEncrypt", "SHA256WithRSA"),
+        };
+        // Mostly valid in 2024; one in fifty expired before the autumn.
+        let expires = if rng.below(50) == 0 { "2024-08-15" } else { "2025-01-20" };
+        let wildcard = rng.below(10) == 0;
+        let hostname = format!("{}shop-{i}.customer-{}.example", if wildcard { "*." } else { "" }, i % 5000);
+        write!(
+            w,
+            "{{\"id\":\"{}\",\"hostname\":\"{hostname}\",\"status\":\"active\",\"created_at\":\"2023-0{}-1{}T08:12:{:02}.{}Z\",\"custom_metadata\":{{\"customer\":\"c-{}\",\"plan\":\"business\"}},\"ownership_verification\":{{\"type\":\"txt\",\"name\":\"_cf-custom-hostname.shop-{i}.customer-{}.example\",\"value\":\"{}\"}},\"ownership_verification_http\":{{\"http_url\":\"http://shop-{i}.customer-{}.example/.well-known/cf-custom-hostname-challenge/{}\",\"http_body\":\"{}\"}},\"ssl\":{{\"id\":\"{}\",\"type\":\"dv\",\"method\":\"{}\",\"status\":\"active\",\"bundle_method\":\"ubiquitous\",\"certificate_authority\":\"{ca}\",\"wildcard\":{wildcard},\"settings\":{{\"min_tls_version\":\"1.2\",\"http2\":\"on\",\"tls_1_3\":\"on\"}},\"validation_records\":[{{\"txt_name\":\"_acme-challenge.shop-{i}.customer-{}.example\",\"txt_value\":\"{:016x}{:016x}\",\"status\":\"active\"}}],\"issuer\":\"{issuer}\",\"signature\":\"{signature}\",\"serial_number\":\"{:x}\",\"uploaded_on\":\"2024-0{}-0{}T10:00:00Z\",\"expires_on\":\"{expires}T10:00:00Z\"}}}}",
+            uuid(rng),
+            1 + rng.below(9),
+            rng.below(10),
+            rng.below(60),
+            rng.below(1000),
+            i % 5000,
+            i % 5000,
+            uuid(rng),
+            i % 5000,
+            uuid(rng),
+            uuid(rng),
+            uuid(rng),
+            if rng.below(2) == 0 { "txt" } else { "http" },
+            i % 5000,
+            rng.next(),
+            rng.next(),
+            rng.next(),
+            1 + rng.below(9),
+            1 + rng.below(9),
+        )?;
+    }
+    write!(
+        w,
+        "],\"result_info\":{{\"count\":{count},\"page\":1,\"per_page\":{count},\"total_count\":{count},\"total_pages\":1}}}}"
     )?;
     w.flush()
 }

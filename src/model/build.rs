@@ -2,6 +2,9 @@
 
 use super::notification::{Event, EventSet};
 use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 
 use super::certificate::{
@@ -18,6 +21,7 @@ use crate::load::walk::{FieldError, RecordSink};
 #[derive(Default)]
 pub struct Builder {
     inventory: Inventory,
+    texts: Interner,
     /// The current document's resources and record counts, until its account is known.
     staged: Account,
     staged_records: Vec<(Kind, usize)>,
@@ -63,7 +67,10 @@ impl RecordSink for Builder {
                 self.staged.pools.push(pool);
             }
             Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape)),
-            Kind::CustomCertificate => self.staged.custom_certificates.push(custom_certificate(origin, shape)?),
+            Kind::CustomCertificate => self
+                .staged
+                .custom_certificates
+                .push(custom_certificate(&mut self.texts, origin, shape)?),
             Kind::CertificatePack => self.staged.certificate_packs.push(CertificatePack {
                 id: text(&shape.id),
                 pack_type: text(&shape.record_type),
@@ -79,6 +86,7 @@ impl RecordSink for Builder {
                     .map(|(i, c)| {
                         let path = format!("/certificates/{i}");
                         issued(
+                            &mut self.texts,
                             &c.id,
                             &c.issuer,
                             &c.signature,
@@ -86,7 +94,7 @@ impl RecordSink for Builder {
                             &c.uploaded_on,
                             &c.expires_on,
                             &c.status,
-                            path,
+                            path.into(),
                         )
                     })
                     .collect::<Result<_, _>>()?,
@@ -106,6 +114,7 @@ impl RecordSink for Builder {
                     zone: zone_of(&origin),
                     certificate: match ssl {
                         Some(s) if s.issuer.is_some() || s.expires_on.is_some() => Some(issued(
+                            &mut self.texts,
                             &None,
                             &s.issuer,
                             &s.signature,
@@ -113,7 +122,7 @@ impl RecordSink for Builder {
                             &s.uploaded_on,
                             &s.expires_on,
                             &s.status,
-                            "/ssl".into(),
+                            Cow::Borrowed("/ssl"),
                         )?),
                         _ => None,
                     },
@@ -206,7 +215,28 @@ fn append<T>(target: &mut Vec<T>, staged: Vec<T>) {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// Short texts that repeat across records (issuers, statuses), stored once.
+#[derive(Debug, Default)]
+struct Interner(std::collections::HashSet<Arc<str>>);
+
+impl Interner {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(s) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(s);
+        // Bounded, so that hostile input with a million distinct values
+        // costs no more than plain strings would.
+        if s.len() <= 64 && self.0.len() < 4096 {
+            self.0.insert(shared.clone());
+        }
+        shared
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn issued(
+    texts: &mut Interner,
     id: &Option<Text<'_>>,
     issuer: &Option<Text<'_>>,
     signature: &Option<Text<'_>>,
@@ -214,16 +244,16 @@ fn issued(
     uploaded_on: &Option<Text<'_>>,
     expires_on: &Option<Text<'_>>,
     status: &Option<Text<'_>>,
-    path: String,
+    path: Cow<'static, str>,
 ) -> Result<IssuedCertificate, FieldError> {
     Ok(IssuedCertificate {
         id: text(id),
-        issuer: text(issuer),
+        issuer: texts.get(issuer.as_ref().map_or("", Text::as_str)),
         key_type: KeyType::from_signature(signature.as_ref().map(Text::as_str)),
         bundle_method: bundle(bundle_method, &format!("{path}/bundle_method"))?,
         uploaded_on: timestamp(uploaded_on, &format!("{path}/uploaded_on"))?,
         expires_on: timestamp(expires_on, &format!("{path}/expires_on"))?,
-        status: text(status),
+        status: texts.get(status.as_ref().map_or("", Text::as_str)),
         path,
     })
 }
@@ -251,9 +281,10 @@ fn timestamp(value: &Option<Text<'_>>, path: &str) -> Result<Option<DateTime<Utc
     }
 }
 
-fn custom_certificate(origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomCertificate, FieldError> {
+fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomCertificate, FieldError> {
     let s = shape;
     let certificate = issued(
+        texts,
         &s.id,
         &s.issuer,
         &s.signature,
@@ -261,7 +292,7 @@ fn custom_certificate(origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomC
         &s.uploaded_on,
         &s.expires_on,
         &s.status,
-        String::new(),
+        Cow::Borrowed(""),
     )?;
     let chain = match &s.certificate {
         None => None,
@@ -376,5 +407,28 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>) -> Policy {
         pool_ids: valued("pool_id", filters.and_then(|f| f.pool_id.as_ref())),
         new_health: valued("new_health", filters.and_then(|f| f.new_health.as_ref())),
         event_source: valued("event_source", filters.and_then(|f| f.event_source.as_ref())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Interner;
+
+    #[test]
+    fn repeated_texts_are_stored_once_and_the_store_is_bounded() {
+        let mut texts = Interner::default();
+        let a = texts.get("LetsEncrypt");
+        let b = texts.get("LetsEncrypt");
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
+        assert_eq!(&*texts.get("active"), "active");
+        for i in 0..10_000 {
+            texts.get(&format!("issuer-{i}"));
+        }
+        assert_eq!(texts.0.len(), 4096, "hostile input cannot grow it without bound");
+        let long = "x".repeat(100);
+        assert!(
+            !std::sync::Arc::ptr_eq(&texts.get(&long), &texts.get(&long)),
+            "long texts are not kept"
+        );
     }
 }

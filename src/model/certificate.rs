@@ -226,14 +226,16 @@ pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
 #[derive(Debug, Clone)]
 pub struct IssuedCertificate {
     pub id: String,
-    pub issuer: String,
+    /// Shared between certificates: a million custom hostnames name a
+    /// handful of issuers and statuses.
+    pub issuer: std::sync::Arc<str>,
     pub key_type: KeyType,
     pub bundle_method: Option<BundleMethod>,
     pub uploaded_on: Option<DateTime<Utc>>,
     pub expires_on: Option<DateTime<Utc>>,
-    pub status: String,
-    /// Relative to the record, e.g. `/certificates/0`.
-    pub path: String,
+    pub status: std::sync::Arc<str>,
+    /// Relative to the record, e.g. `/certificates/0`, or `/ssl`.
+    pub path: std::borrow::Cow<'static, str>,
 }
 
 #[derive(Debug, Clone)]
