@@ -17,6 +17,7 @@ use crate::findings::{FailOn, Severity};
 use crate::load::error::InputError;
 use crate::model::Kind;
 use crate::triage::Place;
+use crate::triage::glob::Glob;
 use crate::triage::waiver::Waiver;
 
 pub const FILE_NAME: &str = ".edgeaudit.yaml";
@@ -199,7 +200,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
         }
         waivers.push(Waiver {
             rule: w.rule.value.trim().to_string(),
-            resource: w.resource.value.trim().to_string(),
+            resource: Glob::new(w.resource.value.trim()),
             reason,
             expires: w.expires.as_ref().map(|s| date(s, &format!("waivers[{i}].expires"))).transpose()?,
             place: entry,

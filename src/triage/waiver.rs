@@ -3,7 +3,8 @@
 
 use chrono::NaiveDate;
 
-use super::{Place, glob};
+use super::Place;
+use super::glob::{self, Glob};
 use crate::findings::Resource;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,7 +12,7 @@ pub struct Waiver {
     /// A rule id or a pattern over ids (`CA00*`).
     pub rule: String,
     /// A pattern over `kind/id` or `kind/name` (`pool/*`, `custom_hostname/*.example.com`).
-    pub resource: String,
+    pub resource: Glob,
     pub reason: String,
     /// The last day it holds (inclusive); none = until removed.
     pub expires: Option<NaiveDate>,
@@ -19,8 +20,8 @@ pub struct Waiver {
     pub place: Place,
 }
 
-/// A resource as waivers match it: `kind/id` and `kind/name`, spelled out
-/// once per finding rather than once per waiver.
+/// A resource as waivers match it: `kind/id` and `kind/name`, lower-cased,
+/// spelled out once per finding rather than once per waiver.
 pub struct Names {
     by_id: String,
     by_name: Option<String>,
@@ -28,9 +29,10 @@ pub struct Names {
 
 impl Names {
     pub fn of(resource: &Resource) -> Names {
+        let spell = |s: &str| format!("{}/{}", resource.kind, s).to_ascii_lowercase();
         Names {
-            by_id: format!("{}/{}", resource.kind, resource.id),
-            by_name: (!resource.name.is_empty()).then(|| format!("{}/{}", resource.kind, resource.name)),
+            by_id: spell(resource.id),
+            by_name: (!resource.name.is_empty()).then(|| spell(resource.name)),
         }
     }
 }
@@ -41,7 +43,7 @@ impl Waiver {
     }
 
     pub fn matches_resource(&self, names: &Names) -> bool {
-        glob::matches(&self.resource, &names.by_id) || names.by_name.as_deref().is_some_and(|n| glob::matches(&self.resource, n))
+        self.resource.matches_lowercase(&names.by_id) || names.by_name.as_deref().is_some_and(|n| self.resource.matches_lowercase(n))
     }
 
     /// Expired once the as-of date is past its last day: a run replayed at an
@@ -59,7 +61,7 @@ mod tests {
     fn waiver(rule: &str, resource: &str, expires: Option<&str>) -> Waiver {
         Waiver {
             rule: rule.into(),
-            resource: resource.into(),
+            resource: Glob::new(resource),
             reason: "accepted".into(),
             expires: expires.map(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap()),
             place: Place::default(),
