@@ -108,7 +108,7 @@ pub struct CheckArgs {
     pub rules: Vec<String>,
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
-    /// Print findings only: no summary, no notes about skipped files.
+    /// Print findings only: no summary, no notes about skipped files, waivers or the baseline.
     #[arg(long, short)]
     pub quiet: bool,
     /// Print the number of findings per rule.
