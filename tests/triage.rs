@@ -254,6 +254,27 @@ fn waivers_suppress_until_they_expire_then_say_so() {
         "the waived finding is not shown:\n{}",
         r.stdout
     );
+    let quiet = run_in(
+        dir.path(),
+        &[
+            "check",
+            "exports",
+            "--as-of",
+            "2024-10-16",
+            "--ignore",
+            "LB004",
+            "--color",
+            "never",
+            "-q",
+        ],
+    );
+    assert_eq!(quiet.code, 1);
+    assert!(
+        !quiet.stdout.contains("note[waiver"),
+        "--quiet prints findings only:\n{}",
+        quiet.stdout
+    );
+    assert!(quiet.stdout.contains("legacy-email-without-replacement"), "{}", quiet.stdout);
 }
 
 #[test]
