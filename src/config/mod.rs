@@ -378,6 +378,19 @@ mod tests {
     }
 
     #[test]
+    fn every_truncation_of_the_starter_is_a_config_or_a_located_error() {
+        let text = starter::STARTER.replace(
+            "waivers: []",
+            "waivers:\n  - {rule: LB002, resource: pool/x, reason: r, expires: 2024-12-31}",
+        );
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            if let Err(e) = parse_text(&text[..end]) {
+                assert!(e.line >= 1 && e.line <= text[..end].matches('\n').count() + 1, "cut at {end}: {e}");
+            }
+        }
+    }
+
+    #[test]
     fn severity_overrides_every_phase() {
         let mut rules = RuleSet::builtin().unwrap();
         let config = parse_text("severity:\n  CA008: note\n").unwrap();

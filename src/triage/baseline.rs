@@ -240,6 +240,20 @@ mod tests {
     }
 
     #[test]
+    fn every_truncation_of_a_baseline_is_an_error_inside_it() {
+        let baseline = Baseline::new("b.json", vec![entry("LB001", "pool/a"), entry("LB002", "pool/b")]);
+        let mut text = Vec::new();
+        baseline.write(&mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let full = text.trim_end().len();
+        for end in 0..full {
+            let e = Baseline::parse("b.json", &text[..end]).expect_err("a cut baseline is not a baseline");
+            assert!(e.line <= text[..end].matches('\n').count() + 1, "cut at {end}: {e}");
+            assert!(e.message.starts_with("invalid baseline"), "cut at {end}: {e}");
+        }
+    }
+
+    #[test]
     fn fingerprints_depend_on_rule_resource_field_and_item_only() {
         let a = fingerprint("LB001", "pool/a", "/notification_email", None);
         assert_eq!(a.len(), 32);
