@@ -94,20 +94,16 @@ pub fn check<R>(
     findings.shrink_to_fit();
     timings.stage("rules");
 
-    // Findings whose subject has an origin are located in place.
+    // Findings whose subject has an origin are located in place: pointer and
+    // range first, then line and column for all of them, a file at a time.
     let mut locator = Locator::new(&loaded.files);
-    for f in findings.iter_mut() {
-        if let Some(subject) = analysis.subject(f.subject) {
-            f.location = locator.locate(subject.origin, &f.path);
-        }
-    }
-    drop(locator);
     fill_positions(
         &loaded.files,
-        findings
-            .iter_mut()
-            .filter(|f| analysis.subject(f.subject).is_some())
-            .map(|f| &mut f.location),
+        findings.iter_mut().filter_map(|f| {
+            let subject = analysis.subject(f.subject)?;
+            f.location = locator.locate(subject.origin, &f.path);
+            Some(&mut f.location)
+        }),
     );
     let files = &loaded.files;
     // The deterministic report order: file, line, column, rule, pointer.
