@@ -35,22 +35,23 @@ impl Summary {
             .collect();
         let mut by_rule = BTreeMap::new();
         let mut suppressed = Suppressed::default();
+        let mut findings = 0;
         for f in &outcome.findings {
             match f.suppression {
                 Some(Suppression::Waiver(_)) => suppressed.waived += 1,
                 Some(Suppression::Baseline) => suppressed.baseline += 1,
-                None => {}
+                None => {
+                    findings += 1;
+                    *by_severity.entry(f.severity.as_str()).or_default() += 1;
+                    *by_rule.entry(f.rule.id.clone()).or_default() += 1;
+                }
             }
-        }
-        for f in outcome.active() {
-            *by_severity.entry(f.severity.as_str()).or_default() += 1;
-            *by_rule.entry(f.rule.id.clone()).or_default() += 1;
         }
         Summary {
             files: outcome.files.len() - outcome.skipped.len(),
             skipped_files: outcome.skipped.len(),
             records: outcome.records.clone(),
-            findings: outcome.active().count(),
+            findings,
             by_severity,
             by_rule,
             suppressed,

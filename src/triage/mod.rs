@@ -108,11 +108,13 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     for f in findings.iter_mut() {
         let resource = resource_of(f);
         if !waivers.is_empty() {
-            let candidates = by_rule.entry(f.rule.id.clone()).or_insert_with(|| {
-                (0..waivers.len())
+            if !by_rule.contains_key(&f.rule.id) {
+                let takes: Vec<usize> = (0..waivers.len())
                     .filter(|&i| glob::matches(&waivers[i].rule, &f.rule.id))
-                    .collect()
-            });
+                    .collect();
+                by_rule.insert(f.rule.id.clone(), takes);
+            }
+            let candidates = &by_rule[&f.rule.id];
             if !candidates.is_empty() {
                 let names = Names::of(&resource);
                 let matching: Vec<usize> = candidates
