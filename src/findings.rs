@@ -45,16 +45,6 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    pub fn parse(s: &str) -> Option<FailOn> {
-        match s {
-            "error" => Some(FailOn::Error),
-            "warning" => Some(FailOn::Warning),
-            "note" => Some(FailOn::Note),
-            "never" => Some(FailOn::Never),
-            _ => None,
-        }
-    }
-
     pub fn fails(self, severity: Severity) -> bool {
         match self {
             FailOn::Error => severity >= Severity::Error,

@@ -28,7 +28,8 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
             Some((name, _)) => return Err(format!("`--format {name}=` needs a file name after `=`")),
             None => (spec.as_str(), None),
         };
-        let format = Format::parse(name)
+        let format = <Format as clap::ValueEnum>::from_str(name, false)
+            .ok()
             .ok_or_else(|| format!("unknown format `{name}`: expected human, json, sarif, github, markdown or junit"))?;
         outputs.push(Output {
             format,

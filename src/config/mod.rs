@@ -129,7 +129,11 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
     let fail_on = spec
         .fail_on
         .as_ref()
-        .map(|s| FailOn::parse(&s.value).ok_or_else(|| error(s, format!("fail_on `{}`: expected error, warning, note or never", s.value))))
+        .map(|s| {
+            <FailOn as clap::ValueEnum>::from_str(&s.value, false)
+                .ok()
+                .ok_or_else(|| error(s, format!("fail_on `{}`: expected error, warning, note or never", s.value)))
+        })
         .transpose()?;
     let mut severity = Vec::new();
     for (id, level) in &spec.severity {

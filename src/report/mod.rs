@@ -26,20 +26,6 @@ pub enum Format {
     Junit,
 }
 
-impl Format {
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "human" => Some(Format::Human),
-            "json" => Some(Format::Json),
-            "sarif" => Some(Format::Sarif),
-            "github" => Some(Format::Github),
-            "markdown" => Some(Format::Markdown),
-            "junit" => Some(Format::Junit),
-            _ => None,
-        }
-    }
-}
-
 /// Which findings a report writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which {
