@@ -165,7 +165,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                     );
                 }
             }
-            if let Some(baseline) = &outcome.triage.written {
+            if let Some(baseline) = outcome.triage.baseline.as_ref().filter(|_| outcome.triage.baseline_is_new) {
                 baseline.write_to(&baseline.file)?;
                 if !args.quiet {
                     eprintln!(

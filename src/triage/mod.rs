@@ -55,8 +55,8 @@ pub struct Triaged {
     pub waivers: Vec<Waiver>,
     /// The baseline the findings were compared with: the one read, or the one written.
     pub baseline: Option<Baseline>,
-    /// Set when the run writes a baseline (the caller writes the file).
-    pub written: Option<Baseline>,
+    /// True when `baseline` is one this run recorded (the caller writes the file).
+    pub baseline_is_new: bool,
     pub notices: Vec<Notice>,
 }
 
@@ -209,8 +209,8 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     }
     Triaged {
         waivers,
-        baseline: written.clone().or(baseline),
-        written,
+        baseline_is_new: written.is_some(),
+        baseline: written.or(baseline),
         notices,
     }
 }
