@@ -4,8 +4,9 @@ mod common;
 
 use common::{json, path_str, run, temp_dir};
 
-fn severities(path: &str, rule: &str, as_of: &str) -> Vec<String> {
-    let doc = json(&run(&[
+/// The JSON report of one rule on one fixture at a date.
+fn report(path: &str, rule: &str, as_of: &str) -> serde_json::Value {
+    json(&run(&[
         "check",
         path,
         "--select",
@@ -16,8 +17,11 @@ fn severities(path: &str, rule: &str, as_of: &str) -> Vec<String> {
         as_of,
         "--fail-on",
         "never",
-    ]));
-    doc["findings"]
+    ]))
+}
+
+fn severities(path: &str, rule: &str, as_of: &str) -> Vec<String> {
+    report(path, rule, as_of)["findings"]
         .as_array()
         .expect("findings")
         .iter()
@@ -30,26 +34,8 @@ fn a_user_defined_cross_sign_is_a_warning_until_it_expires_then_an_error() {
     let path = "tests/fixtures/rules/CA008.json";
     assert_eq!(severities(path, "CA008", "2024-09-29"), vec!["warning", "warning"]);
     assert_eq!(severities(path, "CA008", "2024-09-30"), vec!["error", "error"]);
-    let before = json(&run(&[
-        "check",
-        path,
-        "--select",
-        "CA008",
-        "--format",
-        "json",
-        "--as-of",
-        "2024-06-01",
-    ]));
-    let after = json(&run(&[
-        "check",
-        path,
-        "--select",
-        "CA008",
-        "--format",
-        "json",
-        "--as-of",
-        "2024-10-01",
-    ]));
+    let before = report(path, "CA008", "2024-06-01");
+    let after = report(path, "CA008", "2024-10-01");
     let before = before["findings"][0]["message"].as_str().unwrap_or_default().to_string();
     let after = after["findings"][0]["message"].as_str().unwrap_or_default().to_string();
     assert!(before.contains("expires on 2024-09-30; from then on"), "{before}");
