@@ -6,6 +6,13 @@ use common::{json, path_str, run, run_with_stdin, temp_dir};
 
 const CLEAN_POOL: &[u8] = br#"{"result": [{"id": "p1", "name": "quiet", "notification_email": "", "origins": []}]}"#;
 
+/// `edgeaudit check fixtures/demo --as-of 2024-10-01 EXTRA…`.
+fn demo_run(extra: &[&str]) -> common::Run {
+    let mut args = vec!["check", "fixtures/demo", "--as-of", "2024-10-01"];
+    args.extend(extra);
+    run(&args)
+}
+
 #[test]
 fn exit_codes_follow_fail_on() {
     // The demo has errors (LB001, LB005), warnings and a note (LB004).
@@ -14,45 +21,12 @@ fn exit_codes_follow_fail_on() {
         1,
         "default --fail-on warning"
     );
+    assert_eq!(demo_run(&["--fail-on", "error"]).code, 1);
+    assert_eq!(demo_run(&["--fail-on", "never"]).code, 0);
+    assert_eq!(demo_run(&["--select", "LB004"]).code, 0, "a note does not fail at warning");
+    assert_eq!(demo_run(&["--select", "LB004", "--fail-on", "note"]).code, 1);
     assert_eq!(
-        run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--fail-on", "error"]).code,
-        1
-    );
-    assert_eq!(
-        run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--fail-on", "never"]).code,
-        0
-    );
-    assert_eq!(
-        run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--select", "LB004"]).code,
-        0,
-        "a note does not fail at warning"
-    );
-    assert_eq!(
-        run(&[
-            "check",
-            "fixtures/demo",
-            "--as-of",
-            "2024-10-01",
-            "--select",
-            "LB004",
-            "--fail-on",
-            "note"
-        ])
-        .code,
-        1
-    );
-    assert_eq!(
-        run(&[
-            "check",
-            "fixtures/demo",
-            "--as-of",
-            "2024-10-01",
-            "--select",
-            "LB002,LB003",
-            "--fail-on",
-            "error"
-        ])
-        .code,
+        demo_run(&["--select", "LB002,LB003", "--fail-on", "error"]).code,
         0,
         "warnings only"
     );
