@@ -10,7 +10,7 @@ use crate::engine::RuleSet;
 use crate::engine::evaluate::evaluate;
 use crate::facts::Analysis;
 use crate::findings::Finding;
-use crate::load::error::InputError;
+use crate::load::error::{InputError, InputErrors};
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
 use crate::locate::{Locator, fill_positions};
@@ -81,7 +81,7 @@ pub fn check<R>(
     rules: &RuleSet,
     triage: Triage,
     report: impl FnOnce(&Outcome, &Analysis) -> R,
-) -> Result<R, InputError> {
+) -> Result<R, InputErrors> {
     let mut timings = Timings::start();
     let mut builder = Builder::default();
     let loaded = load(&options.paths, &options.load, &mut builder)?;

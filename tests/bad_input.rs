@@ -111,13 +111,13 @@ fn duplicate_yaml_keys() {
 #[test]
 fn valid_json_that_is_not_an_export() {
     let err = rejects("package.json", br#"{"name": "web", "version": "1.0.0"}"#, 1, 1);
-    assert!(err.contains("not an edge-service export"), "{err}");
+    assert!(err.contains("not an export edgeaudit analyses"), "{err}");
     let err = rejects("numbers.json", b"[1, 2]", 1, 2);
     assert!(err.contains("expected a record"), "{err}");
     let err = rejects("scalar.json", b"42", 1, 1);
     assert!(err.contains("expected an array of records or an object"), "{err}");
     let err = rejects("records.json", b"[\n {\"hello\": \"world\"}\n]", 2, 2);
-    assert!(err.contains("matches no known kind"), "{err}");
+    assert!(err.contains("1 record, of no kind edgeaudit reads"), "{err}");
 }
 
 #[test]

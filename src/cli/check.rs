@@ -156,12 +156,15 @@ pub fn run(args: &CheckArgs) -> u8 {
         &rules,
         triage,
         |outcome: &Outcome, analysis: &Analysis| -> Result<bool, String> {
-            if !args.quiet {
+            // Said on stderr too unless the human report on stdout says it:
+            // whatever the formats, nothing is left out silently.
+            let human_on_stdout = outputs.iter().any(|o| o.format == Format::Human && o.path.is_none());
+            if !human_on_stdout {
                 for skipped in &outcome.skipped {
                     eprintln!(
-                        "edgeaudit: skipping {}: {}",
+                        "edgeaudit: warning: {}: skipped, not analysed: {}",
                         skipped.file,
-                        skipped.message.trim_start_matches("not an edge-service export: ")
+                        skipped.skip_reason()
                     );
                 }
             }

@@ -39,8 +39,11 @@ pub fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
+/// Prints an error (one line per error when it holds several) and gives exit code 2.
 pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
-    eprintln!("edgeaudit: error: {message}");
+    for line in message.to_string().lines() {
+        eprintln!("edgeaudit: error: {line}");
+    }
     EXIT_ERROR
 }
 

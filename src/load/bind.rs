@@ -54,7 +54,7 @@ fn fields(line: &str) -> Vec<(usize, &str)> {
 
 const CLASSES: [&str; 4] = ["IN", "CH", "HS", "CS"];
 
-pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, S>) -> Result<(), InputError> {
+pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     walker.run_lines(|w| {
         let text = w.file().text.clone();
         let mut origin: Option<String> = None;

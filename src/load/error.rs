@@ -5,6 +5,9 @@ use std::fmt;
 
 use crate::locate::position::position_of_offset;
 
+/// How the message of a file that is not an export begins.
+pub const NOT_ANALYSED: &str = "not an export edgeaudit analyses: ";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
     pub file: String,
@@ -48,6 +51,11 @@ impl InputError {
         InputError::at_line_column(file, 1, 1, message)
     }
 
+    /// Why a skipped file was not analysed, without the words every such reason starts with.
+    pub fn skip_reason(&self) -> &str {
+        self.message.trim_start_matches(NOT_ANALYSED)
+    }
+
     pub fn not_an_export(mut self) -> Self {
         self.not_an_export = true;
         self
@@ -61,3 +69,28 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// Every input error of a run, in order: each broken file, and in a file
+/// each record edgeaudit could not read, not only the first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputErrors(pub Vec<InputError>);
+
+impl From<InputError> for InputErrors {
+    fn from(error: InputError) -> Self {
+        InputErrors(vec![error])
+    }
+}
+
+impl fmt::Display for InputErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InputErrors {}

@@ -8,7 +8,7 @@ use super::walk::{RecordSink, Walker};
 use crate::locate::position::offset_of_line_byte_column;
 
 /// Parses the file and walks it in the same pass.
-pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), InputError> {
+pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     walker.run(
         |seed| {
             let mut de = serde_json::Deserializer::from_str(&file.text);

@@ -14,7 +14,7 @@ pub mod yaml;
 use std::io::Read;
 use std::sync::Arc;
 
-use error::InputError;
+use error::{InputError, InputErrors};
 use source::{FileId, Format, SourceFile};
 use walk::{RecordSink, Walker};
 
@@ -35,40 +35,48 @@ pub struct Loaded {
     pub skipped: Vec<InputError>,
 }
 
-pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S) -> Result<Loaded, InputError> {
+/// Loads every input. All broken files are reported, not only the first:
+/// the rest of the input is still read to find them.
+pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S) -> Result<Loaded, InputErrors> {
     let inputs = discover::discover(paths)?;
     let mut files = Vec::with_capacity(inputs.len());
+    let mut errors = Vec::new();
     for input in inputs {
-        files.push(read(&input, options)?);
+        match read(&input, options) {
+            Ok(file) => files.push(file),
+            Err(e) => errors.push(e),
+        }
     }
     let mut skipped = Vec::new();
     for i in 0..files.len() {
         match parse_file(&files, FileId(i as u32), options, sink) {
             Ok(()) => {}
-            Err(e) if e.not_an_export && files[i].discovered => skipped.push(e),
-            Err(e) => return Err(e),
+            Err(mut e) if e.len() == 1 && e[0].not_an_export && files[i].discovered => skipped.extend(e.pop()),
+            Err(e) => errors.extend(e),
         }
     }
+    if !errors.is_empty() {
+        return Err(InputErrors(errors));
+    }
     if !skipped.is_empty() && skipped.len() == files.len() {
-        let mut first = skipped.swap_remove(0);
-        first.message = format!(
-            "no edge-service export among the files found; this one is {}",
-            first.message.trim_start_matches("not an edge-service export: ")
-        );
-        return Err(first);
+        // Nothing at all to analyse: a run that passed would be a silent pass.
+        for e in &mut skipped {
+            e.message = format!("{} (and no file found holds an export edgeaudit analyses)", e.message);
+        }
+        return Err(InputErrors(skipped));
     }
     Ok(Loaded { files, skipped })
 }
 
-fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOptions, sink: &mut S) -> Result<(), InputError> {
+fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOptions, sink: &mut S) -> Result<(), Vec<InputError>> {
     let file = &files[id.0 as usize];
     if file.text.trim().is_empty() {
-        return Err(InputError::at_line_column(
+        return Err(vec![InputError::at_line_column(
             &file.name,
             1,
             1,
             "the file is empty: expected a JSON or YAML export",
-        ));
+        )]);
     }
     let walker = Walker::new(files, id, sink, options.kind);
     match file.format {

@@ -101,6 +101,190 @@ pub struct Shape<'a> {
     pub content: Option<Text<'a>>,
     /// A certificate pack's certificates.
     pub certificates: Option<Vec<PackCertificate<'a>>>,
+    /// DNS records of older and Terraform-era exports: CAA as `data: {flags, tag, value}`.
+    pub data: Option<DnsData>,
+    /// Total TLS: `validity_period` (API) or `validity_days`.
+    pub validity: bool,
+
+    /// The envelope's paging, for completeness (EX001).
+    pub result_info: Option<ResultInfo>,
+    /// Fields of records edgeaudit does not analyse, so that a skipped list
+    /// can say what it holds.
+    pub foreign: Foreign,
+}
+
+/// Fields that name a kind of record edgeaudit does not analyse.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Foreign {
+    /// `default_pools`, `fallback_pool`: a load balancer.
+    pub load_balancer: bool,
+    /// `expected_codes`, `interval`: a health monitor.
+    pub monitor: bool,
+    /// `name_servers`, `original_registrar`: a zone.
+    pub zone: bool,
+    /// `url`: a webhook destination.
+    pub webhook: bool,
+}
+
+/// An API envelope's `result_info`. Numbers as large as 2^63-1 (and larger,
+/// or fractional) are read without failing the file.
+#[derive(Debug, Default, Clone, Copy, serde::Deserialize)]
+pub struct ResultInfo {
+    pub page: Option<Count>,
+    pub per_page: Option<Count>,
+    pub count: Option<Count>,
+    pub total_count: Option<Count>,
+    pub total_pages: Option<Count>,
+}
+
+/// A non-negative count as the API writes it: any JSON number (saturating),
+/// or a string of digits.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Count(pub u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CountVisitor;
+        impl Visitor<'_> for CountVisitor {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a count")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
+                Ok(Count(v.max(0) as u64))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Count, E> {
+                Ok(Count(u64::try_from(v).unwrap_or(u64::MAX)))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Count, E> {
+                Ok(Count(u64::try_from(v.max(0)).unwrap_or(u64::MAX)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
+                // `as` saturates (and maps NaN to 0).
+                Ok(Count(v.max(0.0) as u64))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Count, E> {
+                v.trim()
+                    .parse::<u64>()
+                    .map(Count)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+        }
+        d.deserialize_any(CountVisitor)
+    }
+}
+
+/// A DNS record's structured `data`; for CAA `{flags, tag, value}`. Other
+/// records' `data` may be anything (a string, an array): it is then empty,
+/// never an error, as for any field edgeaudit does not read.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct DnsData {
+    pub flags: Option<String>,
+    pub tag: Option<String>,
+    pub value: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for DnsData {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct DataVisitor;
+        impl<'de> Visitor<'de> for DataVisitor {
+            type Value = DnsData;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<DnsData, A::Error> {
+                let mut data = DnsData::default();
+                while let Some(key) = map.next_key::<Text<'de>>()? {
+                    let slot = match key.as_str() {
+                        "flags" => &mut data.flags,
+                        "tag" => &mut data.tag,
+                        "value" => &mut data.value,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = map.next_value::<Scalar>()?.0;
+                }
+                Ok(data)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<DnsData, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(DnsData::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<DnsData, E> {
+                Ok(DnsData::default())
+            }
+        }
+        d.deserialize_any(DataVisitor)
+    }
+}
+
+/// A scalar (number, string or bool) as text, `None` for null or a
+/// container: CAA `flags` is `0` in some exports and `"0"` in others.
+struct Scalar(Option<String>);
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScalarVisitor;
+        impl<'de> Visitor<'de> for ScalarVisitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a string")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar(None))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.to_string())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.to_string())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.to_string())))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+        }
+        d.deserialize_any(ScalarVisitor)
+    }
 }
 
 /// One certificate of a certificate pack.

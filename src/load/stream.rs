@@ -40,6 +40,8 @@ pub trait Walk {
     /// An object that is not in a list: the document, an envelope's single
     /// `result`, a settings object under a bundle key.
     fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
+    /// A list begins (its elements follow).
+    fn list_start(&mut self) {}
 }
 
 /// A value that holds records: an array, or an object (an envelope, a bundle
@@ -74,6 +76,7 @@ impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.walk.list_start();
         let mut index = 0usize;
         loop {
             let element = pointer::join_index(&self.pointer, index);
@@ -222,6 +225,28 @@ impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 Field::CertificateAuthority => s.certificate_authority = map.next_value()?,
                 Field::Content => s.content = map.next_value()?,
                 Field::Certificates => s.certificates = map.next_value()?,
+                Field::Data => s.data = map.next_value()?,
+                Field::ValidityPeriod | Field::ValidityDays => {
+                    map.next_value::<IgnoredAny>()?;
+                    s.validity = true;
+                }
+                Field::ResultInfo => s.result_info = map.next_value()?,
+                Field::DefaultPools | Field::FallbackPool => {
+                    map.next_value::<IgnoredAny>()?;
+                    s.foreign.load_balancer = true;
+                }
+                Field::ExpectedCodes | Field::Interval => {
+                    map.next_value::<IgnoredAny>()?;
+                    s.foreign.monitor = true;
+                }
+                Field::NameServers | Field::OriginalRegistrar => {
+                    map.next_value::<IgnoredAny>()?;
+                    s.foreign.zone = true;
+                }
+                Field::Url => {
+                    map.next_value::<IgnoredAny>()?;
+                    s.foreign.webhook = true;
+                }
             }
         }
         Ok(s)
@@ -267,10 +292,21 @@ enum Field {
     CertificateAuthority,
     Content,
     Certificates,
+    Data,
+    ValidityPeriod,
+    ValidityDays,
+    ResultInfo,
+    DefaultPools,
+    FallbackPool,
+    ExpectedCodes,
+    Interval,
+    NameServers,
+    OriginalRegistrar,
+    Url,
 }
 
 impl Field {
-    const ALL: [(Field, &'static str); 36] = [
+    const ALL: [(Field, &'static str); 47] = [
         (Field::Result, "result"),
         (Field::Success, "success"),
         (Field::AccountId, "account_id"),
@@ -307,6 +343,17 @@ impl Field {
         (Field::CertificateAuthority, "certificate_authority"),
         (Field::Content, "content"),
         (Field::Certificates, "certificates"),
+        (Field::Data, "data"),
+        (Field::ValidityPeriod, "validity_period"),
+        (Field::ValidityDays, "validity_days"),
+        (Field::ResultInfo, "result_info"),
+        (Field::DefaultPools, "default_pools"),
+        (Field::FallbackPool, "fallback_pool"),
+        (Field::ExpectedCodes, "expected_codes"),
+        (Field::Interval, "interval"),
+        (Field::NameServers, "name_servers"),
+        (Field::OriginalRegistrar, "original_registrar"),
+        (Field::Url, "url"),
     ];
 
     /// One `match` on the key (compiled to a length switch), not a search.
@@ -348,6 +395,17 @@ impl Field {
             "certificate_authority" => Field::CertificateAuthority,
             "content" => Field::Content,
             "certificates" => Field::Certificates,
+            "data" => Field::Data,
+            "validity_period" => Field::ValidityPeriod,
+            "validity_days" => Field::ValidityDays,
+            "result_info" => Field::ResultInfo,
+            "default_pools" => Field::DefaultPools,
+            "fallback_pool" => Field::FallbackPool,
+            "expected_codes" => Field::ExpectedCodes,
+            "interval" => Field::Interval,
+            "name_servers" => Field::NameServers,
+            "original_registrar" => Field::OriginalRegistrar,
+            "url" => Field::Url,
             _ => return None,
         })
     }

@@ -17,7 +17,21 @@ pub struct FieldError {
     pub message: String,
 }
 
+/// One page of an API list, as its envelope's `result_info` describes it.
+#[derive(Debug, Clone)]
+pub struct ListPage {
+    /// What the page's records are.
+    pub kind: Kind,
+    /// The envelope (its `result_info` is at `/result_info` below it).
+    pub origin: RecordOrigin,
+    pub info: super::shape::ResultInfo,
+    /// Records loaded from this page.
+    pub records: usize,
+}
+
 pub trait RecordSink {
+    /// An envelope with `result_info` ended; its records were handed over before.
+    fn page(&mut self, page: ListPage);
     fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError>;
     /// The document's records belong to this account (a bundle may name its
     /// `account_id` after its pools, so this comes at the end).
@@ -36,11 +50,23 @@ pub struct Walker<'f, S> {
     /// `--kind`: what the document's records are.
     kind: Option<Kind>,
     account: Option<String>,
-    /// Records accepted so far: until the first, a document that does not
-    /// look like an export is "not an export" rather than a broken one.
-    accepted: usize,
+    /// Records recognised by their fields so far.
+    by_shape: usize,
+    /// Records of no kind edgeaudit reads, located (the first few) and
+    /// counted: judged when the document ends (see [`Walker::verdict`]).
+    unrecognised: Vec<InputError>,
+    unrecognised_count: usize,
+    /// What the first unrecognised record looks like, for the skip reason.
+    foreign: Option<&'static str>,
+    /// Records handed over since the current list began, and their first kind,
+    /// for the page an envelope's `result_info` describes.
+    page_records: usize,
+    page_kind: Option<Kind>,
     error: Option<InputError>,
 }
+
+/// At most this many unrecognised records are located one by one; the rest are counted.
+const UNRECOGNISED_LOCATED: usize = 20;
 
 impl<'f, S: RecordSink> Walker<'f, S> {
     pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S, kind: Option<Kind>) -> Self {
@@ -51,7 +77,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             sink,
             kind,
             account: None,
-            accepted: 0,
+            by_shape: 0,
+            unrecognised: Vec::new(),
+            unrecognised_count: 0,
+            foreign: None,
+            page_records: 0,
+            page_kind: None,
             error: None,
         }
     }
@@ -63,7 +94,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self,
         parse: impl FnOnce(ContainerSeed<'_, Self>) -> Result<(), E>,
         parse_error: impl FnOnce(E) -> InputError,
-    ) -> Result<(), InputError> {
+    ) -> Result<(), Vec<InputError>> {
         self.run_lines(|w| {
             let expect = w.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
             match parse(ContainerSeed {
@@ -82,16 +113,51 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// Walks a document with `walk` (a zone file hands records over with
     /// [`Walker::record_at`]); the document's records reach the model only
     /// if it all went well.
-    pub fn run_lines(mut self, walk: impl FnOnce(&mut Self) -> Result<(), InputError>) -> Result<(), InputError> {
+    pub fn run_lines(mut self, walk: impl FnOnce(&mut Self) -> Result<(), InputError>) -> Result<(), Vec<InputError>> {
         let result = match (walk(&mut self), self.error.take()) {
-            (_, Some(error)) | (Err(error), None) => Err(error),
-            (Ok(()), None) => Ok(()),
+            (_, Some(error)) | (Err(error), None) => Err(vec![error]),
+            (Ok(()), None) => self.verdict(),
         };
         match &result {
             Ok(()) => self.sink.end_document(self.account.as_deref()),
             Err(_) => self.sink.discard_document(),
         }
         result
+    }
+
+    /// A document that parsed: analysed in full, or not at all. A record of no
+    /// known kind beside records of known kinds is an error at each such
+    /// record (a list comes from one endpoint, so an unknown record there is
+    /// one edgeaudit misread, never one to pass over); a document none of
+    /// whose records is of a known kind is not an export edgeaudit analyses.
+    fn verdict(&mut self) -> Result<(), Vec<InputError>> {
+        if self.unrecognised_count == 0 {
+            return Ok(());
+        }
+        let mut errors = std::mem::take(&mut self.unrecognised);
+        let more = self.unrecognised_count - errors.len();
+        if self.by_shape > 0 {
+            if more > 0
+                && let Some(last) = errors.last_mut()
+            {
+                last.message.push_str(&format!(
+                    " ({more} more records like this one follow; only the first {UNRECOGNISED_LOCATED} are listed)"
+                ));
+            }
+            return Err(errors);
+        }
+        let mut first = errors.swap_remove(0);
+        let records = match self.unrecognised_count {
+            1 => "1 record".to_string(),
+            n => format!("{n} records"),
+        };
+        first.message = match self.foreign {
+            Some(what) => format!("not an export edgeaudit analyses: {records}, which look like {what}"),
+            None => format!(
+                "not an export edgeaudit analyses: {records}, of no kind edgeaudit reads (pools, notification policies, certificate packs, custom certificates, custom hostnames, Total TLS, DNS records)"
+            ),
+        };
+        Err(vec![first.not_an_export()])
     }
 
     /// A record of a zone file, anchored at byte `offset` (its data).
@@ -105,7 +171,8 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     fn hand_over(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), Stopped> {
         match self.sink.record(kind, origin.clone(), shape) {
             Ok(()) => {
-                self.accepted += 1;
+                self.page_records += 1;
+                self.page_kind.get_or_insert(kind);
                 Ok(())
             }
             Err(e) => {
@@ -150,7 +217,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         Err(Stopped)
     }
 
-    fn envelope(&mut self, shape: &Shape<'_>, pointer: &str) -> Result<(), Stopped> {
+    fn envelope(&mut self, shape: &Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         if shape.success == Some(false) {
             let origin = self.origin(pointer, self.anchor(shape, pointer));
             let error = self.error_at(
@@ -160,29 +227,70 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             );
             return self.fail(error);
         }
+        if let Some(info) = shape.result_info {
+            let kind = match expect {
+                Expect::Kind(kind) => Some(kind),
+                _ => self.page_kind,
+            };
+            if let Some(kind) = kind {
+                let origin = self.origin(pointer, self.anchor(shape, pointer));
+                self.sink.page(ListPage {
+                    kind,
+                    origin,
+                    info,
+                    records: self.page_records,
+                });
+            }
+        }
         Ok(())
     }
 
-    fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+    /// A record of no kind edgeaudit reads: kept for the verdict.
+    fn unrecognised(&mut self, shape: &Shape<'_>, origin: &RecordOrigin) {
+        self.unrecognised_count += 1;
+        self.foreign = self.foreign.or_else(|| looks_like(shape));
+        if self.unrecognised.len() < UNRECOGNISED_LOCATED {
+            let error = self.error_at(origin, "", UNRECOGNISED);
+            self.unrecognised.push(error);
+        }
+    }
+
+    /// A record: of the kind its place says (`--kind`, a bundle key), which
+    /// its fields must not contradict, or of the kind its fields say.
+    /// `alone` is a record that is not an element of a list (a document's or
+    /// an envelope's single object): only such a record can be a setting.
+    fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect, alone: bool) -> Result<(), Stopped> {
         let origin = self.origin(pointer, self.anchor(&shape, pointer));
+        let by_fields = classify(&shape).or_else(|| (alone && is_total_tls(&shape)).then_some(Kind::TotalTls));
         let kind = match expect {
-            Expect::Kind(kind) => kind,
-            Expect::ByShape | Expect::Zone => match classify(&shape) {
-                Some(kind) => kind,
+            Expect::Kind(kind) => {
+                if let Some(other) = by_fields.filter(|&other| other != kind && !(kind.is_single_object() && other.is_single_object())) {
+                    let error = self.error_at(
+                        &origin,
+                        "",
+                        &format!(
+                            "this record is read as a {kind} (by `--kind` or by the bundle key it is listed under), but its fields are those of a {other}: fix the bundle key or `--kind`"
+                        ),
+                    );
+                    return self.fail(error);
+                }
+                kind
+            }
+            Expect::ByShape | Expect::Zone => match by_fields {
+                Some(kind) => {
+                    self.by_shape += 1;
+                    kind
+                }
+                None if alone && is_setting_like(&shape) => {
+                    let error = self.error_at(&origin, "", SETTING_WITHOUT_KIND);
+                    return self.fail(error);
+                }
                 None => {
-                    let error = self.error_at(&origin, "", UNRECOGNISED);
-                    return self.fail(if self.accepted == 0 { error.not_an_export() } else { error });
+                    self.unrecognised(&shape, &origin);
+                    return Ok(());
                 }
             },
         };
-        if kind.is_single_object() && expect == Expect::ByShape {
-            let error = self.error_at(
-                &origin,
-                "",
-                "a settings object is only recognised under a bundle key or with `--kind`",
-            );
-            return self.fail(error);
-        }
         self.hand_over(kind, origin, &shape)
     }
 }
@@ -197,15 +305,20 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
         }
         if shape.is_envelope() && classify(&shape).is_none() {
             // A page of a multi-page export; its records were streamed.
-            return self.envelope(&shape, pointer);
+            return self.envelope(&shape, pointer, expect);
         }
-        self.record(shape, pointer, expect)
+        self.record(shape, pointer, expect, false)
+    }
+
+    fn list_start(&mut self) {
+        self.page_records = 0;
+        self.page_kind = None;
     }
 
     fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         let is_document = pointer.is_empty();
         if shape.is_envelope() && classify(&shape).is_none() {
-            return self.envelope(&shape, pointer);
+            return self.envelope(&shape, pointer, expect);
         }
         if shape.is_bundle() {
             if is_document {
@@ -224,21 +337,26 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
                 );
                 self.fail(error)
             }
-            Expect::Kind(_) => self.record(shape, pointer, expect),
+            Expect::Kind(_) => self.record(shape, pointer, expect, true),
+            // A bare object as the whole document: what it is must be said with `--kind`.
             Expect::ByShape if is_document => {
                 let origin = self.origin(pointer, None);
                 let error = self.error_at(&origin, "", NOT_AN_EXPORT).not_an_export();
                 self.fail(error)
             }
-            Expect::ByShape | Expect::Zone => self.record(shape, pointer, expect),
+            Expect::ByShape | Expect::Zone => self.record(shape, pointer, expect, true),
         }
     }
 }
 
-const NOT_AN_EXPORT: &str = "not an edge-service export: expected an API envelope (`result`), a bundle (`pools`, `notification_policies`, `zones`), an array of records, or `--kind` for a single object";
+const NOT_AN_EXPORT: &str = "not an export edgeaudit analyses: it has no export structure (an API response with `result`, a bundle with `pools`, `notification_policies` or `zones`, an array of records, or a single record named with `--kind`)";
 
-const UNRECOGNISED: &str = "this record matches no known kind: expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname` and `ssl`), a certificate pack (`type`: universal, advanced, …), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`type` and `name`)";
+const UNRECOGNISED: &str = "this record is of no kind edgeaudit reads, while other records of this document are: a list comes from one endpoint, so edgeaudit would be misreading it. Expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname`), a certificate pack (`hosts` with `certificates` or `certificate_authority`), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`name` and a DNS `type`)";
 
+const SETTING_WITHOUT_KIND: &str = "this looks like a zone setting (`enabled`), but which one cannot be told from its fields: run with `--kind universal_ssl` or `--kind total_tls`, or put it under a bundle's `universal_ssl` or `total_tls` key";
+
+/// Certificate pack types the rules know by name; a record with `hosts` and
+/// `certificates` or `certificate_authority` is a pack whatever its type.
 const PACK_TYPES: [&str; 8] = [
     "universal",
     "advanced",
@@ -248,6 +366,38 @@ const PACK_TYPES: [&str; 8] = [
     "keyless",
     "mh_custom",
     "managed_hostname",
+];
+
+/// DNS record types (the API's `type` values for DNS records). Zones
+/// (`full`, `partial`), webhook destinations (`generic`, `slack`) and
+/// Terraform resources (`cloudflare_…`) have a `type` too, but none of these.
+const DNS_TYPES: [&str; 26] = [
+    "A",
+    "AAAA",
+    "CAA",
+    "CERT",
+    "CNAME",
+    "DNAME",
+    "DNSKEY",
+    "DS",
+    "HINFO",
+    "HTTPS",
+    "LOC",
+    "MX",
+    "NAPTR",
+    "NS",
+    "OPENPGPKEY",
+    "PTR",
+    "SMIMEA",
+    "SOA",
+    "SPF",
+    "SRV",
+    "SSHFP",
+    "SVCB",
+    "TLSA",
+    "TXT",
+    "URI",
+    "URL",
 ];
 
 fn is_list_key(pointer: &str) -> bool {
@@ -263,22 +413,56 @@ fn is_list_key(pointer: &str) -> bool {
     .contains(&last)
 }
 
-/// Recognises a record by its fields (DESIGN §1.2).
+/// Recognises a record by its fields (DESIGN §1.2). Settings objects are
+/// not records of lists: see [`is_total_tls`].
 pub fn classify(shape: &Shape<'_>) -> Option<Kind> {
     let record_type = shape.record_type.as_ref().map(|t| t.as_str());
     if shape.origins.is_some() || shape.notification_email.is_some() {
         Some(Kind::Pool)
     } else if shape.alert_type.is_some() {
         Some(Kind::NotificationPolicy)
-    } else if shape.hostname.is_some() && shape.ssl.is_some() {
+    } else if shape.hostname.is_some() {
         Some(Kind::CustomHostname)
-    } else if record_type.is_some_and(|t| PACK_TYPES.contains(&t)) {
+    } else if (shape.hosts.is_some() && (shape.certificates.is_some() || shape.certificate_authority.is_some()))
+        || record_type.is_some_and(|t| PACK_TYPES.contains(&t))
+    {
         Some(Kind::CertificatePack)
     } else if shape.bundle_method.is_some() && shape.uploaded_on.is_some() {
         Some(Kind::CustomCertificate)
-    } else if record_type.is_some() && shape.name.is_some() {
+    } else if shape.name.is_some() && record_type.is_some_and(|t| DNS_TYPES.iter().any(|d| d.eq_ignore_ascii_case(t))) {
         Some(Kind::DnsRecord)
     } else {
         None
     }
+}
+
+/// Total TLS, on its own: `enabled` with `validity_period` (or
+/// `validity_days`), the documented response of `GET /zones/{id}/acm/total_tls`.
+pub fn is_total_tls(shape: &Shape<'_>) -> bool {
+    shape.enabled.is_some() && shape.validity && shape.hosts.is_none()
+}
+
+/// A lone `{"enabled": …}` (maybe with `certificate_authority`): Universal
+/// SSL, or a Total TLS export without its validity. Zones and other records
+/// carry an `id`, a `name` or a `type`.
+fn is_setting_like(shape: &Shape<'_>) -> bool {
+    shape.enabled.is_some() && shape.id.is_none() && shape.name.is_none() && shape.record_type.is_none() && shape.hostname.is_none()
+}
+
+/// What a record of no analysed kind looks like, for the reason a file is skipped.
+fn looks_like(shape: &Shape<'_>) -> Option<&'static str> {
+    let record_type = shape.record_type.as_ref().map_or("", |t| t.as_str());
+    Some(if shape.foreign.load_balancer {
+        "load balancers (`default_pools`, `fallback_pool`); edgeaudit reads their pools, not load balancers"
+    } else if shape.foreign.monitor {
+        "health monitors (`expected_codes`, `interval`), which no rule reads"
+    } else if shape.foreign.zone || ["full", "partial", "secondary"].contains(&record_type) {
+        "zones (`type: full|partial`, `name_servers`), which are not DNS records"
+    } else if shape.foreign.webhook {
+        "notification destinations (webhooks: `url`, `type: generic|slack|…`), not policies"
+    } else if record_type.starts_with("cloudflare_") {
+        "Terraform resources (`type: cloudflare_…`): give edgeaudit the API export instead"
+    } else {
+        return None;
+    })
 }

@@ -36,7 +36,7 @@ fn options(input_len: usize) -> serde_saphyr::Options {
 }
 
 /// Parses the file and walks it in the same pass.
-pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), InputError> {
+pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     walker.run(
         |seed| serde_saphyr::with_deserializer_from_str_with_options(&file.text, options(file.text.len()), |de| seed.deserialize(de)),
         |e| {

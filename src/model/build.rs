@@ -16,7 +16,7 @@ use super::origin::RecordOrigin;
 use super::pem::parse_bundle;
 use super::{Account, Inventory, Kind};
 use crate::load::shape::{Shape, SourceFilter, Text};
-use crate::load::walk::{FieldError, RecordSink};
+use crate::load::walk::{FieldError, ListPage, RecordSink};
 
 #[derive(Default)]
 pub struct Builder {
@@ -169,6 +169,10 @@ impl RecordSink for Builder {
         Ok(())
     }
 
+    fn page(&mut self, page: ListPage) {
+        self.staged.pages.push(page);
+    }
+
     fn end_document(&mut self, account: Option<&str>) {
         let staged = std::mem::take(&mut self.staged);
         for (kind, n) in std::mem::take(&mut self.staged_records) {
@@ -187,6 +191,7 @@ impl RecordSink for Builder {
         append(&mut target.caa_records, staged.caa_records);
         append(&mut target.zones, staged.zones);
         append(&mut target.pool_lists, staged.pool_lists);
+        append(&mut target.pages, staged.pages);
     }
 
     fn zone(&mut self, origin: RecordOrigin, shape: &Shape<'_>) {

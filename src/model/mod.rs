@@ -34,6 +34,8 @@ pub struct Account {
     pub zones: Vec<certificate::Zone>,
     /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
+    /// Pages of API lists that carried `result_info`, for completeness (EX001).
+    pub pages: Vec<crate::load::walk::ListPage>,
 }
 
 impl Account {

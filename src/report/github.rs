@@ -32,6 +32,17 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 escape_data(&message)
             )?;
         }
+        for e in &ctx.outcome.skipped {
+            writeln!(
+                out,
+                "::warning file={},line={},col={},title={}::{}",
+                escape_property(&e.file),
+                e.line,
+                e.column,
+                escape_property("edgeaudit skipped file"),
+                escape_data(&format!("skipped, not analysed: {}", e.skip_reason()))
+            )?;
+        }
         for n in &ctx.outcome.triage.notices {
             writeln!(
                 out,

@@ -131,6 +131,8 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
     })?;
     let mut out = String::new();
     let summary = Summary::of(ctx.outcome);
+    // Even with --quiet: a run that left files out must say so.
+    out.push_str(&skipped(ctx));
     if !ctx.quiet {
         out.push_str(&notices(ctx));
     }
@@ -176,6 +178,10 @@ fn closing_line(summary: &Summary) -> String {
             format!(": {}", kinds.join(", "))
         }
     );
+    let checked = match summary.skipped_files {
+        0 => checked,
+        n => format!("{checked}; {} skipped, not analysed", plural(n, "file", "files")),
+    };
     let suppressed = match (summary.suppressed.waived, summary.suppressed.baseline) {
         (0, 0) => String::new(),
         (w, 0) => format!("; {} waived", plural(w, "finding", "findings")),
@@ -198,9 +204,21 @@ fn closing_line(summary: &Summary) -> String {
     )
 }
 
-/// `.edgeaudit.yaml:12:5: note[waiver-unmatched]: …`, one line each: they are
-/// about the config, which the user is editing anyway.
+/// Files met in directories that were not analysed, with why.
+fn skipped(ctx: &Context) -> String {
+    let mut out = String::new();
+    for e in &ctx.outcome.skipped {
+        let _ = writeln!(out, "{}: skipped, not analysed: {}", e.file, e.skip_reason());
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
 fn notices(ctx: &Context) -> String {
+    // `.edgeaudit.yaml:12:5: note[waiver-unmatched]: …`, one line each: they
+    // are about the config, which the user is editing anyway.
     let mut out = String::new();
     for n in &ctx.outcome.triage.notices {
         let _ = writeln!(

@@ -85,6 +85,30 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         }
         writeln!(out, "  </testsuite>")?;
     }
+    let skipped_files = &ctx.outcome.skipped;
+    if !skipped_files.is_empty() {
+        writeln!(
+            out,
+            r#"  <testsuite name="skipped files" tests="{0}" failures="0" skipped="{0}">"#,
+            skipped_files.len()
+        )?;
+        for e in skipped_files {
+            writeln!(
+                out,
+                r#"    <testcase classname="edgeaudit" name="{}" file="{}" line="{}">"#,
+                xml(&e.file),
+                xml(&e.file),
+                e.line
+            )?;
+            writeln!(
+                out,
+                r#"      <skipped message="{}"/>"#,
+                xml(&format!("skipped, not analysed: {}", e.skip_reason()))
+            )?;
+            writeln!(out, "    </testcase>")?;
+        }
+        writeln!(out, "  </testsuite>")?;
+    }
     writeln!(out, "</testsuites>")
 }
 

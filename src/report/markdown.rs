@@ -16,14 +16,18 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     writeln!(out, "# edgeaudit report\n")?;
     writeln!(
         out,
-        "As of {} · {} finding(s): {} error(s), {} warning(s), {} note(s) · {} file(s), {} record(s)\n",
+        "As of {} · {} finding(s): {} error(s), {} warning(s), {} note(s) · {} file(s), {} record(s){}\n",
         ctx.outcome.as_of,
         summary.findings,
         summary.count(Severity::Error),
         summary.count(Severity::Warning),
         summary.count(Severity::Note),
         summary.files,
-        summary.records_total()
+        summary.records_total(),
+        match summary.skipped_files {
+            0 => String::new(),
+            n => format!(" · **{n} file(s) skipped, not analysed**"),
+        }
     )?;
     let messages: Vec<String> = ctx.with_messages(Which::All, |m| m.collect());
     if summary.findings == 0 {
@@ -32,7 +36,19 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         findings(ctx, &messages, out)?;
     }
     accepted(ctx, &summary, out)?;
+    skipped(ctx, out)?;
     notices(ctx, out)
+}
+
+fn skipped(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if ctx.outcome.skipped.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n## Skipped files (not analysed)\n")?;
+    for e in &ctx.outcome.skipped {
+        writeln!(out, "- `{}`: {}", e.file, cell(e.skip_reason()))?;
+    }
+    Ok(())
 }
 
 fn findings(ctx: &Context, messages: &[String], out: &mut dyn std::io::Write) -> std::io::Result<()> {

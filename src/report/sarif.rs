@@ -274,6 +274,9 @@ struct Invocation<'a> {
     /// Expired or unmatched waivers, stale baseline entries.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_configuration_notifications: Vec<Notification<'a>>,
+    /// Files that were not analysed, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification<'a>>,
 }
 
 #[derive(Serialize)]
@@ -399,6 +402,21 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                             level: "note",
                             message: Text { text: &n.message },
                             locations: [plain_location(&n.place)],
+                        })
+                        .collect(),
+                    tool_execution_notifications: ctx
+                        .outcome
+                        .skipped
+                        .iter()
+                        .map(|e| Notification {
+                            descriptor: Descriptor { id: "skipped-file" },
+                            level: "warning",
+                            message: Text { text: &e.message },
+                            locations: [plain_location(&Place {
+                                file: e.file.clone(),
+                                line: e.line,
+                                column: e.column,
+                            })],
                         })
                         .collect(),
                 }],

@@ -11,6 +11,9 @@ use crate::triage::Suppression;
 pub struct Summary {
     pub files: usize,
     pub skipped_files: usize,
+    /// Each file that was not analysed, and why: a run that left something
+    /// out says so in every format.
+    pub skipped: Vec<SkippedFile>,
     pub records: BTreeMap<Kind, usize>,
     pub findings: usize,
     pub by_severity: BTreeMap<&'static str, usize>,
@@ -19,6 +22,25 @@ pub struct Summary {
     pub suppressed: Suppressed,
     /// Notes about waivers and baseline entries.
     pub notices: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SkippedFile {
+    pub file: String,
+    pub reason: String,
+}
+
+impl SkippedFile {
+    pub fn all(outcome: &Outcome) -> Vec<SkippedFile> {
+        outcome
+            .skipped
+            .iter()
+            .map(|e| SkippedFile {
+                file: e.file.clone(),
+                reason: e.skip_reason().to_string(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -50,6 +72,7 @@ impl Summary {
         Summary {
             files: outcome.files.len() - outcome.skipped.len(),
             skipped_files: outcome.skipped.len(),
+            skipped: SkippedFile::all(outcome),
             records: outcome.records.clone(),
             findings,
             by_severity,
