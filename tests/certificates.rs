@@ -67,12 +67,6 @@ fn export(field: &str, value: &str) -> String {
 #[test]
 fn malformed_certificate_fields_are_input_errors_at_the_field() {
     for (field, value, says) in [
-        (
-            "certificate",
-            "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n",
-            "does not decode",
-        ),
-        ("certificate", "just text", "no PEM certificate block"),
         ("uploaded_on", "2024-13-01", "not an RFC 3339 timestamp"),
         ("expires_on", "soon", "not an RFC 3339 timestamp"),
         ("bundle_method", "shortest", "unknown bundle method"),
@@ -89,6 +83,44 @@ fn malformed_certificate_fields_are_input_errors_at_the_field() {
             r.stderr
         );
         assert!(r.stderr.contains(says), "{field}: {}", r.stderr);
+    }
+}
+
+/// An unreadable PEM is a finding at the PEM (EX003), not an input error: the
+/// rest of the file is analysed, and the rules that need the chain stay silent.
+#[test]
+fn an_unreadable_pem_is_a_located_finding_and_the_rest_is_analysed() {
+    for (value, says) in [
+        (
+            "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n",
+            "does not decode",
+        ),
+        ("just text", "no PEM certificate block"),
+    ] {
+        let text = export("certificate", value);
+        let line = text.lines().position(|l| l.contains("\"certificate\"")).expect("field line") + 1;
+        let dir = temp_dir(&[("zone.json", text.as_bytes())]);
+        let file = path_str(&dir.path().join("zone.json"));
+        let r = run(&["check", &file, "--format", "json", "--as-of", "2024-10-01"]);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        let doc = json(&r);
+        let rules: Vec<&str> = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap_or(""))
+            .collect();
+        let ex003 = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["rule"] == "EX003")
+            .expect("EX003");
+        assert_eq!(ex003["location"]["pointer"], "/zones/0/custom_certificates/0/certificate");
+        assert_eq!(ex003["location"]["line"], line);
+        assert!(ex003["message"].as_str().unwrap_or("").contains(says), "{ex003}");
+        assert!(!rules.contains(&"CA009"), "a PEM is there, only unreadable: not CA009 ({rules:?})");
+        assert!(rules.contains(&"CA010"), "the rest of the record is still analysed: {rules:?}");
     }
 }
 

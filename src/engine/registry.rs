@@ -11,6 +11,7 @@ use crate::load::error::InputError;
 const BUILTIN: &[(&str, &str)] = &[
     ("rules/lb.yaml", include_str!("../../rules/lb.yaml")),
     ("rules/ca.yaml", include_str!("../../rules/ca.yaml")),
+    ("rules/ex.yaml", include_str!("../../rules/ex.yaml")),
 ];
 
 #[derive(Debug, Clone)]

@@ -144,7 +144,7 @@ static ACCOUNT: &[FactSpec] = &[
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
 ];
 
-const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "unavailable"];
+const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "unreadable", "unavailable"];
 const BUNDLE_METHODS: &[&str] = &["compatible", "modern", "user_defined", "unknown"];
 
 static CUSTOM_CERTIFICATE: &[FactSpec] = &[
@@ -152,13 +152,21 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
     spec("id", Text, "the certificate id"),
     spec("hosts", List, "the hostnames the certificate covers"),
     spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
-    spec("issuer", Text, "the issuer as exported (free text, e.g. `LetsEncrypt`, `R10`)"),
+    spec(
+        "issuer",
+        Text,
+        "the issuer as exported (free text, e.g. `LetsEncrypt`, `R10`), or the PEM leaf's issuer when a PEM is exported",
+    ),
     spec(
         "is_lets_encrypt",
         Bool,
         "the issuer is Let's Encrypt (its name, ISRG, or an intermediate such as R3, R10–R14, E5–E9)",
     ),
-    choice("key_type", &["rsa", "ecdsa", "unknown"], "the key type, from `signature`"),
+    choice(
+        "key_type",
+        &["rsa", "ecdsa", "unknown"],
+        "the key type, from `signature`, or from the PEM leaf's key when a PEM is exported",
+    ),
     choice(
         "bundle_method",
         &["compatible", "modern", "user_defined", "unknown"],
@@ -177,6 +185,16 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
         "dst_certificate",
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
+    ),
+    spec(
+        "pem_error",
+        Text,
+        "why an uploaded PEM cannot be decoded (empty when it can, or when there is none); the finding points at the PEM",
+    ),
+    spec(
+        "pem_contradictions",
+        List,
+        "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
     ),
 ];
 
@@ -225,7 +243,21 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
     ),
-    spec("expires_on", Date, "`ssl.expires_on` (absent when the export does not say)"),
+    spec(
+        "expires_on",
+        Date,
+        "`ssl.expires_on`, or the PEM leaf's expiry when a PEM is exported (absent when neither says)",
+    ),
+    spec(
+        "pem_error",
+        Text,
+        "why an uploaded PEM cannot be decoded (empty when it can, or when there is none); the finding points at the PEM",
+    ),
+    spec(
+        "pem_contradictions",
+        List,
+        "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
+    ),
     spec("status", Text, "`ssl.status`"),
     choice(
         "authority",

@@ -1,25 +1,27 @@
 //! Facts of uploaded (custom) certificates.
 
 use super::chain::dst_certificate;
-use super::{Fact, Facts, Subject, Value, static_text, text, text_items};
+use super::{Fact, Facts, Subject, Value, located_items, static_text, text, text_items};
 use crate::model::Kind;
 use crate::model::certificate::CustomCertificate;
+use crate::model::pem::Chain;
 
 /// `cross_signed` (ISRG Root X1 by DST Root CA X3), `dst_cross_signed`
-/// (another certificate issued by DST Root CA X3), `clean`, or `unavailable`
-/// when no PEM was exported.
-pub fn chain_state(chain: Option<&[crate::model::pem::ChainCertificate]>) -> &'static str {
-    match chain.map(dst_certificate) {
+/// (another certificate issued by DST Root CA X3), `clean`, `unreadable`
+/// when a PEM cannot be decoded (EX003), or `unavailable` when no PEM was exported.
+pub fn chain_state(chain: Option<&Chain>) -> &'static str {
+    match chain.map(|c| c.readable().map(dst_certificate)) {
         None => "unavailable",
-        Some(Some((_, true))) => "cross_signed",
-        Some(Some((_, false))) => "dst_cross_signed",
-        Some(None) => "clean",
+        Some(None) => "unreadable",
+        Some(Some(Some((_, true)))) => "cross_signed",
+        Some(Some(Some((_, false)))) => "dst_cross_signed",
+        Some(Some(None)) => "clean",
     }
 }
 
 /// The DST-issued certificate a chain carries, in words, with its expiry.
-pub fn dst_certificate_words(chain: Option<&[crate::model::pem::ChainCertificate]>) -> String {
-    match chain.and_then(dst_certificate) {
+pub fn dst_certificate_words(chain: Option<&Chain>) -> String {
+    match chain.and_then(Chain::readable).and_then(dst_certificate) {
         Some((c, _)) => {
             let until = chrono::DateTime::from_timestamp(c.not_after, 0)
                 .map(|t| t.format("%Y-%m-%d").to_string())
@@ -30,6 +32,35 @@ pub fn dst_certificate_words(chain: Option<&[crate::model::pem::ChainCertificate
             )
         }
         None => String::new(),
+    }
+}
+
+/// The facts every record with an uploaded PEM has (EX003, EX004): why its
+/// PEM cannot be read, and which export fields contradict its leaf.
+fn pem_fact(chain: Option<&Chain>, name: &str, default_path: &'static str) -> Option<Fact> {
+    Some(match name {
+        "pem_error" => match chain.and_then(|c| c.unreadable.as_ref()) {
+            Some((path, reason)) => Fact::at(text(reason.as_str()), path.clone()),
+            None => Fact::new(text(""), default_path),
+        },
+        "pem_contradictions" => Fact::new(
+            located_items(
+                chain
+                    .into_iter()
+                    .flat_map(|c| &c.contradictions)
+                    .map(|c| (c.text.as_str(), c.path.as_str())),
+            ),
+            default_path,
+        ),
+        _ => return None,
+    })
+}
+
+/// A certificate value's field: the export's, or the PEM's when it was read from there.
+fn value_path(from_pem: bool, chain: Option<&Chain>, field: &'static str) -> std::borrow::Cow<'static, str> {
+    match chain.filter(|_| from_pem) {
+        Some(chain) => chain.path.clone().into(),
+        None => field.into(),
     }
 }
 
@@ -51,22 +82,26 @@ impl Facts for CustomCertificateFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         let c = self.cert;
         let i = &c.certificate;
+        let chain = c.chain.as_deref();
         Some(match name {
             "label" => Fact::new(static_text("Custom certificate"), ""),
             "id" => Fact::new(text(&i.id), "/id"),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), "/hosts"),
             "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), "/zone_id"),
-            "issuer" => Fact::new(text(&*i.issuer), "/issuer"),
-            "is_lets_encrypt" => Fact::new(Value::Bool(c.is_lets_encrypt()), "/issuer"),
-            "key_type" => Fact::new(static_text(i.key_type.as_str()), "/signature"),
+            "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, "/issuer")),
+            "is_lets_encrypt" => Fact::at(Value::Bool(c.is_lets_encrypt()), value_path(i.from_pem.issuer, chain, "/issuer")),
+            "key_type" => Fact::at(
+                static_text(i.key_type.as_str()),
+                value_path(i.from_pem.key_type, chain, "/signature"),
+            ),
             "bundle_method" => Fact::new(static_text(i.bundle_method.map_or("unknown", |b| b.as_str())), "/bundle_method"),
             "uploaded_on" => Fact::new(Value::Date(i.uploaded_on?), "/uploaded_on"),
-            "expires_on" => Fact::new(Value::Date(i.expires_on?), "/expires_on"),
+            "expires_on" => Fact::at(Value::Date(i.expires_on?), value_path(i.from_pem.expires_on, chain, "/expires_on")),
             "status" => Fact::new(text(&*i.status), "/status"),
             "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), "/certificate"),
-            "chain" => Fact::new(static_text(chain_state(c.chain.as_deref())), "/certificate"),
-            "dst_certificate" => Fact::new(text(dst_certificate_words(c.chain.as_deref())), "/certificate"),
-            _ => return None,
+            "chain" => Fact::new(static_text(chain_state(chain)), "/certificate"),
+            "dst_certificate" => Fact::new(text(dst_certificate_words(chain)), "/certificate"),
+            _ => return pem_fact(chain, name, "/certificate"),
         })
     }
 }
@@ -92,6 +127,7 @@ mod tests {
                 expires_on: parse_timestamp("2024-04-01T00:00:00Z"),
                 status: "active".into(),
                 path: "".into(),
+                from_pem: Default::default(),
             },
             chain: None,
         };
@@ -220,6 +256,7 @@ mod pack_tests {
                 expires_on: crate::model::certificate::parse_timestamp("2024-10-30T00:00:00Z"),
                 status: "active".into(),
                 path: "/certificates/0".into(),
+                from_pem: Default::default(),
             }],
         }
     }
@@ -275,6 +312,8 @@ impl Facts for CustomHostnameFacts<'_> {
         let h = self.host;
         let zone = self.zone_id.unwrap_or("{zone_id}");
         let cert = h.certificate.as_ref();
+        let chain = h.chain.as_deref();
+        let pem_path = chain.map_or(std::borrow::Cow::Borrowed("/ssl/custom_certificate"), |c| c.path.clone().into());
         Some(match name {
             "label" => Fact::new(static_text("Custom hostname"), ""),
             "id" => Fact::new(text(&h.id), "/id"),
@@ -284,9 +323,15 @@ impl Facts for CustomHostnameFacts<'_> {
                 static_text(cert.and_then(|c| c.bundle_method).map_or("unknown", |b| b.as_str())),
                 "/ssl/bundle_method",
             ),
-            "chain" => Fact::new(static_text(chain_state(h.chain.as_deref())), "/ssl/custom_certificate"),
-            "dst_certificate" => Fact::new(text(dst_certificate_words(h.chain.as_deref())), "/ssl/custom_certificate"),
-            "expires_on" => Fact::new(Value::Date(cert?.expires_on?), "/ssl/expires_on"),
+            "chain" => Fact::at(static_text(chain_state(chain)), pem_path),
+            "dst_certificate" => Fact::at(text(dst_certificate_words(chain)), pem_path),
+            "expires_on" => {
+                let cert = cert?;
+                Fact::at(
+                    Value::Date(cert.expires_on?),
+                    value_path(cert.from_pem.expires_on, chain, "/ssl/expires_on"),
+                )
+            }
             "status" => Fact::new(text(cert.map_or("", |c| &*c.status)), "/ssl/status"),
             "authority" => Fact::new(static_text(h.authority.as_str()), "/ssl/certificate_authority"),
             "wildcard" => Fact::new(Value::Bool(h.wildcard), "/ssl/wildcard"),
@@ -298,7 +343,7 @@ impl Facts for CustomHostnameFacts<'_> {
                 Value::Bool(self.caa.allows(&h.hostname, GOOGLE) || self.caa.allows(&h.hostname, SSL_COM)),
                 "/hostname",
             ),
-            _ => return None,
+            _ => return pem_fact(chain, name, "/ssl"),
         })
     }
 }
@@ -337,6 +382,7 @@ mod hostname_tests {
                 expires_on: crate::model::certificate::parse_timestamp("2025-01-01T00:00:00Z"),
                 status: "active".into(),
                 path: "/ssl".into(),
+                from_pem: Default::default(),
             }),
             chain: None,
         };

@@ -56,6 +56,24 @@ impl Fact {
             path: Cow::Borrowed(path),
         }
     }
+
+    /// A fact at a field whose path the model carries.
+    pub fn at(value: Value, path: impl Into<Cow<'static, str>>) -> Fact {
+        Fact { value, path: path.into() }
+    }
+}
+
+/// Items of a list fact, each at its own field.
+pub fn located_items<'s>(values: impl IntoIterator<Item = (&'s str, &'s str)>) -> Value {
+    Value::List(
+        values
+            .into_iter()
+            .map(|(text, path)| Item {
+                text: text.to_string(),
+                path: Some(path.to_string()),
+            })
+            .collect(),
+    )
 }
 
 pub use crate::model::subject::Subject;

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, IssuedCertificate, KeyType, Zone, ZoneSetting,
-    parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, Zone, ZoneSetting,
+    issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use super::dns::{CaaRecord, normalise_name, parse_caa_content};
 use super::origin::RecordOrigin;
-use super::pem::parse_bundle;
+use super::pem::{Chain, Contradiction};
 use super::{Account, Inventory, Kind};
 use crate::load::shape::{Shape, SourceFilter, Text};
 use crate::load::walk::{FieldError, ListPage, RecordSink};
@@ -102,18 +102,22 @@ impl RecordSink for Builder {
             }),
             Kind::CustomHostname => {
                 let ssl = shape.ssl.as_ref();
+                // `null` is not set, like an absent key; only `""` is the default CA.
                 let authority = ssl
                     .and_then(|s| s.certificate_authority.as_ref())
-                    .map(|ca| Authority::parse(Some(ca.as_ref().map_or("", Text::as_str))));
+                    .map_or(Authority::Unknown, |ca| Authority::parse(ca.as_ref().map(Text::as_str)));
                 let hostname = text(&shape.hostname);
-                self.staged.custom_hostnames.push(CustomHostname {
-                    id: text(&shape.id),
-                    wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
-                    hostname,
-                    authority: authority.unwrap_or(Authority::Unknown),
-                    zone: zone_of(&origin),
-                    certificate: match ssl {
-                        Some(s) if s.issuer.is_some() || s.expires_on.is_some() => Some(issued(
+                let mut chain = hostname_chain(ssl);
+                let mut certificate = match ssl {
+                    Some(s)
+                        if s.issuer.is_some()
+                            || s.expires_on.is_some()
+                            || s.signature.is_some()
+                            || s.bundle_method.is_some()
+                            || s.uploaded_on.is_some()
+                            || chain.is_some() =>
+                    {
+                        Some(issued(
                             &mut self.texts,
                             &None,
                             &s.issuer,
@@ -123,10 +127,21 @@ impl RecordSink for Builder {
                             &s.expires_on,
                             &s.status,
                             Cow::Borrowed("/ssl"),
-                        )?),
-                        _ => None,
-                    },
-                    chain: hostname_chain(ssl)?,
+                        )?)
+                    }
+                    _ => None,
+                };
+                if let (Some(certificate), Some(chain)) = (certificate.as_mut(), chain.as_mut()) {
+                    reconcile(certificate, chain, &mut self.texts);
+                }
+                self.staged.custom_hostnames.push(CustomHostname {
+                    id: text(&shape.id),
+                    wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
+                    hostname,
+                    authority,
+                    zone: zone_of(&origin),
+                    certificate,
+                    chain,
                     origin,
                 });
             }
@@ -260,6 +275,7 @@ fn issued(
         expires_on: timestamp(expires_on, &format!("{path}/expires_on"))?,
         status: texts.get(status.as_ref().map_or("", Text::as_str)),
         path,
+        from_pem: FromPem::default(),
     })
 }
 
@@ -288,7 +304,7 @@ fn timestamp(value: &Option<Text<'_>>, path: &str) -> Result<Option<DateTime<Utc
 
 fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomCertificate, FieldError> {
     let s = shape;
-    let certificate = issued(
+    let mut certificate = issued(
         texts,
         &s.id,
         &s.issuer,
@@ -299,13 +315,14 @@ fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<
         &s.status,
         Cow::Borrowed(""),
     )?;
-    let chain = match &s.certificate {
-        None => None,
-        Some(pem) => Some(parse_bundle(pem.as_str()).map_err(|message| FieldError {
-            path: "/certificate".into(),
-            message,
-        })?),
-    };
+    let mut chain = s
+        .certificate
+        .as_ref()
+        .and_then(|pem| Chain::read([("/certificate".to_string(), pem.as_str())]))
+        .map(Box::new);
+    if let Some(chain) = chain.as_mut() {
+        reconcile(&mut certificate, chain, texts);
+    }
     Ok(CustomCertificate {
         zone_id: s.zone_id.as_ref().map(|t| t.as_str().to_string()),
         hosts: s.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
@@ -315,27 +332,78 @@ fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<
     })
 }
 
-/// The uploaded chains of a custom hostname: `ssl.custom_certificate` and
-/// every `ssl.custom_cert_bundle[].custom_certificate`, as one list.
-fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>) -> Result<Option<Vec<crate::model::pem::ChainCertificate>>, FieldError> {
-    let Some(ssl) = ssl else { return Ok(None) };
-    let mut pems: Vec<(String, &str)> = Vec::new();
-    if let Some(pem) = &ssl.custom_certificate {
-        pems.push(("/ssl/custom_certificate".into(), pem.as_str()));
+/// When a PEM is there, the leaf's issuer, expiry and key type are the
+/// truth: they fill what the export leaves out, and an export field that
+/// says otherwise is recorded as a contradiction (EX004) and overridden.
+fn reconcile(certificate: &mut IssuedCertificate, chain: &mut Chain, texts: &mut Interner) {
+    let Some(leaf) = chain.leaf() else { return };
+    let base = certificate.path.clone();
+    let mut contradictions = Vec::new();
+    if certificate.issuer.is_empty() || issuer_is_lets_encrypt(&certificate.issuer) != leaf.issued_by_lets_encrypt() {
+        if !certificate.issuer.is_empty() {
+            contradictions.push(Contradiction {
+                path: format!("{base}/issuer"),
+                text: format!(
+                    "`issuer` says `{}`, but the PEM's leaf is issued by {}",
+                    certificate.issuer,
+                    leaf.issuer_name()
+                ),
+            });
+        }
+        certificate.issuer = texts.get(leaf.issuer_name());
+        certificate.from_pem.issuer = true;
     }
-    for (i, b) in ssl.custom_cert_bundle.iter().flatten().enumerate() {
-        if let Some(pem) = &b.custom_certificate {
-            pems.push((format!("/ssl/custom_cert_bundle/{i}/custom_certificate"), pem.as_str()));
+    if let Some(not_after) = DateTime::<Utc>::from_timestamp(leaf.not_after, 0) {
+        match certificate.expires_on {
+            // A day's leeway: hand-made exports round the time.
+            Some(said) if (said - not_after).num_seconds().abs() <= 86_400 => {}
+            said => {
+                if let Some(said) = said {
+                    contradictions.push(Contradiction {
+                        path: format!("{base}/expires_on"),
+                        text: format!(
+                            "`expires_on` says {}, but the PEM's leaf expires on {}",
+                            said.format("%Y-%m-%d %H:%M:%S UTC"),
+                            not_after.format("%Y-%m-%d %H:%M:%S UTC")
+                        ),
+                    });
+                }
+                certificate.expires_on = Some(not_after);
+                certificate.from_pem.expires_on = true;
+            }
         }
     }
-    if pems.is_empty() {
-        return Ok(None);
+    if leaf.key_type != KeyType::Unknown && certificate.key_type != leaf.key_type {
+        if certificate.key_type != KeyType::Unknown {
+            contradictions.push(Contradiction {
+                path: format!("{base}/signature"),
+                text: format!(
+                    "`signature` names an {} key, but the PEM's leaf has an {} key",
+                    certificate.key_type.as_str().to_uppercase(),
+                    leaf.key_type.as_str().to_uppercase()
+                ),
+            });
+        }
+        certificate.key_type = leaf.key_type;
+        certificate.from_pem.key_type = true;
     }
-    let mut chain = Vec::new();
-    for (path, pem) in pems {
-        chain.extend(parse_bundle(pem).map_err(|message| FieldError { path, message })?);
-    }
-    Ok(Some(chain))
+    chain.contradictions = contradictions;
+}
+
+/// The uploaded chains of a custom hostname: `ssl.custom_certificate` and
+/// every `ssl.custom_cert_bundle[].custom_certificate`, as one chain.
+fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>) -> Option<Box<Chain>> {
+    let ssl = ssl?;
+    let single = ssl
+        .custom_certificate
+        .as_ref()
+        .map(|pem| ("/ssl/custom_certificate".to_string(), pem.as_str()));
+    let bundled = ssl.custom_cert_bundle.iter().flatten().enumerate().filter_map(|(i, b)| {
+        b.custom_certificate
+            .as_ref()
+            .map(|pem| (format!("/ssl/custom_cert_bundle/{i}/custom_certificate"), pem.as_str()))
+    });
+    Chain::read(single.into_iter().chain(bundled)).map(Box::new)
 }
 
 fn pool_list(origin: &RecordOrigin) -> RecordOrigin {

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use super::origin::RecordOrigin;
-use super::pem::ChainCertificate;
+use super::pem::Chain;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BundleMethod {
@@ -97,7 +97,7 @@ pub struct CustomCertificate {
     /// unknown rather than guessed), dates and status.
     pub certificate: IssuedCertificate,
     /// The uploaded chain, when the export carries it (`certificate`).
-    pub chain: Option<Vec<ChainCertificate>>,
+    pub chain: Option<Box<Chain>>,
 }
 
 impl CustomCertificate {
@@ -236,6 +236,17 @@ pub struct IssuedCertificate {
     pub status: std::sync::Arc<str>,
     /// Relative to the record, e.g. `/certificates/0`, or `/ssl`.
     pub path: std::borrow::Cow<'static, str>,
+    /// Which values were read from the PEM's leaf rather than the export's fields.
+    pub from_pem: FromPem,
+}
+
+/// Values of a certificate taken from its PEM's leaf (DESIGN §1.2): facts
+/// then point at the PEM rather than at an export field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FromPem {
+    pub issuer: bool,
+    pub expires_on: bool,
+    pub key_type: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -263,7 +274,7 @@ pub struct CustomHostname {
     /// The certificate issued for it (`ssl.issuer`, `ssl.expires_on`, …), when exported.
     pub certificate: Option<IssuedCertificate>,
     /// The uploaded chain (`ssl.custom_certificate`), when there is one.
-    pub chain: Option<Vec<ChainCertificate>>,
+    pub chain: Option<Box<Chain>>,
 }
 
 /// A zone of a bundle document.

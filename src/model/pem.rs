@@ -20,6 +20,90 @@ pub struct ChainCertificate {
     /// SHA-256 of the DER, lower-case hex.
     pub sha256: String,
     pub not_after: i64,
+    /// From the subject public key's algorithm.
+    pub key_type: super::certificate::KeyType,
+}
+
+impl ChainCertificate {
+    /// The issuer as a person names it: its organisation, else its common name.
+    pub fn issuer_name(&self) -> &str {
+        self.issuer_o.as_deref().or(self.issuer_cn.as_deref()).unwrap_or(&self.issuer)
+    }
+
+    /// Whether the issuer is Let's Encrypt, by its organisation or its intermediate's name.
+    pub fn issued_by_lets_encrypt(&self) -> bool {
+        [self.issuer_o.as_deref(), self.issuer_cn.as_deref()]
+            .into_iter()
+            .flatten()
+            .any(super::certificate::issuer_is_lets_encrypt)
+    }
+}
+
+/// The uploaded PEM chain of a record, as read: its certificates (leaf first),
+/// or why it could not be read (EX003), and where the export contradicts its
+/// leaf (EX004).
+#[derive(Debug, Clone)]
+pub struct Chain {
+    /// The PEM field, relative to the record (`/certificate`, `/ssl/custom_certificate`, …).
+    pub path: String,
+    pub certificates: Vec<ChainCertificate>,
+    /// The PEM field that could not be read, and why.
+    pub unreadable: Option<(String, String)>,
+    /// Export fields that contradict the leaf, each at its field.
+    pub contradictions: Vec<Contradiction>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contradiction {
+    /// The export field, relative to the record.
+    pub path: String,
+    /// What the field says and what the PEM says, in words.
+    pub text: String,
+}
+
+impl Chain {
+    /// Reads every PEM of a record (`(path, text)`); one that cannot be read
+    /// makes the chain unreadable, never the file.
+    pub fn read<'p>(pems: impl IntoIterator<Item = (String, &'p str)>) -> Option<Chain> {
+        let mut chain: Option<Chain> = None;
+        for (path, pem) in pems {
+            let c = chain.get_or_insert_with(|| Chain {
+                path: path.clone(),
+                certificates: Vec::new(),
+                unreadable: None,
+                contradictions: Vec::new(),
+            });
+            match parse_bundle(pem) {
+                Ok(certificates) => c.certificates.extend(certificates),
+                Err(reason) => {
+                    if c.unreadable.is_none() {
+                        c.unreadable = Some((path, reason));
+                    }
+                }
+            }
+        }
+        chain
+    }
+
+    /// The certificates, when every PEM could be read.
+    pub fn readable(&self) -> Option<&[ChainCertificate]> {
+        self.unreadable.is_none().then_some(&self.certificates[..])
+    }
+
+    /// The leaf: the first certificate of the first PEM.
+    pub fn leaf(&self) -> Option<&ChainCertificate> {
+        self.readable()?.first()
+    }
+}
+
+/// PEM text as some exports write it: with literal `\n` (backslash, n)
+/// instead of line ends, from a JSON string escaped twice.
+pub fn unescape(pem: &str) -> std::borrow::Cow<'_, str> {
+    if pem.contains("\\n") && !pem.contains("-----\n") {
+        std::borrow::Cow::Owned(pem.replace("\\r\\n", "\n").replace("\\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(pem)
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -30,12 +114,21 @@ fn attribute(name: &X509Name, oid: &x509_parser::der_parser::oid::Oid) -> Option
     name.iter_by_oid(oid).next().and_then(|a| a.as_str().ok()).map(str::to_string)
 }
 
+fn key_type(oid: &str) -> super::certificate::KeyType {
+    use super::certificate::KeyType;
+    match oid {
+        "1.2.840.113549.1.1.1" | "1.2.840.113549.1.1.10" => KeyType::Rsa,
+        "1.2.840.10045.2.1" => KeyType::Ecdsa,
+        _ => KeyType::Unknown,
+    }
+}
+
 /// Every certificate of a PEM bundle, in order. Text between blocks and CRLF
 /// line ends are fine; blocks that are not certificates (a key pasted by
 /// mistake) are skipped; a block that does not decode is an error.
 pub fn parse_bundle(pem: &str) -> Result<Vec<ChainCertificate>, String> {
     use x509_parser::oid_registry::{OID_X509_COMMON_NAME, OID_X509_ORGANIZATION_NAME};
-    let normalised = pem.replace("\r\n", "\n");
+    let normalised = unescape(pem).replace("\r\n", "\n");
     let mut out = Vec::new();
     for (i, block) in Pem::iter_from_buffer(normalised.as_bytes()).enumerate() {
         let block = block.map_err(|e| format!("PEM block {} does not decode: {e}", i + 1))?;
@@ -59,10 +152,34 @@ pub fn parse_bundle(pem: &str) -> Result<Vec<ChainCertificate>, String> {
             authority_key_id,
             sha256: hex(&Sha256::digest(&block.contents)),
             not_after: tbs.validity.not_after.timestamp(),
+            key_type: key_type(tbs.subject_pki.algorithm.algorithm.to_id_string().as_str()),
         });
     }
     if out.is_empty() {
         return Err("no PEM certificate block (-----BEGIN CERTIFICATE-----) found".into());
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_backslash_n_escapes_are_line_ends() {
+        let pem = "-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n";
+        assert_eq!(unescape(pem), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+        let plain = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        assert_eq!(unescape(plain), plain);
+    }
+
+    #[test]
+    fn an_unreadable_pem_is_kept_with_its_reason() {
+        let chain = Chain::read([("/certificate".to_string(), "not a pem")]).expect("a chain");
+        assert!(chain.readable().is_none());
+        let (path, reason) = chain.unreadable.as_ref().expect("unreadable");
+        assert_eq!(path, "/certificate");
+        assert!(reason.contains("no PEM certificate block"), "{reason}");
+        assert!(Chain::read(std::iter::empty::<(String, &str)>()).is_none());
+    }
 }
