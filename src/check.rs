@@ -31,6 +31,8 @@ pub struct Outcome {
     /// Sorted by file, line, column, rule.
     pub findings: Vec<Finding>,
     pub records: BTreeMap<Kind, usize>,
+    /// Identical later copies of resources, counted once.
+    pub duplicates: usize,
     /// Files met in directories that are not exports.
     pub skipped: Vec<InputError>,
     pub as_of: NaiveDate,
@@ -88,7 +90,7 @@ pub fn check<R>(
     let inventory = builder.finish();
     timings.stage("load");
 
-    let analysis = Analysis::new(&inventory);
+    let analysis = Analysis::new(&inventory, loaded.files.iter().map(|f| f.name.clone()).collect());
     let mut findings = Vec::new();
     analysis.for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
     findings.shrink_to_fit();
@@ -125,6 +127,7 @@ pub fn check<R>(
         files: loaded.files,
         findings,
         records: inventory.records.clone(),
+        duplicates: inventory.duplicates,
         skipped: loaded.skipped,
         as_of: options.as_of,
         triage: triaged,

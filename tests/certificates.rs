@@ -246,7 +246,12 @@ fn malformed_zone_files_are_input_errors_with_line_and_column() {
         (&b"a\tIN\tCAA\t0 issue \"x\"\n"[..], "z.zone:1:1:", "$ORIGIN"),
         (&b"\tIN\tCAA\t0 issue \"x\"\n"[..], "z.zone:1:1:", "inherits"),
         (&b"x.org.\tIN\tCAA\t(0 issue\n \"x\")\n"[..], "z.zone:1:11:", "multi-line"),
-        (&b"x.org.\t3600\tIN\n"[..], "z.zone:1:", "record type"),
+        (&b"x.org.\t3600\tIN\tCAA\n"[..], "z.zone:1:", "CAA flags"),
+        (
+            &b"a.x.org.\tIN\tTXT\t( \"x\"\nb.x.org.\tIN\tCAA\t0 issue \"y\"\n"[..],
+            "z.zone:1:1:",
+            "never closed",
+        ),
     ] {
         let dir = temp_dir(&[("z.zone", zone)]);
         let r = run(&["check", &path_str(&dir.path().join("z.zone"))]);

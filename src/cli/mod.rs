@@ -51,7 +51,7 @@ pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
 pub(crate) fn load_options(kind: Option<&str>, input_format: Option<args::InputFormat>) -> Result<LoadOptions, String> {
     let kind = match kind {
         None => None,
-        Some(k) => Some(Kind::parse(k).filter(|k| *k != Kind::Account).ok_or_else(|| {
+        Some(k) => Some(Kind::parse(k).filter(|k| Kind::RECORD_KINDS.contains(k)).ok_or_else(|| {
             let kinds: Vec<&str> = Kind::RECORD_KINDS.iter().map(|k| k.as_str()).collect();
             format!("unknown --kind `{k}`: expected one of {}", kinds.join(", "))
         })?),

@@ -196,7 +196,11 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
             && !kind.contains(['*', '?'])
             && Kind::parse(kind).is_none()
         {
-            let kinds: Vec<&str> = Kind::RECORD_KINDS.iter().chain(&[Kind::Account]).map(|k| k.as_str()).collect();
+            let kinds: Vec<&str> = Kind::RECORD_KINDS
+                .iter()
+                .chain(&[Kind::Account, Kind::List])
+                .map(|k| k.as_str())
+                .collect();
             return Err(error(
                 &w.resource,
                 format!("waivers[{i}]: unknown resource kind `{kind}`: expected one of {}", kinds.join(", ")),

@@ -145,7 +145,7 @@ impl RuleSpec {
                 spec_error(
                     &self.subject,
                     format!(
-                        "unknown subject `{name}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, custom_hostname, account"
+                        "unknown subject `{name}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, custom_hostname, account, list"
                     ),
                 )
             })?;

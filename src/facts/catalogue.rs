@@ -53,6 +53,32 @@ const fn choice(name: &'static str, values: &'static [&'static str], description
 
 use ValueType::*;
 
+/// Every resource kind that can be loaded twice has it (EX002).
+const CONFLICTING_COPIES: FactSpec = spec(
+    "conflicting_copies",
+    List,
+    "later copies of this resource (same kind and id) whose content differs, each in words with where it is and which fields differ; the first copy is the one analysed",
+);
+
+static LIST: &[FactSpec] = &[
+    spec(
+        "id",
+        Text,
+        "the list's identity: the kind of its records, with the zone's id when a bundle names it",
+    ),
+    spec("name", Text, "the list in words (`custom hostnames of example.com`)"),
+    spec("records", Text, "what the list holds, in words (`pools`, `custom hostnames`, …)"),
+    spec("complete", Bool, "every record and page its `result_info` announces was loaded"),
+    spec("loaded", Int, "records loaded from the list, across the pages given"),
+    spec("pages_loaded", Int, "pages given (a page given twice counts once)"),
+    spec(
+        "expected",
+        Text,
+        "what `result_info` announces, in words (`total_count` 120 in `total_pages` 3)",
+    ),
+    spec("affected", Text, "which verdicts the missing records make unreliable, in words"),
+];
+
 static POOL: &[FactSpec] = &[
     spec("id", Text, "the pool id"),
     spec("name", Text, "the pool name"),
@@ -90,6 +116,12 @@ static POOL: &[FactSpec] = &[
         "the endpoint that creates notification policies for the pool's account",
     ),
     spec("pool_endpoint", Text, "the endpoint that patches this pool"),
+    spec(
+        "why_clearing_is_safe",
+        Text,
+        "for a fully covered pool, why clearing its legacy e-mail loses nothing: the covering policies, or a filter that disables every event (empty otherwise)",
+    ),
+    CONFLICTING_COPIES,
 ];
 
 static POLICY: &[FactSpec] = &[
@@ -124,6 +156,7 @@ static POLICY: &[FactSpec] = &[
         "`filters.pool_id` values naming no loaded pool of the account (empty when no pools are loaded)",
     ),
     spec("loaded_pool_count", Int, "pools loaded for the policy's account"),
+    CONFLICTING_COPIES,
 ];
 
 static ACCOUNT: &[FactSpec] = &[
@@ -196,6 +229,7 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
         List,
         "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
     ),
+    CONFLICTING_COPIES,
 ];
 
 const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
@@ -225,6 +259,7 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
         Date,
         "the earliest expiry among its active certificates (absent when none says)",
     ),
+    CONFLICTING_COPIES,
 ];
 
 static CUSTOM_HOSTNAME: &[FactSpec] = &[
@@ -286,6 +321,7 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
         Bool,
         "the loaded CAA records let pki.goog or ssl.com issue for the hostname",
     ),
+    CONFLICTING_COPIES,
 ];
 
 static TOTAL_TLS: &[FactSpec] = &[
@@ -302,6 +338,7 @@ pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
         Kind::Pool => POOL,
         Kind::NotificationPolicy => POLICY,
         Kind::Account => ACCOUNT,
+        Kind::List => LIST,
         _ => &[],
     }
 }

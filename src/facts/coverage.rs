@@ -149,10 +149,14 @@ impl<'a> CoverageIndex<'a> {
         let uncovered_recipients: Vec<String> = pool
             .legacy_recipients
             .iter()
+            .filter(|_| !pool.legacy_events.is_empty())
             .filter(|r| !covering.iter().any(|p| p.email_recipients().any(|m| m.eq_ignore_ascii_case(r))))
             .cloned()
             .collect();
-        let coverage = if covering.is_empty() {
+        let coverage = if pool.legacy_events.is_empty() {
+            // A filter that disables both sources delivers nothing: clearing it loses nothing.
+            Coverage::Full
+        } else if covering.is_empty() {
             Coverage::None
         } else if uncovered_events.is_empty() && uncovered_recipients.is_empty() {
             Coverage::Full

@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod certificate;
 pub mod chain;
 pub mod coverage;
+pub mod export;
 pub mod policy;
 pub mod pool;
 
@@ -117,6 +118,8 @@ pub struct SubjectRef {
 /// subject's facts need besides the subject itself.
 pub struct Analysis<'a> {
     inventory: &'a crate::model::Inventory,
+    /// The input files' names, for saying where other copies of a resource are.
+    files: Vec<String>,
     indexes: Vec<coverage::CoverageIndex<'a>>,
     /// CAA records describe DNS names, whatever account's export they came in.
     caa: caa::CaaIndex<'a>,
@@ -128,7 +131,7 @@ pub struct Analysis<'a> {
 }
 
 impl<'a> Analysis<'a> {
-    pub fn new(inventory: &'a crate::model::Inventory) -> Self {
+    pub fn new(inventory: &'a crate::model::Inventory, files: Vec<String>) -> Self {
         let indexes: Vec<_> = inventory.accounts.iter().map(coverage::CoverageIndex::new).collect();
         let tallies = inventory.accounts.iter().map(|_| std::sync::OnceLock::new()).collect();
         let caa = caa::CaaIndex::new(inventory.accounts.iter().flat_map(|a| &a.caa_records));
@@ -136,6 +139,7 @@ impl<'a> Analysis<'a> {
         let zone_ids = inventory.accounts.iter().map(|a| a.zone_ids()).collect();
         Analysis {
             inventory,
+            files,
             indexes,
             caa,
             tallies,
@@ -156,6 +160,7 @@ impl<'a> Analysis<'a> {
                 (Kind::TotalTls, account.total_tls.len()),
                 (Kind::CustomHostname, account.custom_hostnames.len()),
                 (Kind::Account, 1),
+                (Kind::List, account.lists.len()),
             ];
             for (kind, count) in kinds {
                 for index in 0..count {
@@ -185,6 +190,7 @@ impl<'a> Analysis<'a> {
             }
             Kind::CustomHostname => Some(account.custom_hostnames.get(i)?.subject()),
             Kind::Account => account.subject(),
+            Kind::List => Some(account.lists.get(i)?.subject()),
             _ => None,
         }
     }
@@ -197,13 +203,29 @@ impl<'a> Analysis<'a> {
         let index = &self.indexes[a];
         let i = subject.index as usize;
         match subject.kind {
-            Kind::Pool => Some(f(&pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index))),
-            Kind::NotificationPolicy => Some(f(&policy::PolicyFacts::new(account.policies.get(i)?, index))),
-            Kind::CustomCertificate => Some(f(&certificate::CustomCertificateFacts::new(account.custom_certificates.get(i)?))),
+            Kind::Pool => Some(f(&export::WithCopies::new(
+                &pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index),
+                account.conflicts_of(Kind::Pool, i),
+                &self.files,
+            ))),
+            Kind::NotificationPolicy => Some(f(&export::WithCopies::new(
+                &policy::PolicyFacts::new(account.policies.get(i)?, index),
+                account.conflicts_of(Kind::NotificationPolicy, i),
+                &self.files,
+            ))),
+            Kind::CustomCertificate => Some(f(&export::WithCopies::new(
+                &certificate::CustomCertificateFacts::new(account.custom_certificates.get(i)?),
+                account.conflicts_of(Kind::CustomCertificate, i),
+                &self.files,
+            ))),
             Kind::CertificatePack => {
                 let pack = account.certificate_packs.get(i)?;
                 let universal = pack.zone.and_then(|zone| self.universal_ssl[a].get(&zone).copied());
-                Some(f(&certificate::CertificatePackFacts::new(pack, universal)))
+                Some(f(&export::WithCopies::new(
+                    &certificate::CertificatePackFacts::new(pack, universal),
+                    account.conflicts_of(Kind::CertificatePack, i),
+                    &self.files,
+                )))
             }
             Kind::TotalTls => {
                 let setting = account.total_tls.get(i)?;
@@ -212,8 +234,13 @@ impl<'a> Analysis<'a> {
             Kind::CustomHostname => {
                 let host = account.custom_hostnames.get(i)?;
                 let zone_id = host.zone.and_then(|key| self.zone_ids[a].get(&key).copied());
-                Some(f(&certificate::CustomHostnameFacts::new(host, &self.caa, zone_id)))
+                Some(f(&export::WithCopies::new(
+                    &certificate::CustomHostnameFacts::new(host, &self.caa, zone_id),
+                    account.conflicts_of(Kind::CustomHostname, i),
+                    &self.files,
+                )))
             }
+            Kind::List => Some(f(&export::ListFacts::new(account.lists.get(i)?))),
             Kind::Account => {
                 let tally = *self.tallies[a].get_or_init(|| {
                     let mut tally = account::Tally::default();
@@ -235,6 +262,8 @@ pub(crate) mod tests {
 
     /// Every fact the catalogue names for the provider's kind is provided.
     pub fn provides_its_catalogue(facts: &dyn Facts) {
+        // As the analysis hands them out: with the fact about other copies.
+        let facts = &export::WithCopies::new(facts, &[], &[]);
         for spec in catalogue(facts.subject().kind) {
             let fact = facts
                 .get(spec.name)

@@ -54,6 +54,7 @@ impl Facts for PoolFacts<'_> {
             "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), EMAIL),
             "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(|e| e.to_string())), "/notification_filter"),
             "coverage" => Fact::new(static_text(cover.coverage.as_str()), EMAIL),
+            "why_clearing_is_safe" => Fact::new(text(why_clearing_is_safe(pool, cover)), EMAIL),
             "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), EMAIL),
             "uncovered_events" => Fact::new(
                 text_items(cover.uncovered_events.iter().map(Event::to_string)),
@@ -64,6 +65,18 @@ impl Facts for PoolFacts<'_> {
             _ => return None,
         })
     }
+}
+
+/// Why clearing a fully covered pool's legacy e-mail loses nothing, in words.
+fn why_clearing_is_safe(pool: &Pool, cover: &PoolCoverage) -> String {
+    if cover.coverage != Coverage::Full {
+        return String::new();
+    }
+    if pool.legacy_events.is_empty() {
+        return "its `notification_filter` disables both pool and origin events, so the legacy e-mail delivers nothing and clearing it loses nothing".into();
+    }
+    let policies: Vec<String> = cover.covering.iter().map(|p| describe(&p.name, &p.id)).collect();
+    format!("every legacy event and recipient is delivered by {}", policies.join(", "))
 }
 
 pub fn describe(name: &str, id: &str) -> String {
@@ -126,6 +139,10 @@ struct Filters<'a> {
 /// deliver `events` to `recipients`. Filters are independent sets, so events
 /// that are not a product of sources × healths need one policy per source.
 fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) -> String {
+    // Empty filters mean *all* events: a body is never proposed without any.
+    if events.is_empty() || recipients.is_empty() {
+        return String::new();
+    }
     let healths_of = |source: EventSource| -> Vec<Health> { events.iter().filter(|e| e.source == source).map(|e| e.health).collect() };
     let sources: Vec<EventSource> = EventSource::ALL.into_iter().filter(|s| !healths_of(*s).is_empty()).collect();
     let groups: Vec<(Vec<EventSource>, Vec<Health>)> = if sources.windows(2).all(|w| healths_of(w[0]) == healths_of(w[1])) {

@@ -1,8 +1,12 @@
 //! The service's BIND zone export, read for its CAA records (`;; CAA
 //! Records`): tab- or space-separated `owner [ttl] [class] type data` lines,
 //! `$ORIGIN` and `$TTL` directives, `;` comments, owners inherited by lines
-//! that start with blanks, parenthesised multi-line records (skipped: CAA
-//! records are single lines). Other record types are ignored.
+//! that start with blanks, parenthesised multi-line records.
+//!
+//! As the service writes it today: no `$ORIGIN` (the origin is the
+//! `;; Domain: example.com.` header), every owner fully qualified but the
+//! SOA's, which has no trailing dot. A line of a type edgeaudit does not read
+//! never fails the file; a CAA line that cannot be read does, at its place.
 //!
 //! A general zone-file crate was not used: edgeaudit needs only CAA records
 //! but exact line and column for every error, which this small reader gives.
@@ -14,22 +18,26 @@ use super::shape::{Shape, Text};
 use super::walk::{RecordSink, Walker};
 use crate::model::Kind;
 
-/// The line without its comment (`;` outside quotes).
-fn without_comment(line: &str) -> &str {
+/// The line without its comment (`;` outside quotes), and how much it opens
+/// or closes parentheses outside quotes.
+fn without_comment(line: &str) -> (&str, i32) {
     let mut quoted = false;
     let mut escaped = false;
+    let mut depth = 0;
     for (i, c) in line.char_indices() {
         match c {
             '\\' if quoted => escaped = !escaped,
             '"' if !escaped => quoted = !quoted,
-            ';' if !quoted => return &line[..i],
+            ';' if !quoted => return (&line[..i], depth),
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
             _ => escaped = false,
         }
         if c != '\\' {
             escaped = false;
         }
     }
-    line
+    (line, depth)
 }
 
 /// Whitespace-separated fields with their byte offsets in the line.
@@ -52,27 +60,78 @@ fn fields(line: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// Lines with their byte offsets, ended by LF, CRLF or a lone CR.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let from = start;
+        let mut end = from;
+        while end < bytes.len() && bytes[end] != b'\n' && bytes[end] != b'\r' {
+            end += 1;
+        }
+        start = match (bytes.get(end), bytes.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => end + 2,
+            (Some(_), _) => end + 1,
+            (None, _) => end,
+        };
+        Some((from, &text[from..end]))
+    })
+}
+
 const CLASSES: [&str; 4] = ["IN", "CH", "HS", "CS"];
+
+/// The origin named by the service's header: `;; Domain:     example.com.`
+fn domain_header(line: &str) -> Option<String> {
+    let rest = line.strip_prefix(";;")?.trim_start().strip_prefix("Domain:")?;
+    let name = rest.trim().trim_end_matches('.').to_ascii_lowercase();
+    (!name.is_empty()).then_some(name)
+}
+
+/// An owner name made absolute. A name without its trailing dot that is the
+/// origin or ends in it is taken as written (the service writes the SOA's
+/// owner so); any other is relative to the origin.
+fn absolute(name: &str, origin: Option<&str>) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    if let Some(fqdn) = lower.strip_suffix('.') {
+        return Some(fqdn.to_string());
+    }
+    match origin {
+        _ if name == "@" => origin.map(str::to_string),
+        Some("") => Some(lower),
+        Some(o) if lower == o || lower.ends_with(&format!(".{o}")) => Some(lower),
+        Some(o) => Some(format!("{lower}.{o}")),
+        None => None,
+    }
+}
 
 pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     walker.run_lines(|w| {
         let text = w.file().text.clone();
         let mut origin: Option<String> = None;
         let mut owner: Option<String> = None;
-        let mut in_parens = false;
-        let mut line_start = 0;
-        for raw in text.split_inclusive('\n') {
-            let start = line_start;
-            line_start += raw.len();
-            let line = without_comment(raw.trim_end_matches(['\n', '\r']));
-            if in_parens {
-                in_parens = !line.contains(')');
+        // Open parentheses, and the line that opened them.
+        let mut depth = 0;
+        let mut opened_at = 0;
+        for (start, raw) in lines(&text) {
+            let error = |offset: usize, message: &str| InputError::at_offset(&file.name, &file.text, start + offset, message);
+            if origin.is_none()
+                && let Some(domain) = domain_header(raw)
+            {
+                origin = Some(domain);
+            }
+            let (line, opens) = without_comment(raw);
+            if depth > 0 {
+                // The rest of a multi-line record (not a CAA: those are one line).
+                depth = (depth + opens).max(0);
                 continue;
             }
             if line.trim().is_empty() {
                 continue;
             }
-            let error = |offset: usize, message: &str| InputError::at_offset(&file.name, &file.text, start + offset, message);
             if let Some(rest) = line.strip_prefix("$ORIGIN") {
                 origin = Some(rest.trim().trim_end_matches('.').to_ascii_lowercase());
                 continue;
@@ -83,21 +142,7 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
             let fs = fields(line);
             let inherits = line.starts_with([' ', '\t']);
             let mut rest = fs.iter().copied().peekable();
-            let name = if inherits {
-                owner
-                    .clone()
-                    .ok_or_else(|| error(0, "this record inherits its owner name, but no record precedes it"))?
-            } else {
-                let (at, raw_name) = rest.next().ok_or_else(|| error(0, "expected a record"))?;
-                let absolute = match (raw_name, &origin) {
-                    ("@", Some(o)) => o.clone(),
-                    (n, _) if n.ends_with('.') => n.trim_end_matches('.').to_ascii_lowercase(),
-                    (n, Some(o)) => format!("{}.{o}", n.to_ascii_lowercase()),
-                    (_, None) => return Err(error(at, "a relative owner name needs a preceding $ORIGIN")),
-                };
-                owner = Some(absolute.clone());
-                absolute
-            };
+            let named = if inherits { None } else { rest.next() };
             // [ttl] [class] in either order, then the type.
             while let Some(&(_, f)) = rest.peek() {
                 if f.chars().all(|c| c.is_ascii_digit()) || CLASSES.contains(&f.to_ascii_uppercase().as_str()) {
@@ -106,25 +151,46 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
                     break;
                 }
             }
-            let Some((type_at, record_type)) = rest.next() else {
-                return Err(error(
-                    fs.last().map_or(0, |f| f.0),
-                    "expected a record type after the owner, TTL and class",
-                ));
-            };
-            if line.contains('(') && !line.contains(')') {
-                in_parens = true;
-                if record_type.eq_ignore_ascii_case("CAA") {
+            let record_type = rest.next();
+            let is_caa = record_type.is_some_and(|(_, t)| t.eq_ignore_ascii_case("CAA"));
+            if opens > 0 {
+                depth = opens;
+                opened_at = start;
+                if is_caa {
                     return Err(error(
-                        type_at,
+                        record_type.map_or(0, |(at, _)| at),
                         "multi-line CAA records are not supported: write the record on one line",
                     ));
                 }
                 continue;
             }
-            if !record_type.eq_ignore_ascii_case("CAA") {
+            let owner_name = match named {
+                None => owner.clone(),
+                Some((_, name)) => {
+                    let name = absolute(name, origin.as_deref());
+                    owner = name.clone();
+                    name
+                }
+            };
+            if !is_caa {
+                // A type edgeaudit does not read, or a line it cannot make out that names no CAA.
+                if record_type.is_none() && fs.iter().any(|(_, f)| f.eq_ignore_ascii_case("CAA")) {
+                    return Err(error(
+                        fs.last().map_or(0, |f| f.0),
+                        "this CAA line has no record type where one was expected (owner, TTL, class, then CAA)",
+                    ));
+                }
                 continue;
             }
+            let Some(name) = owner_name else {
+                return Err(match named {
+                    None => error(0, "this CAA record inherits its owner name, but no record precedes it"),
+                    Some((at, _)) => error(
+                        at,
+                        "a relative owner name needs an origin: a `$ORIGIN` line or the `;; Domain:` header",
+                    ),
+                });
+            };
             let data_at = rest.next().map_or(line.len(), |(at, _)| at);
             let shape = Shape {
                 record_type: Some(Text(Cow::Borrowed("CAA"))),
@@ -136,6 +202,14 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
                 return Ok(()); // the walker keeps the error
             }
         }
+        if depth > 0 {
+            return Err(InputError::at_offset(
+                &file.name,
+                &file.text,
+                opened_at,
+                "a `(` opened on this line is never closed: the rest of the file would be one record",
+            ));
+        }
         Ok(())
     })
 }
@@ -146,8 +220,34 @@ mod tests {
 
     #[test]
     fn comments_end_at_semicolons_outside_quotes() {
-        assert_eq!(without_comment("a CAA 0 issue \"x;y\" ; note"), "a CAA 0 issue \"x;y\" ");
-        assert_eq!(without_comment(";; CAA Records"), "");
+        assert_eq!(without_comment("a CAA 0 issue \"x;y\" ; note").0, "a CAA 0 issue \"x;y\" ");
+        assert_eq!(without_comment(";; CAA Records").0, "");
+    }
+
+    #[test]
+    fn parentheses_count_only_outside_quotes_and_comments() {
+        assert_eq!(without_comment("a TXT \"(not one\"").1, 0);
+        assert_eq!(without_comment("@ SOA ns. host. ( 1 2").1, 1);
+        assert_eq!(without_comment(" 3 4 5 ) ; (comment").1, -1);
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_cr() {
+        let text = "a\nb\r\nc\rd";
+        let got: Vec<(usize, &str)> = lines(text).collect();
+        assert_eq!(got, vec![(0, "a"), (2, "b"), (5, "c"), (7, "d")]);
+    }
+
+    #[test]
+    fn owners_are_made_absolute_as_the_service_writes_them() {
+        assert_eq!(absolute("Example.com.", None).as_deref(), Some("example.com"));
+        assert_eq!(absolute("example.com", Some("example.com")).as_deref(), Some("example.com"));
+        assert_eq!(absolute("www", Some("example.com")).as_deref(), Some("www.example.com"));
+        assert_eq!(absolute("@", Some("example.com")).as_deref(), Some("example.com"));
+        assert_eq!(absolute("hypster.com", Some("")).as_deref(), Some("hypster.com"));
+        assert_eq!(absolute("www", None), None);
+        assert_eq!(domain_header(";; Domain:     Example.com.").as_deref(), Some("example.com"));
+        assert_eq!(domain_header(";; Exported:   2025-03-25"), None);
     }
 
     #[test]

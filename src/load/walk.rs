@@ -152,7 +152,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             n => format!("{n} records"),
         };
         first.message = match self.foreign {
-            Some(what) => format!("not an export edgeaudit analyses: {records}, which look like {what}"),
+            Some(what) => format!("not an export edgeaudit analyses: {records} of a kind it does not analyse: {what}"),
             None => format!(
                 "not an export edgeaudit analyses: {records}, of no kind edgeaudit reads (pools, notification policies, certificate packs, custom certificates, custom hostnames, Total TLS, DNS records)"
             ),

@@ -31,6 +31,24 @@ impl Builder {
     pub fn finish(mut self) -> Inventory {
         self.inventory.accounts.sort_by(|a, b| a.id.cmp(&b.id));
         for account in &mut self.inventory.accounts {
+            let counted = |a: &Account| {
+                [
+                    (Kind::Pool, a.pools.len()),
+                    (Kind::NotificationPolicy, a.policies.len()),
+                    (Kind::CustomCertificate, a.custom_certificates.len()),
+                    (Kind::CertificatePack, a.certificate_packs.len()),
+                    (Kind::CustomHostname, a.custom_hostnames.len()),
+                ]
+            };
+            let before = counted(account);
+            self.inventory.duplicates += super::duplicates::merge(account);
+            for ((kind, was), (_, now)) in before.into_iter().zip(counted(account)) {
+                if let Some(n) = self.inventory.records.get_mut(&kind) {
+                    *n -= was - now;
+                }
+            }
+            account.lists = super::list::lists(&account.pages);
+            super::list::name_by_zone(&mut account.lists, &account.zones);
             // Growth slack of large lists is memory a big export cannot spare.
             account.pools.shrink_to_fit();
             account.policies.shrink_to_fit();
@@ -148,11 +166,7 @@ impl RecordSink for Builder {
             Kind::DnsRecord => {
                 let is_caa = shape.record_type.as_ref().is_some_and(|t| t.as_str().eq_ignore_ascii_case("CAA"));
                 if is_caa {
-                    let content = shape.content.as_ref().map_or("", Text::as_str);
-                    let (flags, tag, value) = parse_caa_content(content).map_err(|message| FieldError {
-                        path: "/content".into(),
-                        message,
-                    })?;
+                    let (flags, tag, value) = caa_value(shape)?;
                     self.staged.caa_records.push(CaaRecord {
                         name: normalise_name(&text(&shape.name)),
                         flags,
@@ -406,6 +420,44 @@ fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>) -> Option<Box<Chain
     Chain::read(single.into_iter().chain(bundled)).map(Box::new)
 }
 
+/// A CAA record's value: from `content` (`0 issue "letsencrypt.org"`), or
+/// from `data: {flags, tag, value}` in exports that have no `content`.
+fn caa_value(shape: &Shape<'_>) -> Result<(u8, String, String), FieldError> {
+    let content = shape.content.as_ref().map(Text::as_str).filter(|c| !c.trim().is_empty());
+    match (content, &shape.data) {
+        (None, Some(data)) => {
+            let at = |field: &str| format!("/data/{field}");
+            let flags = match data.flags.as_deref().map(str::trim) {
+                None | Some("") => 0,
+                Some(f) => f.parse::<u8>().map_err(|_| FieldError {
+                    path: at("flags"),
+                    message: format!("CAA flags `{f}` are not a number from 0 to 255"),
+                })?,
+            };
+            let tag = data.tag.as_deref().map(str::trim).unwrap_or("");
+            if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return Err(FieldError {
+                    path: if data.tag.is_some() { at("tag") } else { "/data".into() },
+                    message: format!("a CAA record needs a tag of letters and digits (issue, issuewild, iodef), not `{tag}`"),
+                });
+            }
+            Ok((flags, tag.to_ascii_lowercase(), data.value.clone().unwrap_or_default()))
+        }
+        _ => parse_caa_content(content.unwrap_or("")).map_err(|message| FieldError {
+            path: if shape.content.is_some() {
+                "/content".into()
+            } else {
+                String::new()
+            },
+            message: if shape.content.is_some() {
+                message
+            } else {
+                "a CAA record needs its value in `content` (`0 issue \"letsencrypt.org\"`) or in `data` (`{flags, tag, value}`)".into()
+            },
+        }),
+    }
+}
+
 fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
     let parent = origin.pointer.rfind('/').map_or("", |i| &origin.pointer[..i]);
     RecordOrigin {
@@ -454,7 +506,8 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>) -> Policy {
         for target in targets.iter().flatten() {
             mechanisms.push(Mechanism {
                 kind: kind.clone(),
-                target: target.id.as_ref().map(|t| t.as_str().to_string()),
+                // Compared like pool recipients: trimmed, case-insensitively.
+                target: target.id.as_ref().map(|t| t.as_str().trim().to_string()),
             });
         }
     }

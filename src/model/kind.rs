@@ -13,6 +13,8 @@ pub enum Kind {
     TotalTls,
     UniversalSsl,
     DnsRecord,
+    /// An API list as exported (its completeness), not a record.
+    List,
 }
 
 impl Kind {
@@ -38,11 +40,15 @@ impl Kind {
             Kind::TotalTls => "total_tls",
             Kind::UniversalSsl => "universal_ssl",
             Kind::DnsRecord => "dns_record",
+            Kind::List => "list",
         }
     }
 
     pub fn parse(s: &str) -> Option<Kind> {
-        [Kind::Account].into_iter().chain(Kind::RECORD_KINDS).find(|k| k.as_str() == s)
+        [Kind::Account, Kind::List]
+            .into_iter()
+            .chain(Kind::RECORD_KINDS)
+            .find(|k| k.as_str() == s)
     }
 
     /// Settings objects come one per zone, never in lists.

@@ -3,7 +3,9 @@
 pub mod build;
 pub mod certificate;
 pub mod dns;
+pub mod duplicates;
 pub mod kind;
+pub mod list;
 pub mod notification;
 pub mod origin;
 pub mod pem;
@@ -34,8 +36,12 @@ pub struct Account {
     pub zones: Vec<certificate::Zone>,
     /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
-    /// Pages of API lists that carried `result_info`, for completeness (EX001).
+    /// Pages of API lists that carried `result_info`, as loaded.
     pub pages: Vec<crate::load::walk::ListPage>,
+    /// The lists those pages make up, for completeness (EX001).
+    pub lists: Vec<list::ExportList>,
+    /// Resources loaded twice with different content, by kind and index (EX002).
+    pub conflicts: Vec<duplicates::Conflict>,
 }
 
 impl Account {
@@ -59,6 +65,9 @@ impl Account {
 #[derive(Debug, Default)]
 pub struct Inventory {
     pub accounts: Vec<Account>,
-    /// Records loaded, by kind (including kinds no rule reads yet).
+    /// Records loaded, by kind (including kinds no rule reads yet), each
+    /// resource loaded twice counted once.
     pub records: BTreeMap<Kind, usize>,
+    /// Later copies of resources identical to the first, not counted above.
+    pub duplicates: usize,
 }

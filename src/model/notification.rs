@@ -72,6 +72,10 @@ impl EventSet {
             .filter(move |&e| self.0 & Self::bit(e) != 0)
     }
 
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
     pub fn to_vec(self) -> Vec<Event> {
         self.iter().collect()
     }

@@ -99,3 +99,14 @@ impl Account {
         })
     }
 }
+
+impl super::list::ExportList {
+    pub fn subject(&self) -> Subject<'_> {
+        Subject {
+            kind: Kind::List,
+            id: &self.id,
+            name: &self.name,
+            origin: &self.origin,
+        }
+    }
+}

@@ -164,6 +164,7 @@ fn closing_line(summary: &Summary) -> String {
                 Kind::DnsRecord => ("DNS record", "DNS records"),
                 Kind::Pool => ("pool", "pools"),
                 Kind::Account => ("account", "accounts"),
+                Kind::List => ("list", "lists"),
             };
             plural(*n, one, many)
         })
@@ -178,6 +179,10 @@ fn closing_line(summary: &Summary) -> String {
             format!(": {}", kinds.join(", "))
         }
     );
+    let checked = match summary.duplicate_copies {
+        0 => checked,
+        n => format!("{checked}; {} counted once", plural(n, "identical copy", "identical copies")),
+    };
     let checked = match summary.skipped_files {
         0 => checked,
         n => format!("{checked}; {} skipped, not analysed", plural(n, "file", "files")),

@@ -15,6 +15,9 @@ pub struct Summary {
     /// out says so in every format.
     pub skipped: Vec<SkippedFile>,
     pub records: BTreeMap<Kind, usize>,
+    /// Resources loaded more than once with the same content, counted once
+    /// (copies that differ are EX002 findings).
+    pub duplicate_copies: usize,
     pub findings: usize,
     pub by_severity: BTreeMap<&'static str, usize>,
     pub by_rule: BTreeMap<String, usize>,
@@ -74,6 +77,7 @@ impl Summary {
             skipped_files: outcome.skipped.len(),
             skipped: SkippedFile::all(outcome),
             records: outcome.records.clone(),
+            duplicate_copies: outcome.duplicates,
             findings,
             by_severity,
             by_rule,

@@ -1,0 +1,170 @@
+//! Facts about the export itself (DESIGN §1.4): whether a list was loaded in
+//! full (EX001), and which resources were loaded twice with different
+//! content (EX002).
+
+use super::{Fact, Facts, Item, Subject, Value, text};
+use crate::model::Kind;
+use crate::model::duplicates::Conflict;
+use crate::model::list::ExportList;
+
+/// What a list of records of this kind is called, in words.
+pub fn records_in_words(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Pool => "pools",
+        Kind::NotificationPolicy => "notification policies",
+        Kind::CertificatePack => "certificate packs",
+        Kind::CustomCertificate => "custom certificates",
+        Kind::CustomHostname => "custom hostnames",
+        Kind::DnsRecord => "DNS records",
+        Kind::TotalTls => "Total TLS settings",
+        Kind::UniversalSsl => "Universal SSL settings",
+        Kind::Account | Kind::List => "records",
+    }
+}
+
+pub struct ListFacts<'a> {
+    list: &'a ExportList,
+}
+
+impl<'a> ListFacts<'a> {
+    pub fn new(list: &'a ExportList) -> Self {
+        ListFacts { list }
+    }
+}
+
+impl Facts for ListFacts<'_> {
+    fn subject(&self) -> Subject<'_> {
+        self.list.subject()
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let l = self.list;
+        // At the count that shows the shortfall, else at `result_info`.
+        let at = match (l.total_count, l.total_pages) {
+            (Some(n), _) if n > l.loaded => "/result_info/total_count",
+            (_, Some(n)) if n > l.pages => "/result_info/total_pages",
+            _ => "/result_info",
+        };
+        Some(match name {
+            "id" => Fact::new(text(l.id.as_str()), ""),
+            "name" => Fact::new(text(l.name.as_str()), ""),
+            "records" => Fact::new(text(records_in_words(l.kind)), ""),
+            "complete" => Fact::new(Value::Bool(l.is_complete()), at),
+            "loaded" => Fact::new(Value::Int(l.loaded.min(i64::MAX as u64) as i64), at),
+            "pages_loaded" => Fact::new(Value::Int(l.pages.min(i64::MAX as u64) as i64), at),
+            "expected" => Fact::new(
+                text(match (l.total_count, l.total_pages) {
+                    (Some(c), Some(p)) => format!("`total_count` {c} in `total_pages` {p}"),
+                    (Some(c), None) => format!("`total_count` {c}"),
+                    (None, Some(p)) => format!("`total_pages` {p}"),
+                    (None, None) => "nothing".to_string(),
+                }),
+                at,
+            ),
+            "affected" => Fact::new(
+                text(match l.kind {
+                    Kind::Pool => {
+                        "coverage (LB001–LB003) is judged only for the pools loaded, and LB004's counts and LB006 (a policy naming a pool that is not loaded) are wrong"
+                    }
+                    Kind::NotificationPolicy => {
+                        "a pool covered by a policy that was not loaded is reported as not covered (LB001, LB003), and LB004's counts are wrong"
+                    }
+                    Kind::DnsRecord => "a CAA record that was not loaded can change which CA a custom hostname falls back to (CA005)",
+                    _ => "the records that were not loaded are not checked at all",
+                }),
+                "",
+            ),
+            _ => return None,
+        })
+    }
+}
+
+/// A subject's facts, and the fact about its other copies.
+pub struct WithCopies<'a> {
+    inner: &'a dyn Facts,
+    copies: &'a [Conflict],
+    files: &'a [String],
+}
+
+impl<'a> WithCopies<'a> {
+    pub fn new(inner: &'a dyn Facts, copies: &'a [Conflict], files: &'a [String]) -> Self {
+        WithCopies { inner, copies, files }
+    }
+}
+
+impl Facts for WithCopies<'_> {
+    fn subject(&self) -> Subject<'_> {
+        self.inner.subject()
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        if name != "conflicting_copies" {
+            return self.inner.get(name);
+        }
+        let subject = self.inner.subject();
+        let what = match (subject.name.is_empty(), subject.id.is_empty()) {
+            (false, false) => format!("{} {} ({})", subject.kind, subject.name, subject.id),
+            _ => format!("{} {}{}", subject.kind, subject.name, subject.id),
+        };
+        let items = self
+            .copies
+            .iter()
+            .map(|c| {
+                let file = self.files.get(c.other.file.0 as usize).map_or("?", String::as_str);
+                let pointer = if c.other.pointer.is_empty() { "/" } else { &c.other.pointer };
+                Item {
+                    text: format!(
+                        "{what} is loaded again from {file} at {pointer} with a different {}",
+                        c.fields.join(", ")
+                    ),
+                    path: None,
+                }
+            })
+            .collect();
+        Some(Fact::new(Value::List(items), ""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::source::FileId;
+    use crate::model::origin::RecordOrigin;
+
+    fn list(total_count: Option<u64>, total_pages: Option<u64>) -> ExportList {
+        ExportList {
+            kind: Kind::Pool,
+            id: "pool".into(),
+            name: "pools".into(),
+            zone: None,
+            origin: RecordOrigin {
+                file: FileId(0),
+                pointer: String::new(),
+                anchor: None,
+            },
+            loaded: 25,
+            pages: 1,
+            total_count,
+            total_pages,
+        }
+    }
+
+    #[test]
+    fn a_list_points_at_the_count_that_shows_the_shortfall() {
+        let short = list(Some(60), Some(3));
+        let facts = ListFacts::new(&short);
+        crate::facts::tests::provides_its_catalogue(&facts);
+        let complete = facts.get("complete").expect("complete");
+        assert_eq!(
+            (complete.value, complete.path.as_ref()),
+            (Value::Bool(false), "/result_info/total_count")
+        );
+        let pages_only = list(Some(25), Some(2));
+        assert_eq!(
+            ListFacts::new(&pages_only).get("complete").map(|f| f.path.into_owned()),
+            Some("/result_info/total_pages".to_string())
+        );
+        let whole = list(Some(25), Some(1));
+        assert_eq!(ListFacts::new(&whole).get("complete").map(|f| f.value), Some(Value::Bool(true)));
+    }
+}

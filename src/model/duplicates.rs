@@ -1,0 +1,284 @@
+//! The same resource loaded twice (DESIGN §1.4): by kind and id, counted
+//! once. Identical copies (in every field edgeaudit reads) are only noted;
+//! copies that differ are kept on the first copy as conflicts (EX002).
+
+use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, IssuedCertificate};
+use super::notification::{Policy, Pool, Valued};
+use super::origin::RecordOrigin;
+use super::{Account, Kind};
+
+/// A later copy of a resource that differs from the one kept.
+#[derive(Debug, Clone)]
+pub struct Conflict {
+    pub kind: Kind,
+    /// The kept copy, by its index in its account's list of that kind.
+    pub index: usize,
+    /// Where the other copy is.
+    pub other: RecordOrigin,
+    /// The fields that differ, as the export names them.
+    pub fields: Vec<&'static str>,
+}
+
+/// A resource that can be loaded twice: its identity and how copies differ.
+trait Resource {
+    fn key(&self) -> &str;
+    fn origin(&self) -> &RecordOrigin;
+    fn differences(&self, other: &Self) -> Vec<&'static str>;
+}
+
+fn differ<T: PartialEq>(out: &mut Vec<&'static str>, field: &'static str, a: T, b: T) {
+    if a != b {
+        out.push(field);
+    }
+}
+
+fn values(v: &[Valued]) -> Vec<&str> {
+    v.iter().map(|v| v.value.as_str()).collect()
+}
+
+impl Resource for Pool {
+    fn key(&self) -> &str {
+        &self.id
+    }
+    fn origin(&self) -> &RecordOrigin {
+        &self.origin
+    }
+    fn differences(&self, o: &Self) -> Vec<&'static str> {
+        let mut d = Vec::new();
+        differ(&mut d, "name", &self.name, &o.name);
+        differ(&mut d, "notification_email", &self.legacy_recipients, &o.legacy_recipients);
+        differ(&mut d, "notification_filter", self.legacy_events, o.legacy_events);
+        d
+    }
+}
+
+impl Resource for Policy {
+    fn key(&self) -> &str {
+        &self.id
+    }
+    fn origin(&self) -> &RecordOrigin {
+        &self.origin
+    }
+    fn differences(&self, o: &Self) -> Vec<&'static str> {
+        let mut d = Vec::new();
+        differ(&mut d, "name", &self.name, &o.name);
+        differ(&mut d, "alert_type", &self.alert_type, &o.alert_type);
+        differ(&mut d, "enabled", self.enabled, o.enabled);
+        let mechanisms = |p: &Policy| p.mechanisms.iter().map(|m| (m.kind.clone(), m.target.clone())).collect::<Vec<_>>();
+        differ(&mut d, "mechanisms", mechanisms(self), mechanisms(o));
+        differ(&mut d, "filters.pool_id", values(&self.pool_ids), values(&o.pool_ids));
+        differ(&mut d, "filters.new_health", values(&self.new_health), values(&o.new_health));
+        differ(&mut d, "filters.event_source", values(&self.event_source), values(&o.event_source));
+        d
+    }
+}
+
+fn certificate_differences(d: &mut Vec<&'static str>, a: &IssuedCertificate, b: &IssuedCertificate) {
+    differ(d, "issuer", &a.issuer, &b.issuer);
+    differ(d, "signature", a.key_type, b.key_type);
+    differ(d, "bundle_method", a.bundle_method, b.bundle_method);
+    differ(d, "uploaded_on", a.uploaded_on, b.uploaded_on);
+    differ(d, "expires_on", a.expires_on, b.expires_on);
+    differ(d, "status", &a.status, &b.status);
+}
+
+fn chain_fingerprints(chain: Option<&super::pem::Chain>) -> Option<Vec<&str>> {
+    chain.map(|c| c.certificates.iter().map(|c| c.sha256.as_str()).collect())
+}
+
+impl Resource for CustomCertificate {
+    fn key(&self) -> &str {
+        &self.certificate.id
+    }
+    fn origin(&self) -> &RecordOrigin {
+        &self.origin
+    }
+    fn differences(&self, o: &Self) -> Vec<&'static str> {
+        let mut d = Vec::new();
+        differ(&mut d, "hosts", &self.hosts, &o.hosts);
+        certificate_differences(&mut d, &self.certificate, &o.certificate);
+        differ(
+            &mut d,
+            "certificate",
+            chain_fingerprints(self.chain.as_deref()),
+            chain_fingerprints(o.chain.as_deref()),
+        );
+        d
+    }
+}
+
+impl Resource for CertificatePack {
+    fn key(&self) -> &str {
+        &self.id
+    }
+    fn origin(&self) -> &RecordOrigin {
+        &self.origin
+    }
+    fn differences(&self, o: &Self) -> Vec<&'static str> {
+        let mut d = Vec::new();
+        differ(&mut d, "type", &self.pack_type, &o.pack_type);
+        differ(&mut d, "hosts", &self.hosts, &o.hosts);
+        differ(&mut d, "certificate_authority", &self.authority, &o.authority);
+        differ(&mut d, "status", &self.status, &o.status);
+        if self.certificates.len() != o.certificates.len() {
+            d.push("certificates");
+        } else {
+            let mut inner = Vec::new();
+            for (a, b) in self.certificates.iter().zip(&o.certificates) {
+                certificate_differences(&mut inner, a, b);
+            }
+            if !inner.is_empty() {
+                d.push("certificates");
+            }
+        }
+        d
+    }
+}
+
+impl Resource for CustomHostname {
+    fn key(&self) -> &str {
+        &self.id
+    }
+    fn origin(&self) -> &RecordOrigin {
+        &self.origin
+    }
+    fn differences(&self, o: &Self) -> Vec<&'static str> {
+        let mut d = Vec::new();
+        differ(&mut d, "hostname", &self.hostname, &o.hostname);
+        differ(&mut d, "ssl.certificate_authority", &self.authority, &o.authority);
+        differ(&mut d, "ssl.wildcard", self.wildcard, o.wildcard);
+        match (&self.certificate, &o.certificate) {
+            (Some(a), Some(b)) => {
+                let mut inner = Vec::new();
+                certificate_differences(&mut inner, a, b);
+                if !inner.is_empty() {
+                    d.push("ssl");
+                }
+            }
+            (None, None) => {}
+            _ => d.push("ssl"),
+        }
+        differ(
+            &mut d,
+            "ssl.custom_certificate",
+            chain_fingerprints(self.chain.as_deref()),
+            chain_fingerprints(o.chain.as_deref()),
+        );
+        d
+    }
+}
+
+/// Keeps the first copy of each id (ids without a value are never merged),
+/// counts identical later copies and records differing ones.
+fn dedupe<T: Resource>(kind: Kind, items: &mut Vec<T>, identical: &mut usize, conflicts: &mut Vec<Conflict>) {
+    // Sorted indices rather than a map: a million hostnames cost 4 bytes each.
+    let mut order: Vec<u32> = (0..items.len() as u32).filter(|&i| !items[i as usize].key().is_empty()).collect();
+    order.sort_by(|&a, &b| items[a as usize].key().cmp(items[b as usize].key()).then(a.cmp(&b)));
+    let mut drop = vec![false; items.len()];
+    let mut found: Vec<(usize, RecordOrigin, Vec<&'static str>)> = Vec::new();
+    for run in order.chunk_by(|&a, &b| items[a as usize].key() == items[b as usize].key()) {
+        let first = run[0] as usize;
+        for &later in &run[1..] {
+            let later = later as usize;
+            drop[later] = true;
+            let fields = items[first].differences(&items[later]);
+            if fields.is_empty() {
+                *identical += 1;
+            } else {
+                found.push((first, items[later].origin().clone(), fields));
+            }
+        }
+    }
+    if found.is_empty() && !drop.contains(&true) {
+        return;
+    }
+    // Indices of the kept copies after the dropped ones are removed.
+    let mut new_index = Vec::with_capacity(items.len());
+    let mut kept = 0;
+    for &dropped in &drop {
+        new_index.push(kept);
+        if !dropped {
+            kept += 1;
+        }
+    }
+    let mut i = 0;
+    items.retain(|_| {
+        let keep = !drop[i];
+        i += 1;
+        keep
+    });
+    for (first, other, fields) in found {
+        conflicts.push(Conflict {
+            kind,
+            index: new_index[first],
+            other,
+            fields,
+        });
+    }
+}
+
+/// Merges the copies of every resource of an account.
+pub fn merge(account: &mut Account) -> usize {
+    let mut identical = 0;
+    let mut conflicts = Vec::new();
+    dedupe(Kind::Pool, &mut account.pools, &mut identical, &mut conflicts);
+    dedupe(Kind::NotificationPolicy, &mut account.policies, &mut identical, &mut conflicts);
+    dedupe(
+        Kind::CustomCertificate,
+        &mut account.custom_certificates,
+        &mut identical,
+        &mut conflicts,
+    );
+    dedupe(
+        Kind::CertificatePack,
+        &mut account.certificate_packs,
+        &mut identical,
+        &mut conflicts,
+    );
+    dedupe(Kind::CustomHostname, &mut account.custom_hostnames, &mut identical, &mut conflicts);
+    conflicts.sort_by_key(|c| (c.kind, c.index));
+    account.conflicts = conflicts;
+    identical
+}
+
+impl Account {
+    /// The differing copies of a resource.
+    pub fn conflicts_of(&self, kind: Kind, index: usize) -> &[Conflict] {
+        let start = self.conflicts.partition_point(|c| (c.kind, c.index) < (kind, index));
+        let end = self.conflicts.partition_point(|c| (c.kind, c.index) <= (kind, index));
+        &self.conflicts[start..end]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::samples::{all_events, pool};
+
+    #[test]
+    fn identical_copies_are_counted_and_differing_ones_kept_as_conflicts() {
+        let mut account = Account {
+            pools: vec![
+                pool("a", &["x@example.com"], all_events()),
+                pool("b", &["y@example.com"], all_events()),
+                pool("a", &["x@example.com"], all_events()),
+                pool("b", &["z@example.com"], all_events()),
+                pool("", &[], all_events()),
+                pool("", &[], all_events()),
+            ],
+            ..Account::default()
+        };
+        let identical = merge(&mut account);
+        assert_eq!(identical, 1);
+        let ids: Vec<&str> = account.pools.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["a", "b", "", ""],
+            "the first copy is kept; ids without a value are never merged"
+        );
+        assert!(account.conflicts_of(Kind::Pool, 0).is_empty());
+        let b = account.conflicts_of(Kind::Pool, 1);
+        assert_eq!(b.len(), 1);
+        assert_eq!(b[0].fields, ["notification_email"]);
+    }
+}
