@@ -34,6 +34,37 @@ fn date(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
     t.map(|t| t.format("%Y-%m-%d").to_string()).unwrap_or_default()
 }
 
+/// The CA names `--ca` takes: those of `certificate_authority`.
+pub const CA_NAMES: [&str; 7] = ["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
+
+/// Whether a row's certificate is from the CA `--ca` names (one of
+/// [`CA_NAMES`]): uploaded certificates by their issuer's words.
+pub fn from_ca(row: &Row, ca: &str) -> bool {
+    if row.explicit != "uploaded" {
+        return row.ca == ca;
+    }
+    let squashed: String = row
+        .ca
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let by_issuer = if row.ca == "lets_encrypt" {
+        "lets_encrypt"
+    } else if squashed.contains("digicert") {
+        "digicert"
+    } else if squashed.contains("google") || squashed.starts_with("gts") {
+        "google"
+    } else if squashed.contains("sslcom") {
+        "ssl_com"
+    } else if squashed.is_empty() {
+        "unknown"
+    } else {
+        "other"
+    };
+    by_issuer == ca
+}
+
 fn ca_of_issuer(issuer: &str) -> String {
     if issuer_is_lets_encrypt(issuer) {
         "lets_encrypt".into()

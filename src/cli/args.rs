@@ -144,7 +144,7 @@ pub struct InventoryArgs {
     /// Files or directories, as for `check`.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
-    /// Only certificates from this CA: lets_encrypt, google, ssl_com, digicert, default, unknown.
+    /// Only certificates from this CA: lets_encrypt, google, ssl_com, digicert, default, unknown, other.
     #[arg(long, value_name = "CA")]
     pub ca: Option<String>,
     #[arg(long, value_enum, default_value = "table")]

@@ -2,14 +2,28 @@ use std::io::Write;
 
 use super::args::{InventoryArgs, InventoryFormat};
 use super::{EXIT_CLEAN, fail, load_options};
-use crate::inventory::{rows, write_csv, write_json, write_table};
+use crate::inventory::{CA_NAMES, from_ca, rows, write_csv, write_json, write_table};
 use crate::load::load;
 use crate::model::build::Builder;
+use crate::model::certificate::Authority;
 
 pub fn run(args: &InventoryArgs) -> u8 {
     let options = match load_options(args.kind.as_deref(), args.input_format) {
         Ok(o) => o,
         Err(e) => return fail(e),
+    };
+    // Spelled as `certificate_authority` is (`lets_encrypt`, also `letsencrypt`), or `other`/`unknown`.
+    let wanted = match args.ca.as_deref().map(str::trim) {
+        None => None,
+        Some(ca) => match Authority::parse(Some(ca)).as_str() {
+            "other" if !ca.eq_ignore_ascii_case("other") => {
+                return fail(format!("--ca `{ca}` is not a CA name: expected one of {}", CA_NAMES.join(", ")));
+            }
+            "default" if !ca.eq_ignore_ascii_case("default") => {
+                return fail(format!("--ca needs a CA name: expected one of {}", CA_NAMES.join(", ")));
+            }
+            name => Some(name),
+        },
     };
     let mut builder = Builder::default();
     let loaded = match load(&args.paths, &options, &mut builder) {
@@ -17,12 +31,8 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let inventory = builder.finish();
-    let wanted = args.ca.as_deref().map(|c| c.trim().to_ascii_lowercase());
     let all = rows(&inventory, |origin| loaded.files[origin.file.0 as usize].name.clone());
-    let selected: Vec<_> = all
-        .into_iter()
-        .filter(|r| wanted.as_deref().is_none_or(|w| r.ca.eq_ignore_ascii_case(w)))
-        .collect();
+    let selected: Vec<_> = all.into_iter().filter(|r| wanted.is_none_or(|ca| from_ca(r, ca))).collect();
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => match std::fs::File::create(path) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),

@@ -250,10 +250,7 @@ impl Config {
         for (key, list) in [("select", &self.select), ("ignore", &self.ignore)] {
             for selector in list {
                 if !rules.knows(&selector.value) {
-                    return Err(self.error(
-                        &selector.place,
-                        format!("{key}: `{}` matches no rule id (see `edgeaudit rules`)", selector.value),
-                    ));
+                    return Err(self.error(&selector.place, format!("{key}: {}", RuleSet::unknown_selector(&selector.value))));
                 }
             }
         }

@@ -57,7 +57,17 @@ impl RuleSet {
 
     /// Whether a selector (an id, a prefix or `ALL`) names any rule.
     pub fn knows(&self, selector: &str) -> bool {
-        selector == "ALL" || self.rules.iter().any(|r| r.id.starts_with(selector))
+        selector == "ALL" || (!selector.trim().is_empty() && self.rules.iter().any(|r| r.id.starts_with(selector)))
+    }
+
+    /// Why a selector is refused, for a selector [`RuleSet::knows`] does not.
+    pub fn unknown_selector(selector: &str) -> String {
+        if selector.trim().is_empty() {
+            // As a prefix it would match every rule: `--ignore ''` would silence them all.
+            "an empty rule selector (a doubled or trailing comma?): remove it; as a prefix it would match every rule".to_string()
+        } else {
+            format!("`{selector}` matches no rule id (see `edgeaudit rules`)")
+        }
     }
 
     /// Keeps the rules whose id starts with a `select` prefix (all when none is
@@ -66,7 +76,7 @@ impl RuleSet {
     pub fn select(&mut self, select: &[String], ignore: &[String]) -> Result<(), String> {
         for selector in select.iter().chain(ignore) {
             if !self.knows(selector) {
-                return Err(format!("`{selector}` matches no rule id (see `edgeaudit rules`)"));
+                return Err(RuleSet::unknown_selector(selector));
             }
         }
         let matches = |id: &str, list: &[String]| list.iter().any(|s| s == "ALL" || id.starts_with(s.as_str()));
@@ -79,6 +89,9 @@ impl RuleSet {
     /// one severity in every phase: a team's own judgement of a rule wins over
     /// the rule's schedule.
     pub fn override_severity(&mut self, selector: &str, severity: Severity) -> Result<(), String> {
+        if !self.knows(selector) {
+            return Err(RuleSet::unknown_selector(selector));
+        }
         let mut matched = false;
         for rule in self.rules.iter_mut().filter(|r| selector == "ALL" || r.id.starts_with(selector)) {
             let rule = Arc::make_mut(rule);

@@ -110,8 +110,9 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
         )
     })?;
     if text.starts_with('\u{feff}') {
-        // Keep byte offsets: the 3-byte mark becomes 3 spaces.
-        text.replace_range(..3, "   ");
+        // Dropped, not blanked: three spaces would indent a YAML document's
+        // first line. Editors do not count the mark in columns either.
+        text.drain(..3);
     }
     let by_name = Format::from_path(&input.name).filter(|_| input.path.is_some());
     let format = by_name.or(options.input_format).unwrap_or_else(|| sniff(&text));

@@ -143,6 +143,16 @@ mod tests {
     }
 
     #[test]
+    fn a_block_sequence_starts_at_its_first_dash() {
+        let text = "hosts:\n  - a.example.com\n  - b.example.com\nnext: 1\n";
+        let r = node_ranges(text);
+        let (start, _) = r["/hosts"];
+        assert_eq!(start, text.find('-').expect("dash"), "{:?}", &text[start..]);
+        let seq = "- id: a\n- id: b\n";
+        assert_eq!(node_ranges(seq)[""].0, 0);
+    }
+
+    #[test]
     fn complex_keys_do_not_shift_later_members() {
         let text = "? [a, b]\n: 1\nc: 2\n";
         let r = node_ranges(text);
