@@ -106,6 +106,8 @@ pub struct CheckArgs {
     /// Extra rule packs (YAML, same vocabulary as rules/*.yaml), with the config's `packs`.
     #[arg(long = "rules", value_name = "PATH")]
     pub rules: Vec<String>,
+    #[command(flatten)]
+    pub walk: WalkArgs,
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
     /// Print findings only: no summary, no notes about skipped files, waivers or the baseline.
@@ -156,4 +158,19 @@ pub struct InventoryArgs {
     pub kind: Option<String>,
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
+    #[command(flatten)]
+    pub walk: WalkArgs,
+}
+
+/// Which files of the walked directories are read.
+#[derive(Debug, Clone, Args)]
+pub struct WalkArgs {
+    /// Skip files and directories matching these gitignore-style globs (relative to the working
+    /// directory), with the config's `exclude`; comma-separated or repeated.
+    #[arg(long, value_delimiter = ',', value_name = "GLOBS")]
+    pub exclude: Vec<String>,
+    /// Apply the exclude patterns to paths named on the command line too (as pre-commit names
+    /// every staged file).
+    #[arg(long)]
+    pub force_exclude: bool,
 }

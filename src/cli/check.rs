@@ -127,7 +127,7 @@ fn plan(args: &CheckArgs) -> Result<Plan, String> {
     Ok(Plan {
         outputs,
         as_of: as_of(args, &config)?,
-        load: load_options(args.kind.as_deref(), args.input_format)?,
+        load: load_options(args.kind.as_deref(), args.input_format, &args.walk, config.exclude_patterns()?)?,
         rules: rules(args, &config)?,
         triage: triage(args, &config)?,
         fail_on: args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning),

@@ -8,7 +8,7 @@ use crate::model::build::Builder;
 use crate::model::certificate::Authority;
 
 pub fn run(args: &InventoryArgs) -> u8 {
-    let options = match load_options(args.kind.as_deref(), args.input_format) {
+    let options = match load_options(args.kind.as_deref(), args.input_format, &args.walk, None) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

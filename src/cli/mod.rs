@@ -14,6 +14,7 @@ use clap::Parser;
 use crate::engine::RuleSet;
 use crate::load::LoadOptions;
 use crate::load::error::InputError;
+use crate::load::exclude::{Exclude, Patterns};
 use crate::load::source::Format;
 use crate::model::Kind;
 
@@ -47,8 +48,14 @@ pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
-/// `--kind` and `--input-format`, as `check` and `inventory` take them.
-pub(crate) fn load_options(kind: Option<&str>, input_format: Option<args::InputFormat>) -> Result<LoadOptions, String> {
+/// `--kind`, `--input-format` and the walk's exclusions, as `check` and
+/// `inventory` take them; `config_exclude` are the config's patterns with its directory.
+pub(crate) fn load_options(
+    kind: Option<&str>,
+    input_format: Option<args::InputFormat>,
+    walk: &args::WalkArgs,
+    config_exclude: Option<Patterns>,
+) -> Result<LoadOptions, String> {
     let kind = match kind {
         None => None,
         Some(k) => Some(Kind::parse(k).filter(|k| Kind::RECORD_KINDS.contains(k)).ok_or_else(|| {
@@ -60,7 +67,21 @@ pub(crate) fn load_options(kind: Option<&str>, input_format: Option<args::InputF
         args::InputFormat::Json => Format::Json,
         args::InputFormat::Yaml => Format::Yaml,
     });
-    Ok(LoadOptions { kind, input_format })
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let mut exclude = Exclude {
+        patterns: config_exclude.into_iter().collect(),
+        force: walk.force_exclude,
+    };
+    if !walk.exclude.is_empty() {
+        exclude
+            .patterns
+            .push(Patterns::new(&cwd, &walk.exclude).map_err(|e| format!("--exclude: {e}"))?);
+    }
+    Ok(LoadOptions {
+        kind,
+        input_format,
+        exclude,
+    })
 }
 
 pub(crate) fn rule_set(extra: &[String]) -> Result<RuleSet, InputError> {

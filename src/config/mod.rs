@@ -42,6 +42,10 @@ pub struct Config {
     /// Extra rule packs, resolved against the config's directory.
     pub packs: Vec<Setting<String>>,
     pub waivers: Vec<Waiver>,
+    /// `exclude` patterns (gitignore-style), relative to the config's directory.
+    pub exclude: Vec<Setting<String>>,
+    /// The config's directory, as a path relative to the working directory.
+    pub dir: PathBuf,
 }
 
 #[derive(Deserialize)]
@@ -59,6 +63,8 @@ struct ConfigSpec {
     packs: Vec<Spanned<String>>,
     #[serde(default)]
     waivers: Vec<Spanned<WaiverSpec>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -214,8 +220,15 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
             place: entry,
         });
     }
+    let dir = PathBuf::from(if base_name.is_empty() { "." } else { base_name });
+    for pattern in &spec.exclude {
+        crate::load::exclude::Patterns::new(&dir, std::slice::from_ref(&pattern.value))
+            .map_err(|e| error(pattern, format!("exclude: {e}")))?;
+    }
     Ok(Config {
         file: name.to_string(),
+        exclude: spec.exclude.iter().map(setting).collect(),
+        dir,
         as_of,
         fail_on,
         select: spec.select.iter().map(setting).collect(),
@@ -263,6 +276,19 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+impl Config {
+    /// The `exclude` patterns, compiled (they were checked when the config was read).
+    pub fn exclude_patterns(&self) -> Result<Option<crate::load::exclude::Patterns>, String> {
+        if self.exclude.is_empty() {
+            return Ok(None);
+        }
+        let patterns: Vec<String> = self.exclude.iter().map(|s| s.value.clone()).collect();
+        crate::load::exclude::Patterns::new(&self.dir, &patterns)
+            .map(Some)
+            .map_err(|e| format!("{}: exclude: {e}", self.file))
     }
 }
 

@@ -1,11 +1,13 @@
 //! Which files to read: paths as given, directories walked recursively in
 //! sorted order for `*.json`, `*.yaml`, `*.yml` and BIND zone exports
-//! (`*.zone`, `*.bind`).
+//! (`*.zone`, `*.bind`), respecting `.gitignore`, `.ignore` and the
+//! `exclude` patterns. Hidden entries are skipped and symbolic links are not
+//! followed (no cycles). The walk is the `ignore` crate's, as ripgrep's is.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::error::InputError;
+use super::exclude::Exclude;
 use super::source::Format;
 
 #[derive(Debug, Clone)]
@@ -17,7 +19,7 @@ pub struct Input {
     pub discovered: bool,
 }
 
-pub fn discover(paths: &[String]) -> Result<Vec<Input>, InputError> {
+pub fn discover(paths: &[String], exclude: &Exclude) -> Result<Vec<Input>, InputError> {
     let mut inputs = Vec::new();
     for given in paths {
         if given == "-" {
@@ -29,14 +31,19 @@ pub fn discover(paths: &[String]) -> Result<Vec<Input>, InputError> {
             continue;
         }
         let path = Path::new(given);
-        let meta = fs::metadata(path).map_err(|e| InputError::unreadable(&display(given), format!("cannot read: {e}")))?;
+        let meta = std::fs::metadata(path).map_err(|e| InputError::unreadable(&display(given), format!("cannot read: {e}")))?;
+        // A path named on the command line is read even when excluded, unless
+        // `--force-exclude` says otherwise (pre-commit names every staged file).
+        if exclude.force && exclude.excludes(path, meta.is_dir()) {
+            continue;
+        }
         if meta.is_dir() {
             let before = inputs.len();
-            walk(path, &display(given), &mut inputs)?;
+            walk(path, &display(given), exclude, &mut inputs)?;
             if inputs.len() == before {
                 return Err(InputError::unreadable(
                     &display(given),
-                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind) in this directory",
+                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
                 ));
             }
         } else {
@@ -57,34 +64,44 @@ fn display(given: &str) -> String {
     if trimmed.is_empty() { s.to_string() } else { trimmed.to_string() }
 }
 
-fn walk(dir: &Path, name: &str, out: &mut Vec<Input>) -> Result<(), InputError> {
-    let entries = fs::read_dir(dir).map_err(|e| InputError::unreadable(name, format!("cannot read directory: {e}")))?;
-    let mut children: Vec<(String, PathBuf)> = Vec::new();
-    for entry in entries {
+fn walk(dir: &Path, name: &str, exclude: &Exclude, out: &mut Vec<Input>) -> Result<(), InputError> {
+    let excluded = exclude.clone();
+    let walker = ignore::WalkBuilder::new(dir)
+        .hidden(true)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        // A user's global gitignore is not part of the project: runs must not
+        // differ between machines.
+        .git_global(false)
+        // Exports kept outside a git repository still mean their .gitignore.
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |e| !excluded.excludes(e.path(), e.file_type().is_some_and(|t| t.is_dir())))
+        .build();
+    for entry in walker {
         let entry = entry.map_err(|e| InputError::unreadable(name, format!("cannot read directory: {e}")))?;
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        if !file_name.starts_with('.') {
-            children.push((file_name, entry.path()));
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
         }
-    }
-    children.sort();
-    for (file_name, path) in children {
+        let file_name = entry.file_name().to_string_lossy();
+        if Format::from_path(&file_name).is_none() {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let relative = relative.to_string_lossy().replace('\\', "/");
         let child = if name == "." || name.is_empty() {
-            file_name.clone()
+            relative
         } else {
-            format!("{name}/{file_name}")
+            format!("{name}/{relative}")
         };
-        // Symbolic links to directories are not followed (no cycles).
-        let Ok(link_meta) = fs::symlink_metadata(&path) else { continue };
-        if link_meta.is_dir() {
-            walk(&path, &child, out)?;
-        } else if Format::from_path(&file_name).is_some() && fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            out.push(Input {
-                name: child,
-                path: Some(path),
-                discovered: true,
-            });
-        }
+        out.push(Input {
+            name: child,
+            path: Some(entry.path().to_path_buf()),
+            discovered: true,
+        });
     }
     Ok(())
 }

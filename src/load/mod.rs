@@ -4,6 +4,7 @@
 pub mod bind;
 pub mod discover;
 pub mod error;
+pub mod exclude;
 pub mod json;
 pub mod shape;
 pub mod source;
@@ -26,6 +27,8 @@ pub struct LoadOptions {
     pub kind: Option<Kind>,
     /// `--input-format`, for stdin and files without a known extension.
     pub input_format: Option<Format>,
+    /// The config's and the command line's `exclude` patterns.
+    pub exclude: exclude::Exclude,
 }
 
 #[derive(Debug)]
@@ -38,7 +41,7 @@ pub struct Loaded {
 /// Loads every input. All broken files are reported, not only the first:
 /// the rest of the input is still read to find them.
 pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S) -> Result<Loaded, InputErrors> {
-    let inputs = discover::discover(paths)?;
+    let inputs = discover::discover(paths, &options.exclude)?;
     let mut files = Vec::with_capacity(inputs.len());
     let mut errors = Vec::new();
     for input in inputs {

@@ -1,0 +1,88 @@
+//! `exclude` globs (config and `--exclude`), gitignore-style: `*.bak`,
+//! `vendor/`, `exports/old/**`. A config's patterns are relative to its
+//! directory, the command line's to the working directory.
+
+use std::path::{Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// One source of patterns (the config, or the command line).
+#[derive(Debug, Clone)]
+pub struct Patterns {
+    matcher: Gitignore,
+}
+
+impl Patterns {
+    /// Patterns relative to `root`; an invalid one is an error naming it.
+    pub fn new(root: &Path, patterns: &[String]) -> Result<Patterns, String> {
+        let mut builder = GitignoreBuilder::new(absolute(root));
+        for pattern in patterns {
+            if pattern.trim().is_empty() {
+                return Err("an empty exclude pattern: remove it".into());
+            }
+            builder
+                .add_line(None, pattern)
+                .map_err(|e| format!("`{pattern}` is not a valid exclude pattern: {e}"))?;
+        }
+        let matcher = builder.build().map_err(|e| format!("invalid exclude patterns: {e}"))?;
+        Ok(Patterns { matcher })
+    }
+
+    /// Whether the path, or a directory above it (up to the patterns' root), is excluded.
+    fn excludes(&self, path: &Path, is_dir: bool) -> bool {
+        let path = absolute(path);
+        let root = absolute(self.matcher.path());
+        let mut candidate = Some(path.as_path());
+        let mut dir = is_dir;
+        while let Some(p) = candidate.filter(|p| p.starts_with(&root) && *p != root) {
+            let found = self.matcher.matched(p, dir);
+            if found.is_whitelist() {
+                return false;
+            }
+            if found.is_ignore() {
+                return true;
+            }
+            candidate = p.parent();
+            dir = true;
+        }
+        false
+    }
+}
+
+/// Every exclude pattern of a run, and whether they apply to paths named on
+/// the command line (`--force-exclude`, for pre-commit, which passes paths).
+#[derive(Debug, Clone, Default)]
+pub struct Exclude {
+    pub patterns: Vec<Patterns>,
+    pub force: bool,
+}
+
+impl Exclude {
+    pub fn excludes(&self, path: &Path, is_dir: bool) -> bool {
+        self.patterns.iter().any(|p| p.excludes(path, is_dir))
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_files_and_everything_under_a_directory() {
+        let root = std::env::temp_dir().join("edgeaudit-exclude-test");
+        let p = Patterns::new(&root, &["*.bak.json".into(), "old/".into(), "!old/keep.json".into()]).expect("patterns");
+        assert!(p.excludes(&root.join("a/pools.bak.json"), false));
+        assert!(p.excludes(&root.join("old/pools.json"), false));
+        assert!(p.excludes(&root.join("old/deeper/pools.json"), false));
+        assert!(!p.excludes(&root.join("old/keep.json"), false));
+        assert!(!p.excludes(&root.join("pools.json"), false));
+        assert!(!p.excludes(Path::new("/elsewhere/pools.bak.json"), false), "outside its root");
+        let bad = Patterns::new(&root, &["{a,b".into()]).expect_err("unclosed");
+        assert!(bad.contains("`{a,b` is not a valid exclude pattern"), "{bad}");
+        assert!(Patterns::new(&root, &["".into()]).is_err());
+    }
+}
