@@ -18,7 +18,23 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
         |e| {
             let top_level_type = e.is_data() && e.to_string().contains("expected an array of records or an object");
             let error = error_in(file, &file.text, 0, &e);
-            if top_level_type { error.not_an_export() } else { error }
+            if top_level_type {
+                error.not_an_export()
+            } else if let Some(offset) = error.offset.filter(|_| e.is_syntax())
+                && starts_a_comment(&file.text, offset)
+            {
+                // `tsconfig.json` and other JSON-with-comments files: the API never writes comments.
+                InputError {
+                    message: format!(
+                        "{}JSON with comments (like tsconfig.json), which no API export is",
+                        super::error::NOT_ANALYSED
+                    ),
+                    ..error
+                }
+                .not_an_export()
+            } else {
+                error
+            }
         },
     )
 }
@@ -59,6 +75,12 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
         _ => format!("{pointer}: {detail}"),
     };
     InputError::at_offset(&file.name, &file.text, offset, message)
+}
+
+/// Whether a comment (`//` or `/*`) starts at the offset where parsing failed.
+fn starts_a_comment(text: &str, offset: usize) -> bool {
+    text.get(offset..)
+        .is_some_and(|rest| rest.starts_with("//") || rest.starts_with("/*"))
 }
 
 /// serde_json reports a type error after the value it rejected; a person

@@ -423,12 +423,13 @@ pub fn classify(shape: &Shape<'_>) -> Option<Kind> {
         Some(Kind::NotificationPolicy)
     } else if shape.hostname.is_some() {
         Some(Kind::CustomHostname)
-    } else if (shape.hosts.is_some() && (shape.certificates.is_some() || shape.certificate_authority.is_some()))
-        || record_type.is_some_and(|t| PACK_TYPES.contains(&t))
-    {
+    } else if shape.hosts.is_some() && (shape.certificates.is_some() || shape.certificate_authority.is_some()) {
         Some(Kind::CertificatePack)
     } else if shape.bundle_method.is_some() && shape.uploaded_on.is_some() {
+        // Before the pack types: custom certificates carry a `type` of their own (`legacy_custom`).
         Some(Kind::CustomCertificate)
+    } else if record_type.is_some_and(|t| PACK_TYPES.contains(&t)) {
+        Some(Kind::CertificatePack)
     } else if shape.name.is_some() && record_type.is_some_and(|t| DNS_TYPES.iter().any(|d| d.eq_ignore_ascii_case(t))) {
         Some(Kind::DnsRecord)
     } else {

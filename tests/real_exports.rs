@@ -1,0 +1,371 @@
+//! Real exports load in full, and nothing passes silently (DESIGN §1).
+//!
+//! tests/fixtures/real/ holds one file per real shape the API (and the
+//! service's BIND export) writes, made for this project in those shapes:
+//! pools with `notification_filter` absent or disabling both sources,
+//! policies without `result_info` and with hand-typed mechanism ids, custom
+//! hostnames without `ssl` or with `certificate_authority: null`, a PEM
+//! escaped twice, packs of type `custom` and `dedicated_custom`, Total TLS on
+//! its own, custom certificates with a `type` of their own, CAA records in
+//! `data`, a BIND export without `$ORIGIN`, and a YAML file with a byte-order
+//! mark.
+
+mod common;
+
+use common::{json, path_str, run, temp_dir};
+
+const AS_OF: &str = "2024-10-01";
+
+fn findings(doc: &serde_json::Value) -> Vec<String> {
+    doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} {} {}{}",
+                f["rule"].as_str().unwrap_or(""),
+                f["resource"]["kind"].as_str().unwrap_or(""),
+                f["resource"]["name"].as_str().unwrap_or(""),
+                f["location"]["file"]
+                    .as_str()
+                    .unwrap_or("")
+                    .trim_start_matches("tests/fixtures/real/"),
+                f["location"]["pointer"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_real_shape_loads_and_nothing_is_skipped() {
+    let r = run(&["check", "tests/fixtures/real", "--format", "json", "--as-of", AS_OF]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["summary"]["skipped"], serde_json::json!([]), "no file was skipped");
+    assert_eq!(doc["summary"]["files"], 9);
+    assert_eq!(
+        doc["summary"]["records"],
+        serde_json::json!({
+            "pool": 3, "notification_policy": 1, "certificate_pack": 4, "custom_certificate": 1,
+            "custom_hostname": 6, "total_tls": 1, "universal_ssl": 1, "dns_record": 6
+        })
+    );
+    assert_eq!(
+        findings(&doc),
+        [
+            // A `dedicated_custom` pack with an expired active certificate.
+            "CA010 certificate_pack old.example.com certificate-packs.json/result/1/certificates/0/expires_on",
+            // A pending advanced pack (`certificates: []`, `primary_certificate: "0"`).
+            "CA002 certificate_pack example.com certificate-packs.json/result/2/certificate_authority",
+            // A custom certificate with `type: legacy_custom` is not a pack.
+            "CA006 custom_certificate api.example.com custom-certificates.json/result/0/uploaded_on",
+            "CA004 custom_hostname pinned.customer-one.org custom-hostnames.json/result/2/ssl/certificate_authority",
+            // The PEM escaped twice is read: its chain, and its expiry from the leaf.
+            "CA008 custom_hostname uploaded.customer-one.org custom-hostnames.json/result/3/ssl/custom_certificate",
+            "CA010 custom_hostname uploaded.customer-one.org custom-hostnames.json/result/3/ssl/custom_certificate",
+            // CAA from `data` without `content` ...
+            "CA005 custom_hostname shop.customer-one.org custom-hostnames.json/result/4/ssl/certificate_authority",
+            // ... and from the BIND export.
+            "CA005 custom_hostname app.customer-two.org custom-hostnames.json/result/5/ssl/certificate_authority",
+            "LB004 account  pools.json/result",
+            // Covered by a policy whose mechanism id is `  NOC@example.com `.
+            "LB002 pool web pools.json/result/0/notification_email",
+            // A legacy filter that disables both sources delivers nothing.
+            "LB002 pool batch pools.json/result/1/notification_email",
+            "CA003 total_tls  total-tls.json/result/certificate_authority",
+            "CA001 certificate_pack example.com zone-settings.yaml/zones/0/certificate_packs/result/0/certificate_authority",
+        ]
+    );
+    let text = findings(&doc).join("\n");
+    assert!(
+        !text.contains("null-ca.customer-one.org"),
+        "`certificate_authority: null` is not set, not the default CA: no CA005 under a Let's Encrypt-only CAA"
+    );
+    assert!(
+        !text.contains("pending.customer-one.org"),
+        "a hostname without ssl has no certificate to judge"
+    );
+}
+
+#[test]
+fn the_policy_body_never_has_an_empty_filter() {
+    let pools = br#"{"result": [{"id": "p1", "name": "both-off", "notification_email": "a@example.com", "origins": [],
+        "notification_filter": {"pool": {"disable": true}, "origin": {"disable": true}}}]}"#;
+    let dir = temp_dir(&[("pools.json", pools)]);
+    let doc = json(&run(&["check", &path_str(dir.path()), "--format", "json"]));
+    let messages: Vec<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("delivers nothing and clearing it loses nothing")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .all(|m| !m.contains("\"new_health\":[]") && !m.contains("\"event_source\":[]"))
+    );
+    assert!(doc["findings"].as_array().expect("findings").iter().all(|f| f["rule"] != "LB001"));
+}
+
+/// Files that are not exports, as a directory of real-world JSON holds them.
+const NOT_EXPORTS: &[(&str, &[u8])] = &[
+    ("exports/package.json", br#"{"name": "infra", "version": "1.0.0", "private": true}"#),
+    ("exports/tsconfig.json", b"{\n  // compiler options\n  \"compilerOptions\": {\"strict\": true}\n}\n"),
+    (
+        "exports/load-balancers.json",
+        br#"{"success": true, "errors": [], "messages": [], "result": [{"id": "699d98642c564d2e855e9661899b7252", "name": "www.example.com", "default_pools": ["17b5962d775c646f3f9725cbc7a53df4"], "fallback_pool": "17b5962d775c646f3f9725cbc7a53df4", "proxied": true}]}"#,
+    ),
+    (
+        "exports/monitors.json",
+        br#"{"success": true, "result": [{"id": "f1aba936b94213e5b8dca0c0dbf1f9cc", "type": "https", "expected_codes": "2xx", "interval": 60, "path": "/health"}]}"#,
+    ),
+    (
+        "exports/zones.json",
+        br#"{"success": true, "result": [{"id": "023e105f4ecef8ad9ca31a8372d0c353", "name": "example.com", "type": "full", "status": "active", "name_servers": ["bob.ns.cloudflare.com"]}], "result_info": {"page": 1, "per_page": 20, "count": 1, "total_count": 1}}"#,
+    ),
+    (
+        "exports/webhooks.json",
+        br#"{"success": true, "result": [{"id": "b115d5ec-15c6-41ee-8b76-92c449b5227b", "name": "Slack", "type": "slack", "url": "https://hooks.slack.com/services/T/B/X"}]}"#,
+    ),
+    (
+        "exports/terraform-resources.json",
+        br#"[{"type": "cloudflare_record", "name": "www", "zone_id": "023e105f4ecef8ad9ca31a8372d0c353"}]"#,
+    ),
+];
+
+const CLEAN_POOLS: (&str, &[u8]) = (
+    "exports/pools.json",
+    br#"{"result": [{"id": "p1", "name": "web", "notification_email": "", "origins": []}], "result_info": {"page": 1, "per_page": 25, "count": 1, "total_count": 1, "total_pages": 1}}"#,
+);
+
+#[test]
+fn files_that_are_not_exports_are_skipped_with_their_reason_in_every_format() {
+    let mut files = NOT_EXPORTS.to_vec();
+    files.push(CLEAN_POOLS);
+    let dir = temp_dir(&files);
+    let exports = path_str(&dir.path().join("exports"));
+    let out = |name: &str| path_str(&dir.path().join(name));
+    let formats = [
+        format!("json={}", out("r.json")),
+        format!("sarif={}", out("r.sarif")),
+        format!("github={}", out("r.github")),
+        format!("markdown={}", out("r.md")),
+        format!("junit={}", out("r.xml")),
+    ];
+    let mut args = vec!["check", exports.as_str(), "--quiet", "--format", "human"];
+    for f in &formats {
+        args.extend(["--format", f.as_str()]);
+    }
+    let r = run(&args);
+    assert_eq!(r.code, 0, "nothing failing was found: {}", r.stderr);
+    let reasons = [
+        ("load-balancers.json", "load balancers"),
+        ("monitors.json", "health monitors"),
+        ("package.json", "no export structure"),
+        ("terraform-resources.json", "Terraform resources"),
+        ("tsconfig.json", "JSON with comments"),
+        ("webhooks.json", "notification destinations"),
+        ("zones.json", "zones"),
+    ];
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).expect("report written");
+    for (file, why) in reasons {
+        assert!(
+            r.stdout
+                .lines()
+                .any(|l| l.contains(file) && l.contains("skipped, not analysed") && l.contains(why)),
+            "human, even with --quiet: {file} ({why}): {}",
+            r.stdout
+        );
+        for report in ["r.json", "r.sarif", "r.github", "r.md", "r.xml"] {
+            assert!(read(report).contains(file), "{report} names {file}");
+        }
+    }
+    let doc: serde_json::Value = serde_json::from_str(&read("r.json")).expect("json");
+    assert_eq!(doc["summary"]["skipped_files"], 7);
+    assert_eq!(doc["summary"]["skipped"].as_array().map(Vec::len), Some(7));
+    let sarif: serde_json::Value = serde_json::from_str(&read("r.sarif")).expect("sarif");
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().map(Vec::len), Some(7), "{notes}");
+    assert_eq!(notes[0]["descriptor"]["id"], "skipped-file");
+    common::assert_valid_sarif(&sarif);
+    assert_eq!(read("r.github").matches("title=edgeaudit skipped file").count(), 7);
+    assert!(read("r.md").contains("## Skipped files (not analysed)"));
+    assert!(read("r.xml").contains(r#"<testsuite name="skipped files" tests="7""#));
+}
+
+#[test]
+fn a_directory_of_nothing_analysable_is_an_error_not_a_pass() {
+    let dir = temp_dir(NOT_EXPORTS);
+    let r = run(&["check", &path_str(&dir.path().join("exports"))]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stderr.lines().count(), 7, "every file is named: {}", r.stderr);
+    assert!(
+        r.stderr.contains("no file found holds an export edgeaudit analyses"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_list_of_known_and_unknown_records_is_an_error_at_each_unknown_one() {
+    let text = b"{\"result\": [\n  {\"id\": \"p1\", \"name\": \"web\", \"origins\": []},\n  {\"id\": \"x1\", \"what\": 1},\n  {\"id\": \"x2\", \"what\": 2}\n]}";
+    let dir = temp_dir(&[("exports/pools.json", text)]);
+    // Met in a directory or named: never skipped.
+    for target in [dir.path().join("exports"), dir.path().join("exports/pools.json")] {
+        let r = run(&["check", &path_str(&target), "--format", "json"]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stdout.is_empty() || !r.stdout.contains("\"findings\""),
+            "no report on broken input"
+        );
+        assert!(
+            r.stderr.contains("pools.json:3:3:") && r.stderr.contains("pools.json:4:3:"),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("a list comes from one endpoint"), "{}", r.stderr);
+    }
+    // The first record unknown and the rest known: the same, whatever the order.
+    let first = b"[{\"id\": \"x1\", \"what\": 1}, {\"id\": \"p1\", \"name\": \"web\", \"origins\": []}]";
+    let dir = temp_dir(&[("pools.json", first)]);
+    let r = run(&["check", &path_str(dir.path())]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("pools.json:1:2:"), "{}", r.stderr);
+}
+
+#[test]
+fn kind_that_contradicts_the_record_is_an_input_error() {
+    let policy = br#"{"result": [{"id": "n1", "name": "x", "alert_type": "load_balancing_health_alert", "mechanisms": {}}]}"#;
+    let dir = temp_dir(&[("policies.json", policy)]);
+    let file = path_str(&dir.path().join("policies.json"));
+    let r = run(&["check", &file, "--kind", "pool"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("policies.json:1:13") && r.stderr.contains("those of a notification_policy"),
+        "{}",
+        r.stderr
+    );
+    // A bundle key says what its records are, and is held to it too.
+    let bundle = br#"{"pools": [{"id": "n1", "alert_type": "load_balancing_health_alert"}]}"#;
+    let dir = temp_dir(&[("bundle.json", bundle)]);
+    assert_eq!(run(&["check", &path_str(&dir.path().join("bundle.json"))]).code, 2);
+}
+
+#[test]
+fn a_settings_object_says_which_kinds_it_could_be() {
+    let universal = br#"{"success": true, "errors": [], "messages": [], "result": {"enabled": true}}"#;
+    let dir = temp_dir(&[("exports/universal.json", universal)]);
+    let exports = path_str(&dir.path().join("exports"));
+    let r = run(&["check", &exports]);
+    assert_eq!(r.code, 2, "not skipped: it may hold what decides CA001");
+    for needle in ["--kind universal_ssl", "--kind total_tls", "universal.json:1:"] {
+        assert!(r.stderr.contains(needle), "{needle}: {}", r.stderr);
+    }
+    let r = run(&["check", &exports, "--kind", "universal_ssl", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(json(&r)["summary"]["records"]["universal_ssl"], 1);
+}
+
+#[test]
+fn a_yaml_export_with_a_byte_order_mark_is_located_like_one_without() {
+    let yaml = "pools:\n  - id: p1\n    name: web\n    notification_email: a@example.com\n    origins: []\n";
+    let with_mark = format!("\u{feff}{yaml}");
+    let dir = temp_dir(&[("a/pools.yaml", yaml.as_bytes()), ("b/pools.yaml", with_mark.as_bytes())]);
+    let location = |sub: &str| {
+        let doc = json(&run(&[
+            "check",
+            &path_str(&dir.path().join(sub)),
+            "--format",
+            "json",
+            "--select",
+            "LB001",
+        ]));
+        (
+            doc["findings"][0]["location"]["line"].clone(),
+            doc["findings"][0]["location"]["column"].clone(),
+        )
+    };
+    assert_eq!(location("a"), (serde_json::json!(4), serde_json::json!(25)));
+    assert_eq!(location("b"), location("a"));
+}
+
+#[test]
+fn a_yaml_block_sequence_is_located_at_its_first_dash() {
+    let yaml = b"pools:\n  - id: p1\n    name: web\n    notification_email:\n      - a@example.com\n    origins: []\n";
+    let dir = temp_dir(&[("pools.yaml", yaml)]);
+    let r = run(&["check", &path_str(&dir.path().join("pools.yaml"))]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("pools.yaml:5:7:"), "{}", r.stderr);
+}
+
+fn page(n: u64, ids: &[&str], total: u64, pages: u64) -> String {
+    let records: Vec<String> = ids
+        .iter()
+        .map(|id| format!(r#"{{"id": "{id}", "name": "{id}", "notification_email": "", "origins": []}}"#))
+        .collect();
+    format!(
+        r#"{{"success": true, "result": [{}], "result_info": {{"page": {n}, "per_page": 2, "count": {}, "total_count": {total}, "total_pages": {pages}}}}}"#,
+        records.join(", "),
+        ids.len()
+    )
+}
+
+fn ex001(files: &[(&str, &[u8])]) -> Vec<String> {
+    let dir = temp_dir(files);
+    let r = run(&[
+        "check",
+        &path_str(dir.path()),
+        "--format",
+        "json",
+        "--select",
+        "EX001",
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    json(&r)["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let file = f["location"]["file"].as_str().unwrap_or("");
+            let name = file.rsplit('/').next().unwrap_or(file);
+            format!("{name}{}", f["location"]["pointer"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+#[test]
+fn an_incomplete_list_is_ex001_at_the_count_that_shows_it() {
+    let (p1, p2, p3) = (page(1, &["a", "b"], 5, 3), page(2, &["c", "d"], 5, 3), page(3, &["e"], 5, 3));
+    // Every page, in one file or several: complete.
+    assert!(ex001(&[("p1.json", p1.as_bytes()), ("p2.json", p2.as_bytes()), ("p3.json", p3.as_bytes())]).is_empty());
+    let pages = format!("[{p1}, {p2}, {p3}]");
+    assert!(ex001(&[("all.json", pages.as_bytes())]).is_empty());
+    // The first page only: EX001 at its total_count.
+    assert_eq!(ex001(&[("p1.json", p1.as_bytes())]), ["p1.json/result_info/total_count"]);
+    // A page given twice counts once.
+    assert_eq!(
+        ex001(&[
+            ("p1.json", p1.as_bytes()),
+            ("p1-again.json", p1.as_bytes()),
+            ("p3.json", p3.as_bytes())
+        ])
+        .len(),
+        1
+    );
+    // Pages short of total_pages while total_count is met: still incomplete.
+    let odd = page(1, &["a", "b"], 2, 2);
+    assert_eq!(ex001(&[("odd.json", odd.as_bytes())]), ["odd.json/result_info/total_pages"]);
+    // The largest numbers the API writes are numbers like any other.
+    let huge = r#"{"result": [{"id": "a", "name": "a", "notification_email": "", "origins": []}], "result_info": {"page": 1, "per_page": 9223372036854775807, "count": 1, "total_count": 1, "total_pages": 1}}"#;
+    assert!(ex001(&[("huge.json", huge.as_bytes())]).is_empty());
+}
