@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
+use crate::adapt::Builder;
 use crate::engine::RuleSet;
 use crate::engine::evaluate::evaluate;
 use crate::facts::Analysis;
@@ -15,7 +16,6 @@ use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
 use crate::locate::{Locator, fill_positions};
 use crate::model::Kind;
-use crate::model::build::Builder;
 use crate::triage::{self, Triage, Triaged};
 
 #[derive(Debug, Clone)]

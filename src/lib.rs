@@ -1,7 +1,8 @@
 //! edgeaudit: an offline compliance analyzer for edge-service configuration
-//! exports. Data flows one way: load → model → facts → rules → findings →
-//! triage → reports.
+//! exports. Data flows one way: load → (adapt →) model → facts → rules →
+//! findings → triage → reports.
 
+pub mod adapt;
 pub mod check;
 pub mod cli;
 pub mod config;

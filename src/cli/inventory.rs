@@ -2,9 +2,9 @@ use std::io::Write;
 
 use super::args::{InventoryArgs, InventoryFormat};
 use super::{EXIT_CLEAN, fail, load_options};
+use crate::adapt::Builder;
 use crate::inventory::{CA_NAMES, from_ca, rows, write_csv, write_json, write_table};
 use crate::load::load;
-use crate::model::build::Builder;
 use crate::model::certificate::Authority;
 
 pub fn run(args: &InventoryArgs) -> u8 {

@@ -101,8 +101,8 @@ pub fn render_value(value: &Value) -> String {
 mod tests {
     use super::*;
     use crate::facts::{Fact, Subject, text, text_items};
-    use crate::load::source::FileId;
     use crate::model::Kind;
+    use crate::model::origin::FileId;
     use crate::model::origin::RecordOrigin;
 
     struct Sample(RecordOrigin);

@@ -72,7 +72,7 @@ impl Facts for AccountFacts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::source::FileId;
+    use crate::model::origin::FileId;
     use crate::model::origin::RecordOrigin;
 
     #[test]

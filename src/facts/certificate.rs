@@ -4,7 +4,9 @@ use super::chain::dst_certificate;
 use super::{Fact, Facts, Subject, Value, located_items, static_text, text, text_items};
 use crate::model::Kind;
 use crate::model::certificate::CustomCertificate;
+use crate::model::fields::join;
 use crate::model::pem::Chain;
+use std::borrow::Cow;
 
 /// `cross_signed` (ISRG Root X1 by DST Root CA X3), `dst_cross_signed`
 /// (another certificate issued by DST Root CA X3), `clean`, `unreadable`
@@ -57,10 +59,19 @@ fn pem_fact(chain: Option<&Chain>, name: &str, default_path: &'static str) -> Op
 }
 
 /// A certificate value's field: the export's, or the PEM's when it was read from there.
-fn value_path(from_pem: bool, chain: Option<&Chain>, field: &'static str) -> std::borrow::Cow<'static, str> {
+fn value_path(from_pem: bool, chain: Option<&Chain>, field: Cow<'static, str>) -> Cow<'static, str> {
     match chain.filter(|_| from_pem) {
         Some(chain) => chain.path.clone().into(),
-        None => field.into(),
+        None => field,
+    }
+}
+
+/// A field of a certificate, which sits at `base` in its record.
+fn under(base: &str, field: &'static str) -> Cow<'static, str> {
+    if base.is_empty() {
+        Cow::Borrowed(field)
+    } else {
+        Cow::Owned(join(base, field))
     }
 }
 
@@ -83,25 +94,36 @@ impl Facts for CustomCertificateFacts<'_> {
         let c = self.cert;
         let i = &c.certificate;
         let chain = c.chain.as_deref();
+        let at = c.fields;
+        let field = |f: &'static str| under(&i.path, f);
         Some(match name {
             "label" => Fact::new(static_text("Custom certificate"), ""),
-            "id" => Fact::new(text(&i.id), "/id"),
-            "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), "/hosts"),
-            "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), "/zone_id"),
-            "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, "/issuer")),
-            "is_lets_encrypt" => Fact::at(Value::Bool(c.is_lets_encrypt()), value_path(i.from_pem.issuer, chain, "/issuer")),
+            "id" => Fact::at(text(&i.id), field(at.issued.id)),
+            "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
+            "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), at.zone_id),
+            "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, field(at.issued.issuer))),
+            "is_lets_encrypt" => Fact::at(
+                Value::Bool(c.is_lets_encrypt()),
+                value_path(i.from_pem.issuer, chain, field(at.issued.issuer)),
+            ),
             "key_type" => Fact::at(
                 static_text(i.key_type.as_str()),
-                value_path(i.from_pem.key_type, chain, "/signature"),
+                value_path(i.from_pem.key_type, chain, field(at.issued.signature)),
             ),
-            "bundle_method" => Fact::new(static_text(i.bundle_method.map_or("unknown", |b| b.as_str())), "/bundle_method"),
-            "uploaded_on" => Fact::new(Value::Date(i.uploaded_on?), "/uploaded_on"),
-            "expires_on" => Fact::at(Value::Date(i.expires_on?), value_path(i.from_pem.expires_on, chain, "/expires_on")),
-            "status" => Fact::new(text(&*i.status), "/status"),
-            "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), "/certificate"),
-            "chain" => Fact::new(static_text(chain_state(chain)), "/certificate"),
-            "dst_certificate" => Fact::new(text(dst_certificate_words(chain)), "/certificate"),
-            _ => return pem_fact(chain, name, "/certificate"),
+            "bundle_method" => Fact::at(
+                static_text(i.bundle_method.map_or("unknown", |b| b.as_str())),
+                field(at.issued.bundle_method),
+            ),
+            "uploaded_on" => Fact::at(Value::Date(i.uploaded_on?), field(at.issued.uploaded_on)),
+            "expires_on" => Fact::at(
+                Value::Date(i.expires_on?),
+                value_path(i.from_pem.expires_on, chain, field(at.issued.expires_on)),
+            ),
+            "status" => Fact::at(text(&*i.status), field(at.issued.status)),
+            "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), at.certificate),
+            "chain" => Fact::new(static_text(chain_state(chain)), at.certificate),
+            "dst_certificate" => Fact::new(text(dst_certificate_words(chain)), at.certificate),
+            _ => return pem_fact(chain, name, at.certificate),
         })
     }
 }
@@ -115,6 +137,7 @@ mod tests {
     #[test]
     fn provides_every_catalogue_fact() {
         let cert = CustomCertificate {
+            fields: &crate::adapt::api::CUSTOM_CERTIFICATE,
             origin: origin(),
             zone_id: None,
             hosts: vec!["example.com".into()],
@@ -178,27 +201,22 @@ impl Facts for CertificatePackFacts<'_> {
 
     fn get(&self, name: &str) -> Option<Fact> {
         let p = self.pack;
+        let at = p.fields;
         let active = || p.certificates.iter().filter(|c| c.status.eq_ignore_ascii_case("active"));
         Some(match name {
             "label" => Fact::new(static_text("Certificate pack"), ""),
-            "id" => Fact::new(text(&p.id), "/id"),
-            "type" => Fact::new(text(&p.pack_type), "/type"),
-            "hosts" => Fact::new(text_items(p.hosts.iter().map(String::as_str)), "/hosts"),
-            "authority" => Fact::new(static_text(p.authority.as_str()), "/certificate_authority"),
-            "explicit" => Fact::new(Value::Bool(self.explicit()), "/certificate_authority"),
+            "id" => Fact::new(text(&p.id), at.id),
+            "type" => Fact::new(text(&p.pack_type), at.pack_type),
+            "hosts" => Fact::new(text_items(p.hosts.iter().map(String::as_str)), at.hosts),
+            "authority" => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
+            "explicit" => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
             "status" => match active().next() {
-                Some(c) => Fact {
-                    value: static_text("active"),
-                    path: std::borrow::Cow::Owned(format!("{}/status", c.path)),
-                },
-                None => Fact::new(text(&p.status), "/status"),
+                Some(c) => Fact::at(static_text("active"), under(&c.path, at.issued.status)),
+                None => Fact::new(text(&p.status), at.status),
             },
             "expires_on" => {
                 let c = active().filter(|c| c.expires_on.is_some()).min_by_key(|c| c.expires_on)?;
-                Fact {
-                    value: Value::Date(c.expires_on?),
-                    path: std::borrow::Cow::Owned(format!("{}/expires_on", c.path)),
-                }
+                Fact::at(Value::Date(c.expires_on?), under(&c.path, at.issued.expires_on))
             }
             _ => return None,
         })
@@ -225,8 +243,8 @@ impl Facts for TotalTlsFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         let s = self.setting;
         Some(match name {
-            "enabled" => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), "/enabled"),
-            "authority" => Fact::new(static_text(s.authority.as_str()), "/certificate_authority"),
+            "enabled" => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), s.fields.enabled),
+            "authority" => Fact::new(static_text(s.authority.as_str()), s.fields.certificate_authority),
             _ => return None,
         })
     }
@@ -240,6 +258,7 @@ mod pack_tests {
 
     fn pack(pack_type: &str) -> CertificatePack {
         CertificatePack {
+            fields: &crate::adapt::api::PACK,
             origin: origin(),
             id: "p".into(),
             pack_type: pack_type.into(),
@@ -264,6 +283,7 @@ mod pack_tests {
     #[test]
     fn only_universal_packs_can_be_implicit() {
         let settings = |a: Authority| ZoneSetting {
+            fields: &crate::adapt::api::SETTING,
             origin: origin(),
             enabled: Some(true),
             authority: a,
@@ -313,15 +333,18 @@ impl Facts for CustomHostnameFacts<'_> {
         let zone = self.zone_id.unwrap_or("{zone_id}");
         let cert = h.certificate.as_ref();
         let chain = h.chain.as_deref();
-        let pem_path = chain.map_or(std::borrow::Cow::Borrowed("/ssl/custom_certificate"), |c| c.path.clone().into());
+        let at = h.fields;
+        let pem_path = chain.map_or(Cow::Borrowed(at.custom_certificate), |c| c.path.clone().into());
+        // The certificate's fields, where it is (`ssl`) even when the export has none of them.
+        let field = |f: &'static str| under(cert.map_or(at.certificate, |c| &c.path), f);
         Some(match name {
             "label" => Fact::new(static_text("Custom hostname"), ""),
-            "id" => Fact::new(text(&h.id), "/id"),
-            "hostname" => Fact::new(text(&h.hostname), "/hostname"),
-            "hosts" => Fact::new(text_items([h.hostname.as_str()]), "/hostname"),
-            "bundle_method" => Fact::new(
+            "id" => Fact::new(text(&h.id), at.id),
+            "hostname" => Fact::new(text(&h.hostname), at.hostname),
+            "hosts" => Fact::new(text_items([h.hostname.as_str()]), at.hostname),
+            "bundle_method" => Fact::at(
                 static_text(cert.and_then(|c| c.bundle_method).map_or("unknown", |b| b.as_str())),
-                "/ssl/bundle_method",
+                field(at.issued.bundle_method),
             ),
             "chain" => Fact::at(static_text(chain_state(chain)), pem_path),
             "dst_certificate" => Fact::at(text(dst_certificate_words(chain)), pem_path),
@@ -329,21 +352,21 @@ impl Facts for CustomHostnameFacts<'_> {
                 let cert = cert?;
                 Fact::at(
                     Value::Date(cert.expires_on?),
-                    value_path(cert.from_pem.expires_on, chain, "/ssl/expires_on"),
+                    value_path(cert.from_pem.expires_on, chain, field(at.issued.expires_on)),
                 )
             }
-            "status" => Fact::new(text(cert.map_or("", |c| &*c.status)), "/ssl/status"),
-            "authority" => Fact::new(static_text(h.authority.as_str()), "/ssl/certificate_authority"),
-            "wildcard" => Fact::new(Value::Bool(h.wildcard), "/ssl/wildcard"),
+            "status" => Fact::at(text(cert.map_or("", |c| &*c.status)), field(at.issued.status)),
+            "authority" => Fact::new(static_text(h.authority.as_str()), at.certificate_authority),
+            "wildcard" => Fact::new(Value::Bool(h.wildcard), at.wildcard),
             "zone" => Fact::new(text(zone), ""),
-            "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id)), "/id"),
-            "caa_record_set" => Fact::new(text(self.caa.relevant(&h.hostname).map_or("", |s| s.name)), "/hostname"),
-            "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(&h.hostname, LETS_ENCRYPT)), "/hostname"),
+            "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id)), at.id),
+            "caa_record_set" => Fact::new(text(self.caa.relevant(&h.hostname).map_or("", |s| s.name)), at.hostname),
+            "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(&h.hostname, LETS_ENCRYPT)), at.hostname),
             "caa_allows_compatible" => Fact::new(
                 Value::Bool(self.caa.allows(&h.hostname, GOOGLE) || self.caa.allows(&h.hostname, SSL_COM)),
-                "/hostname",
+                at.hostname,
             ),
-            _ => return pem_fact(chain, name, "/ssl"),
+            _ => return pem_fact(chain, name, at.certificate),
         })
     }
 }
@@ -367,6 +390,7 @@ mod hostname_tests {
         }];
         let index = CaaIndex::new(&records);
         let host = CustomHostname {
+            fields: &crate::adapt::api::HOSTNAME,
             origin: origin(),
             id: "h1".into(),
             hostname: "app.customer.org".into(),

@@ -41,9 +41,9 @@ impl Facts for ListFacts<'_> {
         let l = self.list;
         // At the count that shows the shortfall, else at `result_info`.
         let at = match (l.total_count, l.total_pages) {
-            (Some(n), _) if n > l.loaded => "/result_info/total_count",
-            (_, Some(n)) if n > l.pages => "/result_info/total_pages",
-            _ => "/result_info",
+            (Some(n), _) if n > l.loaded => l.fields.total_count,
+            (_, Some(n)) if n > l.pages => l.fields.total_pages,
+            _ => l.fields.paging,
         };
         Some(match name {
             "id" => Fact::new(text(l.id.as_str()), ""),
@@ -128,11 +128,18 @@ impl Facts for WithCopies<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::source::FileId;
+    use crate::model::origin::FileId;
     use crate::model::origin::RecordOrigin;
+
+    static FIELDS: crate::model::fields::ListFields = crate::model::fields::ListFields {
+        paging: "/result_info",
+        total_count: "/result_info/total_count",
+        total_pages: "/result_info/total_pages",
+    };
 
     fn list(total_count: Option<u64>, total_pages: Option<u64>) -> ExportList {
         ExportList {
+            fields: &FIELDS,
             kind: Kind::Pool,
             id: "pool".into(),
             name: "pools".into(),

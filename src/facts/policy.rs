@@ -18,9 +18,9 @@ impl<'a> PolicyFacts<'a> {
         if can_cover(p) || !p.is_health_alert() {
             ("delivers", "")
         } else if !p.enabled {
-            ("disabled", "/enabled")
+            ("disabled", p.fields.enabled)
         } else {
-            ("no_mechanisms", "/mechanisms")
+            ("no_mechanisms", p.fields.mechanisms)
         }
     }
 }
@@ -32,13 +32,14 @@ impl Facts for PolicyFacts<'_> {
 
     fn get(&self, name: &str) -> Option<Fact> {
         let p = self.policy;
+        let at = p.fields;
         Some(match name {
-            "id" => Fact::new(text(&p.id), "/id"),
-            "name" => Fact::new(text(&p.name), "/name"),
-            "alert_type" => Fact::new(text(&p.alert_type), "/alert_type"),
-            "is_health_alert" => Fact::new(Value::Bool(p.is_health_alert()), "/alert_type"),
-            "enabled" => Fact::new(Value::Bool(p.enabled), "/enabled"),
-            "mechanism_count" => Fact::new(Value::Int(p.mechanisms.len() as i64), "/mechanisms"),
+            "id" => Fact::new(text(&p.id), at.id),
+            "name" => Fact::new(text(&p.name), at.name),
+            "alert_type" => Fact::new(text(&p.alert_type), at.alert_type),
+            "is_health_alert" => Fact::new(Value::Bool(p.is_health_alert()), at.alert_type),
+            "enabled" => Fact::new(Value::Bool(p.enabled), at.enabled),
+            "mechanism_count" => Fact::new(Value::Int(p.mechanisms.len() as i64), at.mechanisms),
             "delivery" => {
                 let (delivery, at) = self.delivery();
                 Fact::new(static_text(delivery), at)
@@ -60,7 +61,7 @@ impl Facts for PolicyFacts<'_> {
                     invalid.extend(invalid_values(&p.new_health, "new_health", &healths));
                     invalid.extend(invalid_values(&p.event_source, "event_source", &sources));
                 }
-                Fact::new(Value::List(invalid), "/filters")
+                Fact::new(Value::List(invalid), at.filters)
             }
             "unknown_pool_ids" => {
                 // Only meaningful when the account's pools were exported too.
@@ -76,7 +77,7 @@ impl Facts for PolicyFacts<'_> {
                         })
                         .collect()
                 };
-                Fact::new(Value::List(unknown), "/filters/pool_id")
+                Fact::new(Value::List(unknown), at.pool_id)
             }
             "loaded_pool_count" => Fact::new(Value::Int(self.index.pool_count() as i64), ""),
             _ => return None,

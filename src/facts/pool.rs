@@ -4,8 +4,6 @@ use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
 use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Pool};
 
-const EMAIL: &str = "/notification_email";
-
 pub struct PoolFacts<'a> {
     pool: &'a Pool,
     account: Option<&'a str>,
@@ -38,9 +36,11 @@ impl Facts for PoolFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         let pool = self.pool;
         let cover = &self.cover;
+        let at = pool.fields;
+        let email = at.notification_email;
         Some(match name {
-            "id" => Fact::new(text(&pool.id), "/id"),
-            "name" => Fact::new(text(&pool.name), "/name"),
+            "id" => Fact::new(text(&pool.id), at.id),
+            "name" => Fact::new(text(&pool.name), at.name),
             "account" => Fact::new(text(self.account.unwrap_or_default()), ""),
             "policies_endpoint" => Fact::new(text(format!("POST /accounts/{}/alerting/v3/policies", self.account_segment())), ""),
             "pool_endpoint" => Fact::new(
@@ -49,19 +49,19 @@ impl Facts for PoolFacts<'_> {
                     self.account_segment(),
                     pool.id
                 )),
-                "/id",
+                at.id,
             ),
-            "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), EMAIL),
-            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(|e| e.to_string())), "/notification_filter"),
-            "coverage" => Fact::new(static_text(cover.coverage.as_str()), EMAIL),
-            "why_clearing_is_safe" => Fact::new(text(why_clearing_is_safe(pool, cover)), EMAIL),
-            "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), EMAIL),
+            "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), email),
+            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(|e| e.to_string())), at.notification_filter),
+            "coverage" => Fact::new(static_text(cover.coverage.as_str()), email),
+            "why_clearing_is_safe" => Fact::new(text(why_clearing_is_safe(pool, cover)), email),
+            "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), email),
             "uncovered_events" => Fact::new(
                 text_items(cover.uncovered_events.iter().map(Event::to_string)),
-                "/notification_filter",
+                at.notification_filter,
             ),
-            "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), EMAIL),
-            "replacement_policy" => Fact::new(text(replacement(pool, cover)), EMAIL),
+            "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), email),
+            "replacement_policy" => Fact::new(text(replacement(pool, cover)), email),
             _ => return None,
         })
     }

@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FileId(pub u32);
+pub use crate::model::origin::FileId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

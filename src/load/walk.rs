@@ -8,6 +8,8 @@ use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
 use crate::locate::{locate_one, pointer};
 use crate::model::Kind;
+use crate::model::fields::ListFields;
+use crate::model::list::Page;
 use crate::model::origin::{Anchor, RecordOrigin};
 
 /// A problem with a field of a record, relative to the record.
@@ -17,21 +19,9 @@ pub struct FieldError {
     pub message: String,
 }
 
-/// One page of an API list, as its envelope's `result_info` describes it.
-#[derive(Debug, Clone)]
-pub struct ListPage {
-    /// What the page's records are.
-    pub kind: Kind,
-    /// The envelope (its `result_info` is at `/result_info` below it).
-    pub origin: RecordOrigin,
-    pub info: super::shape::ResultInfo,
-    /// Records loaded from this page.
-    pub records: usize,
-}
-
 pub trait RecordSink {
     /// An envelope with `result_info` ended; its records were handed over before.
-    fn page(&mut self, page: ListPage);
+    fn page(&mut self, page: Page);
     fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError>;
     /// The document's records belong to this account (a bundle may name its
     /// `account_id` after its pools, so this comes at the end).
@@ -64,6 +54,13 @@ pub struct Walker<'f, S> {
     page_kind: Option<Kind>,
     error: Option<InputError>,
 }
+
+/// Where an API envelope keeps its paging.
+static API_LIST: ListFields = ListFields {
+    paging: "/result_info",
+    total_count: "/result_info/total_count",
+    total_pages: "/result_info/total_pages",
+};
 
 /// At most this many unrecognised records are located one by one; the rest are counted.
 const UNRECOGNISED_LOCATED: usize = 20;
@@ -234,11 +231,15 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             };
             if let Some(kind) = kind {
                 let origin = self.origin(pointer, self.anchor(shape, pointer));
-                self.sink.page(ListPage {
+                self.sink.page(Page {
                     kind,
                     origin,
-                    info,
+                    fields: &API_LIST,
                     records: self.page_records,
+                    page: info.page.map(|c| c.0),
+                    per_page: info.per_page.map(|c| c.0),
+                    total_count: info.total_count.map(|c| c.0),
+                    total_pages: info.total_pages.map(|c| c.0),
                 });
             }
         }

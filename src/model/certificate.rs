@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
+use super::fields::{CustomCertificateFields, HostnameFields, PackFields, SettingFields};
 use super::origin::RecordOrigin;
 use super::pem::Chain;
 
@@ -90,6 +91,8 @@ pub fn parse_timestamp(s: &str) -> Option<DateTime<Utc>> {
 #[derive(Debug, Clone)]
 pub struct CustomCertificate {
     pub origin: RecordOrigin,
+    /// Where its format keeps each field.
+    pub fields: &'static CustomCertificateFields,
     pub zone_id: Option<String>,
     pub hosts: Vec<String>,
     /// Its id, issuer, key type, bundle method (`None` when absent: the API
@@ -213,7 +216,7 @@ impl Authority {
 }
 
 /// A zone of a bundle document: the file and the zone's index in `zones`.
-pub type ZoneKey = (crate::load::source::FileId, u32);
+pub type ZoneKey = (crate::model::origin::FileId, u32);
 
 /// The bundle zone a record was listed under, from its pointer (`/zones/N/…`).
 pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
@@ -252,6 +255,8 @@ pub struct FromPem {
 #[derive(Debug, Clone)]
 pub struct CertificatePack {
     pub origin: RecordOrigin,
+    /// Where its format keeps each field.
+    pub fields: &'static PackFields,
     pub id: String,
     /// `universal`, `advanced`, `total_tls`, …
     pub pack_type: String,
@@ -265,6 +270,8 @@ pub struct CertificatePack {
 #[derive(Debug, Clone)]
 pub struct CustomHostname {
     pub origin: RecordOrigin,
+    /// Where its format keeps each field.
+    pub fields: &'static HostnameFields,
     pub id: String,
     pub hostname: String,
     /// `ssl.certificate_authority`.
@@ -289,6 +296,8 @@ pub struct Zone {
 #[derive(Debug, Clone)]
 pub struct ZoneSetting {
     pub origin: RecordOrigin,
+    /// Where its format keeps each field.
+    pub fields: &'static SettingFields,
     pub enabled: Option<bool>,
     pub authority: Authority,
     pub zone: Option<ZoneKey>,
@@ -312,15 +321,15 @@ mod authority_tests {
     #[test]
     fn a_record_under_a_bundle_zone_knows_its_zone() {
         let origin = |pointer: &str| RecordOrigin {
-            file: crate::load::source::FileId(2),
+            file: crate::model::origin::FileId(2),
             pointer: pointer.into(),
             anchor: None,
         };
         assert_eq!(
             zone_of(&origin("/zones/3/certificate_packs/result/0")),
-            Some((crate::load::source::FileId(2), 3))
+            Some((crate::model::origin::FileId(2), 3))
         );
-        assert_eq!(zone_of(&origin("/zones/0/total_tls")), Some((crate::load::source::FileId(2), 0)));
+        assert_eq!(zone_of(&origin("/zones/0/total_tls")), Some((crate::model::origin::FileId(2), 0)));
         assert_eq!(zone_of(&origin("/result/0")), None);
     }
 }

@@ -4,8 +4,25 @@
 
 use super::Kind;
 use super::certificate::{ZoneKey, zone_of};
+use super::fields::ListFields;
 use super::origin::RecordOrigin;
-use crate::load::walk::ListPage;
+
+/// One page of an API list, as its envelope's paging describes it.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// What the page's records are.
+    pub kind: Kind,
+    /// The envelope.
+    pub origin: RecordOrigin,
+    /// Where the envelope keeps its paging.
+    pub fields: &'static ListFields,
+    /// Records loaded from this page.
+    pub records: usize,
+    pub page: Option<u64>,
+    pub per_page: Option<u64>,
+    pub total_count: Option<u64>,
+    pub total_pages: Option<u64>,
+}
 
 /// One API list, as its pages say it is and as far as it was loaded.
 #[derive(Debug, Clone)]
@@ -19,8 +36,9 @@ pub struct ExportList {
     pub name: String,
     /// The bundle zone it was listed under, if any.
     pub zone: Option<ZoneKey>,
-    /// The envelope whose `result_info` shows the most records (findings point at it).
+    /// The envelope of its first page (findings point at its paging).
     pub origin: RecordOrigin,
+    pub fields: &'static ListFields,
     /// Records loaded across its pages, and pages given.
     pub loaded: u64,
     pub pages: u64,
@@ -54,17 +72,11 @@ pub fn name_by_zone(lists: &mut [ExportList], zones: &[super::certificate::Zone]
 /// The lists the pages belong to. Pages of one list share their kind, zone,
 /// `total_count` and `per_page` and differ in `page`; a page given twice
 /// (the same file loaded twice, say) counts once.
-pub fn lists(pages: &[ListPage]) -> Vec<ExportList> {
+pub fn lists(pages: &[Page]) -> Vec<ExportList> {
     type Key = (Kind, Option<ZoneKey>, Option<u64>, Option<u64>);
-    let mut groups: Vec<(Key, Vec<&ListPage>)> = Vec::new();
+    let mut groups: Vec<(Key, Vec<&Page>)> = Vec::new();
     for page in pages {
-        let info = &page.info;
-        let key = (
-            page.kind,
-            zone_of(&page.origin),
-            info.total_count.map(|c| c.0),
-            info.per_page.map(|c| c.0),
-        );
+        let key = (page.kind, zone_of(&page.origin), page.total_count, page.per_page);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(page),
             None => groups.push((key, vec![page])),
@@ -76,7 +88,7 @@ pub fn lists(pages: &[ListPage]) -> Vec<ExportList> {
             let mut seen_pages: Vec<u64> = Vec::new();
             let (mut loaded, mut pages) = (0u64, 0u64);
             for page in &members {
-                if let Some(n) = page.info.page.map(|c| c.0) {
+                if let Some(n) = page.page {
                     if seen_pages.contains(&n) {
                         continue;
                     }
@@ -85,13 +97,14 @@ pub fn lists(pages: &[ListPage]) -> Vec<ExportList> {
                 loaded = loaded.saturating_add(page.records as u64);
                 pages += 1;
             }
-            let total_pages = members.iter().filter_map(|p| p.info.total_pages.map(|c| c.0)).max();
+            let total_pages = members.iter().filter_map(|p| p.total_pages).max();
             ExportList {
                 kind,
                 id: kind.as_str().to_string(),
                 name: crate::facts::export::records_in_words(kind).to_string(),
                 zone,
                 origin: members[0].origin.clone(),
+                fields: members[0].fields,
                 loaded,
                 pages,
                 total_count,
@@ -104,25 +117,28 @@ pub fn lists(pages: &[ListPage]) -> Vec<ExportList> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::shape::{Count, ResultInfo};
-    use crate::load::source::FileId;
+    use crate::model::origin::FileId;
 
-    fn page(file: u32, page: u64, records: usize, total: u64, total_pages: u64) -> ListPage {
-        ListPage {
+    static FIELDS: ListFields = ListFields {
+        paging: "/result_info",
+        total_count: "/result_info/total_count",
+        total_pages: "/result_info/total_pages",
+    };
+
+    fn page(file: u32, page: u64, records: usize, total: u64, total_pages: u64) -> Page {
+        Page {
             kind: Kind::CustomHostname,
             origin: RecordOrigin {
                 file: FileId(file),
                 pointer: String::new(),
                 anchor: None,
             },
-            info: ResultInfo {
-                page: Some(Count(page)),
-                per_page: Some(Count(50)),
-                count: Some(Count(records as u64)),
-                total_count: Some(Count(total)),
-                total_pages: Some(Count(total_pages)),
-            },
+            fields: &FIELDS,
             records,
+            page: Some(page),
+            per_page: Some(50),
+            total_count: Some(total),
+            total_pages: Some(total_pages),
         }
     }
 

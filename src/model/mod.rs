@@ -1,9 +1,9 @@
 //! Typed, normalised resources, grouped by account.
 
-pub mod build;
 pub mod certificate;
 pub mod dns;
 pub mod duplicates;
+pub mod fields;
 pub mod kind;
 pub mod list;
 pub mod notification;
@@ -37,7 +37,7 @@ pub struct Account {
     /// The lists pools were found in, in load order, for account-level findings.
     pub pool_lists: Vec<RecordOrigin>,
     /// Pages of API lists that carried `result_info`, as loaded.
-    pub pages: Vec<crate::load::walk::ListPage>,
+    pub pages: Vec<list::Page>,
     /// The lists those pages make up, for completeness (EX001).
     pub lists: Vec<list::ExportList>,
     /// Resources loaded twice with different content, by kind and index (EX002).

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::fields::{PolicyFields, PoolFields};
 use super::origin::RecordOrigin;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -94,6 +95,8 @@ impl FromIterator<Event> for EventSet {
 #[derive(Debug, Clone)]
 pub struct Pool {
     pub origin: RecordOrigin,
+    /// Where its format keeps each field.
+    pub fields: &'static PoolFields,
     pub id: String,
     pub name: String,
     /// Trimmed addresses of `notification_email`; empty = no legacy notification.
@@ -123,6 +126,8 @@ pub struct Mechanism {
 #[derive(Debug, Clone)]
 pub struct Policy {
     pub origin: RecordOrigin,
+    /// Where its format keeps each field.
+    pub fields: &'static PolicyFields,
     pub id: String,
     pub name: String,
     pub alert_type: String,

@@ -1,7 +1,9 @@
 //! Where a resource came from, kept per record so that any field a rule points
 //! at can be located later without keeping a tree of the file.
 
-use crate::load::source::FileId;
+/// Which input file, by its index in the run's list of files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
 
 /// A byte offset at which a value starts in a JSON file, and how many tokens of
 /// the record's pointer lead to that value. Lets a finding be located by

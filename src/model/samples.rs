@@ -2,7 +2,7 @@
 
 use super::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Mechanism, Policy, Pool, Valued};
 use super::origin::RecordOrigin;
-use crate::load::source::FileId;
+use crate::model::origin::FileId;
 
 pub fn origin() -> RecordOrigin {
     RecordOrigin {
@@ -21,6 +21,7 @@ pub fn all_events() -> Vec<Event> {
 
 pub fn pool(id: &str, recipients: &[&str], events: Vec<Event>) -> Pool {
     Pool {
+        fields: &crate::adapt::api::POOL,
         origin: origin(),
         id: id.into(),
         name: "web".into(),
@@ -44,6 +45,7 @@ pub fn valued(field: &str, values: &[&str]) -> Vec<Valued> {
 /// An enabled health-alert policy e-mailing `recipients`, with no filters.
 pub fn health_policy(recipients: &[&str]) -> Policy {
     Policy {
+        fields: &crate::adapt::api::POLICY,
         origin: origin(),
         id: "x".into(),
         name: "x".into(),

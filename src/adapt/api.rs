@@ -1,22 +1,87 @@
-//! Turns classified records into model resources.
+//! The API adapter: classified records of JSON and YAML exports (and BIND
+//! CAA lines in the same shape) into model resources.
 
-use super::notification::{Event, EventSet};
-use super::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
+use crate::model::notification::{Event, EventSet};
+use crate::model::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::certificate::{
+use crate::load::shape::{Shape, SourceFilter, Text};
+use crate::load::walk::{FieldError, RecordSink};
+use crate::model::certificate::{
     Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, Zone, ZoneSetting,
     issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
-use super::dns::{CaaRecord, normalise_name, parse_caa_content};
-use super::origin::RecordOrigin;
-use super::pem::{Chain, Contradiction};
-use super::{Account, Inventory, Kind};
-use crate::load::shape::{Shape, SourceFilter, Text};
-use crate::load::walk::{FieldError, ListPage, RecordSink};
+use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
+use crate::model::fields::{
+    CertificateFields, CustomCertificateFields, HostnameFields, PackFields, PolicyFields, PoolFields, SettingFields, join,
+};
+use crate::model::list::Page;
+use crate::model::origin::RecordOrigin;
+use crate::model::pem::{Chain, Contradiction};
+use crate::model::{Account, Inventory, Kind};
+
+/// Where the API keeps each field a rule may point at.
+pub static POOL: PoolFields = PoolFields {
+    id: "/id",
+    name: "/name",
+    notification_email: "/notification_email",
+    notification_filter: "/notification_filter",
+};
+
+pub static POLICY: PolicyFields = PolicyFields {
+    id: "/id",
+    name: "/name",
+    alert_type: "/alert_type",
+    enabled: "/enabled",
+    mechanisms: "/mechanisms",
+    filters: "/filters",
+    pool_id: "/filters/pool_id",
+};
+
+/// An issued certificate's fields, relative to the certificate's object.
+const ISSUED: CertificateFields = CertificateFields {
+    id: "/id",
+    issuer: "/issuer",
+    signature: "/signature",
+    bundle_method: "/bundle_method",
+    uploaded_on: "/uploaded_on",
+    expires_on: "/expires_on",
+    status: "/status",
+};
+
+pub static CUSTOM_CERTIFICATE: CustomCertificateFields = CustomCertificateFields {
+    hosts: "/hosts",
+    zone_id: "/zone_id",
+    certificate: "/certificate",
+    issued: ISSUED,
+};
+
+pub static PACK: PackFields = PackFields {
+    id: "/id",
+    pack_type: "/type",
+    hosts: "/hosts",
+    certificate_authority: "/certificate_authority",
+    status: "/status",
+    issued: ISSUED,
+};
+
+pub static HOSTNAME: HostnameFields = HostnameFields {
+    id: "/id",
+    hostname: "/hostname",
+    certificate_authority: "/ssl/certificate_authority",
+    wildcard: "/ssl/wildcard",
+    custom_certificate: "/ssl/custom_certificate",
+    certificate: "/ssl",
+    issued: ISSUED,
+};
+
+pub static SETTING: SettingFields = SettingFields {
+    enabled: "/enabled",
+    certificate_authority: "/certificate_authority",
+};
 
 #[derive(Default)]
 pub struct Builder {
@@ -41,14 +106,14 @@ impl Builder {
                 ]
             };
             let before = counted(account);
-            self.inventory.duplicates += super::duplicates::merge(account);
+            self.inventory.duplicates += crate::model::duplicates::merge(account);
             for ((kind, was), (_, now)) in before.into_iter().zip(counted(account)) {
                 if let Some(n) = self.inventory.records.get_mut(&kind) {
                     *n -= was - now;
                 }
             }
-            account.lists = super::list::lists(&account.pages);
-            super::list::name_by_zone(&mut account.lists, &account.zones);
+            account.lists = crate::model::list::lists(&account.pages);
+            crate::model::list::name_by_zone(&mut account.lists, &account.zones);
             // Growth slack of large lists is memory a big export cannot spare.
             account.pools.shrink_to_fit();
             account.policies.shrink_to_fit();
@@ -90,6 +155,7 @@ impl RecordSink for Builder {
                 .custom_certificates
                 .push(custom_certificate(&mut self.texts, origin, shape)?),
             Kind::CertificatePack => self.staged.certificate_packs.push(CertificatePack {
+                fields: &PACK,
                 id: text(&shape.id),
                 pack_type: text(&shape.record_type),
                 hosts: shape.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
@@ -150,9 +216,10 @@ impl RecordSink for Builder {
                     _ => None,
                 };
                 if let (Some(certificate), Some(chain)) = (certificate.as_mut(), chain.as_mut()) {
-                    reconcile(certificate, chain, &mut self.texts);
+                    reconcile(certificate, &HOSTNAME.issued, chain, &mut self.texts);
                 }
                 self.staged.custom_hostnames.push(CustomHostname {
+                    fields: &HOSTNAME,
                     id: text(&shape.id),
                     wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
                     hostname,
@@ -178,6 +245,7 @@ impl RecordSink for Builder {
             }
             Kind::TotalTls | Kind::UniversalSsl => {
                 let setting = ZoneSetting {
+                    fields: &SETTING,
                     enabled: shape.enabled,
                     authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
                     zone: zone_of(&origin),
@@ -198,7 +266,7 @@ impl RecordSink for Builder {
         Ok(())
     }
 
-    fn page(&mut self, page: ListPage) {
+    fn page(&mut self, page: Page) {
         self.staged.pages.push(page);
     }
 
@@ -335,9 +403,10 @@ fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<
         .and_then(|pem| Chain::read([("/certificate".to_string(), pem.as_str())]))
         .map(Box::new);
     if let Some(chain) = chain.as_mut() {
-        reconcile(&mut certificate, chain, texts);
+        reconcile(&mut certificate, &CUSTOM_CERTIFICATE.issued, chain, texts);
     }
     Ok(CustomCertificate {
+        fields: &CUSTOM_CERTIFICATE,
         zone_id: s.zone_id.as_ref().map(|t| t.as_str().to_string()),
         hosts: s.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
         certificate,
@@ -349,14 +418,14 @@ fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<
 /// When a PEM is there, the leaf's issuer, expiry and key type are the
 /// truth: they fill what the export leaves out, and an export field that
 /// says otherwise is recorded as a contradiction (EX004) and overridden.
-fn reconcile(certificate: &mut IssuedCertificate, chain: &mut Chain, texts: &mut Interner) {
+fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, chain: &mut Chain, texts: &mut Interner) {
     let Some(leaf) = chain.leaf() else { return };
     let base = certificate.path.clone();
     let mut contradictions = Vec::new();
     if certificate.issuer.is_empty() || issuer_is_lets_encrypt(&certificate.issuer) != leaf.issued_by_lets_encrypt() {
         if !certificate.issuer.is_empty() {
             contradictions.push(Contradiction {
-                path: format!("{base}/issuer"),
+                path: join(&base, fields.issuer),
                 text: format!(
                     "`issuer` says `{}`, but the PEM's leaf is issued by {}",
                     certificate.issuer,
@@ -374,7 +443,7 @@ fn reconcile(certificate: &mut IssuedCertificate, chain: &mut Chain, texts: &mut
             said => {
                 if let Some(said) = said {
                     contradictions.push(Contradiction {
-                        path: format!("{base}/expires_on"),
+                        path: join(&base, fields.expires_on),
                         text: format!(
                             "`expires_on` says {}, but the PEM's leaf expires on {}",
                             said.format("%Y-%m-%d %H:%M:%S UTC"),
@@ -390,7 +459,7 @@ fn reconcile(certificate: &mut IssuedCertificate, chain: &mut Chain, texts: &mut
     if leaf.key_type != KeyType::Unknown && certificate.key_type != leaf.key_type {
         if certificate.key_type != KeyType::Unknown {
             contradictions.push(Contradiction {
-                path: format!("{base}/signature"),
+                path: join(&base, fields.signature),
                 text: format!(
                     "`signature` names an {} key, but the PEM's leaf has an {} key",
                     certificate.key_type.as_str().to_uppercase(),
@@ -492,6 +561,7 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>) -> Result<Pool, FieldError> {
         }
     }
     Ok(Pool {
+        fields: &POOL,
         origin,
         id,
         name: text(&shape.name),
@@ -524,6 +594,7 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>) -> Policy {
     };
     let filters = shape.filters.as_ref();
     Policy {
+        fields: &POLICY,
         origin,
         id: text(&shape.id),
         name: text(&shape.name),

@@ -1,0 +1,94 @@
+//! Where an input format keeps each field a rule may point at, relative to
+//! the record. Each adapter gives its records the table of its format, so
+//! facts name fields and take their paths from the model: a finding never
+//! falls back to the record's start because a path of another format did
+//! not exist.
+
+/// A load-balancing pool.
+#[derive(Debug)]
+pub struct PoolFields {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub notification_email: &'static str,
+    pub notification_filter: &'static str,
+}
+
+/// A notification policy.
+#[derive(Debug)]
+pub struct PolicyFields {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub alert_type: &'static str,
+    pub enabled: &'static str,
+    pub mechanisms: &'static str,
+    pub filters: &'static str,
+    pub pool_id: &'static str,
+}
+
+/// An issued certificate's fields, relative to the certificate (itself at
+/// [`crate::model::certificate::IssuedCertificate::path`] in its record).
+#[derive(Debug)]
+pub struct CertificateFields {
+    pub id: &'static str,
+    pub issuer: &'static str,
+    pub signature: &'static str,
+    pub bundle_method: &'static str,
+    pub uploaded_on: &'static str,
+    pub expires_on: &'static str,
+    pub status: &'static str,
+}
+
+/// An uploaded (custom) certificate.
+#[derive(Debug)]
+pub struct CustomCertificateFields {
+    pub hosts: &'static str,
+    pub zone_id: &'static str,
+    /// The PEM chain.
+    pub certificate: &'static str,
+    pub issued: CertificateFields,
+}
+
+/// A certificate pack.
+#[derive(Debug)]
+pub struct PackFields {
+    pub id: &'static str,
+    pub pack_type: &'static str,
+    pub hosts: &'static str,
+    pub certificate_authority: &'static str,
+    pub status: &'static str,
+    pub issued: CertificateFields,
+}
+
+/// A custom hostname.
+#[derive(Debug)]
+pub struct HostnameFields {
+    pub id: &'static str,
+    pub hostname: &'static str,
+    pub certificate_authority: &'static str,
+    pub wildcard: &'static str,
+    /// Where the uploaded chain would be when none is exported.
+    pub custom_certificate: &'static str,
+    /// The certificate's own object (`ssl`), for findings about it as a whole.
+    pub certificate: &'static str,
+    pub issued: CertificateFields,
+}
+
+/// Total TLS or Universal SSL settings.
+#[derive(Debug)]
+pub struct SettingFields {
+    pub enabled: &'static str,
+    pub certificate_authority: &'static str,
+}
+
+/// A list's paging, relative to its envelope.
+#[derive(Debug)]
+pub struct ListFields {
+    pub paging: &'static str,
+    pub total_count: &'static str,
+    pub total_pages: &'static str,
+}
+
+/// `base` and a field relative to it, as one path.
+pub fn join(base: &str, field: &str) -> String {
+    format!("{base}{field}")
+}
