@@ -105,7 +105,17 @@ fn a_yaml_alias_bomb() {
 #[test]
 fn duplicate_yaml_keys() {
     let err = rejects("pools.yaml", b"result:\n  - id: a\n    id: b\n    origins: []\n", 3, 5);
-    assert!(err.contains("duplicate mapping key: id"), "{err}");
+    assert!(err.contains("the key `id` appears twice in this mapping"), "{err}");
+    assert!(!err.contains("DuplicateKeyPolicy"), "no library jargon: {err}");
+}
+
+#[test]
+fn yaml_errors_speak_of_the_export_not_the_parser() {
+    let err = rejects("pools.yaml", b"pools:\n  - id: a\n    hosts: [~]\n    origins: []\n", 3, 13);
+    assert!(err.contains("expected a string, found null"), "{err}");
+    assert!(!err.contains("Option<"), "no library jargon: {err}");
+    let err = rejects("pools.yaml", b"pools:\n  - id: a\n    enabled: maybe\n    origins: []\n", 3, 14);
+    assert!(err.contains("expected `true` or `false`"), "{err}");
 }
 
 #[test]

@@ -84,10 +84,10 @@ fn pointer_at(text: &str, offset: usize) -> String {
         .unwrap_or_default()
 }
 
-/// Budget breaches in words.
+/// Budget breaches and the parser's own jargon in words.
 fn explain(message: &str) -> String {
     let Some(detail) = message.strip_prefix("budget breached: ") else {
-        return message.to_string();
+        return in_plain_words(message);
     };
     let what = detail.split([' ', '{']).next().unwrap_or("");
     let plain = match what {
@@ -99,6 +99,31 @@ fn explain(message: &str) -> String {
         _ => "the document exceeds edgeaudit's YAML limits",
     };
     format!("{plain} [{detail}]")
+}
+
+/// The parser's messages that speak of its own API, in the user's terms.
+fn in_plain_words(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key") {
+        let key = rest
+            .trim_start_matches(':')
+            .split(", set DuplicateKeyPolicy")
+            .next()
+            .unwrap_or("")
+            .trim();
+        return if key.is_empty() || key.starts_with(',') {
+            "a key appears twice in this mapping: keep one".to_string()
+        } else {
+            format!("the key `{key}` appears twice in this mapping: keep one")
+        };
+    }
+    match message {
+        "cannot deserialize null into string; use Option<String>" => {
+            "expected a string, found null (`~`, `null` or nothing): write the value, or leave the key out".to_string()
+        }
+        "invalid char: cannot deserialize null; use Option<char>" => "expected a character, found null".to_string(),
+        "invalid boolean" | "invalid boolean (strict mode expects true/false)" => "expected `true` or `false`".to_string(),
+        _ => message.to_string(),
+    }
 }
 
 /// serde-saphyr's message without its own location suffix.
