@@ -379,7 +379,7 @@ mod tests {
             ("as_of: [1\n", 1, 8, "invalid config"),
             ("select: LB\n", 1, 9, "invalid config"),
             ("a: &a [*a]\n", 1, 1, "invalid config"),
-            ("fail_on: error\nfail_on: note\n", 2, 1, "duplicate"),
+            ("fail_on: error\nfail_on: note\n", 2, 1, "the key `fail_on` appears twice"),
         ];
         for (text, line, column, message) in cases {
             let e = parse_text(text).expect_err(text);
