@@ -168,18 +168,35 @@ impl Resource for CustomHostname {
     }
 }
 
+fn hash(key: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    // A fixed hasher: the result must not depend on the run.
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(key)
+}
+
 /// Keeps the first copy of each id (ids without a value are never merged),
 /// counts identical later copies and records differing ones.
 fn dedupe<T: Resource>(kind: Kind, items: &mut Vec<T>, identical: &mut usize, conflicts: &mut Vec<Conflict>) {
-    // Sorted indices rather than a map: a million hostnames cost 4 bytes each.
-    let mut order: Vec<u32> = (0..items.len() as u32).filter(|&i| !items[i as usize].key().is_empty()).collect();
-    order.sort_by(|&a, &b| items[a as usize].key().cmp(items[b as usize].key()).then(a.cmp(&b)));
+    // Sorted (hash, index) pairs rather than a map of strings: a million
+    // hostnames cost 16 bytes each and a sort of integers; only ids whose
+    // hashes collide are compared as text.
+    let mut order: Vec<(u64, u32)> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| !item.key().is_empty())
+        .map(|(i, item)| (hash(item.key()), i as u32))
+        .collect();
+    order.sort_unstable();
     let mut drop = vec![false; items.len()];
     let mut found: Vec<(usize, RecordOrigin, Vec<&'static str>)> = Vec::new();
-    for run in order.chunk_by(|&a, &b| items[a as usize].key() == items[b as usize].key()) {
-        let first = run[0] as usize;
-        for &later in &run[1..] {
+    for run in order.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        for (n, &(_, later)) in run.iter().enumerate() {
             let later = later as usize;
+            // The first copy: the earliest of the same id (indices ascend within a hash).
+            let Some(&(_, first)) = run[..n].iter().find(|(_, i)| items[*i as usize].key() == items[later].key()) else {
+                continue;
+            };
+            let first = first as usize;
             drop[later] = true;
             let fields = items[first].differences(&items[later]);
             if fields.is_empty() {
