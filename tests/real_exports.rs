@@ -202,6 +202,27 @@ fn files_that_are_not_exports_are_skipped_with_their_reason_in_every_format() {
 }
 
 #[test]
+fn an_envelope_of_unknown_records_is_exit_2_when_named_and_listed_when_walked() {
+    let unknown = br#"{"success": true, "errors": [], "messages": [], "result": [{"id": "x1", "what": 1}, {"id": "x2", "what": 2}]}"#;
+    let dir = temp_dir(&[("exports/unknown.json", unknown), CLEAN_POOLS]);
+    let named = run(&["check", &path_str(&dir.path().join("exports/unknown.json"))]);
+    assert_eq!(named.code, 2);
+    assert!(
+        named.stderr.contains("unknown.json:1:") && named.stderr.contains("2 records, of no kind edgeaudit reads"),
+        "{}",
+        named.stderr
+    );
+    let walked = run(&["check", &path_str(&dir.path().join("exports")), "--format", "json"]);
+    assert_eq!(walked.code, 0, "{}", walked.stderr);
+    let doc = json(&walked);
+    assert_eq!(
+        doc["summary"]["skipped"][0]["file"].as_str().map(|f| f.ends_with("unknown.json")),
+        Some(true)
+    );
+    assert!(walked.stderr.contains("unknown.json: skipped, not analysed"), "{}", walked.stderr);
+}
+
+#[test]
 fn a_directory_of_nothing_analysable_is_an_error_not_a_pass() {
     let dir = temp_dir(NOT_EXPORTS);
     let r = run(&["check", &path_str(&dir.path().join("exports"))]);
