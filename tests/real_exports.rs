@@ -390,3 +390,151 @@ fn an_incomplete_list_is_ex001_at_the_count_that_shows_it() {
     let huge = r#"{"result": [{"id": "a", "name": "a", "notification_email": "", "origins": []}], "result_info": {"page": 1, "per_page": 9223372036854775807, "count": 1, "total_count": 1, "total_pages": 1}}"#;
     assert!(ex001(&[("huge.json", huge.as_bytes())]).is_empty());
 }
+
+/// Custom hostnames on the default CA, for CAA checks.
+fn default_ca_hostnames(names: &[&str]) -> String {
+    let records: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            format!(r#"{{"id": "h{i}", "hostname": "{name}", "ssl": {{"method": "http", "type": "dv", "certificate_authority": ""}}}}"#)
+        })
+        .collect();
+    format!(r#"{{"result": [{}]}}"#, records.join(", "))
+}
+
+fn ca005_names(files: &[(&str, &[u8])]) -> Result<Vec<String>, String> {
+    let dir = temp_dir(files);
+    let r = run(&[
+        "check",
+        &path_str(dir.path()),
+        "--format",
+        "json",
+        "--select",
+        "CA005",
+        "--fail-on",
+        "never",
+    ]);
+    if r.code != 0 {
+        return Err(r.stderr);
+    }
+    Ok(json(&r)["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["resource"]["name"].as_str().unwrap_or("").to_string())
+        .collect())
+}
+
+#[test]
+fn bind_owners_and_ttls_as_zone_files_write_them() {
+    let hosts = default_ca_hostnames(&["www.example.com", "mail.example.com"]);
+    // A multi-line record still sets the owner the next line inherits; TTLs take units.
+    let zone = b";; Domain:     example.com.\nwww\t1h\tIN\tA\t192.0.2.1\nmail\tIN\tTXT\t( \"a\"\n  \"b\" )\n\tIN\tCAA\t0 issue \"letsencrypt.org\"\n";
+    let names = ca005_names(&[("hosts.json", hosts.as_bytes()), ("example.com.zone", zone)]).expect("loads");
+    assert_eq!(names, ["mail.example.com"], "the CAA belongs to mail, not www");
+    let units = b";; Domain:     example.com.\nwww\t1h30m\tIN\tCAA\t0 issue \"letsencrypt.org\"\n";
+    let names = ca005_names(&[("hosts.json", hosts.as_bytes()), ("example.com.zone", units)]).expect("loads");
+    assert_eq!(names, ["www.example.com"]);
+    // A CAA line that cannot be read is never passed over.
+    let odd = b";; Domain:     example.com.\nwww\t1x\tIN\tCAA\t0 issue \"letsencrypt.org\"\n";
+    let err = ca005_names(&[("hosts.json", hosts.as_bytes()), ("example.com.zone", odd)]).expect_err("an error");
+    assert!(
+        err.contains("example.com.zone:2:") && err.contains("this CAA record could not be read"),
+        "{err}"
+    );
+    // An owner named `caa` is just a name.
+    let named_caa = b";; Domain:     example.com.\ncaa\tIN\tTXT\t\"x\"\n";
+    assert!(
+        ca005_names(&[("hosts.json", hosts.as_bytes()), ("example.com.zone", named_caa)])
+            .expect("loads")
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_bare_total_tls_object_is_recognised_and_an_array_of_strings_is_not_an_export() {
+    let total_tls = br#"{"enabled": true, "certificate_authority": "lets_encrypt", "validity_period": 90}"#;
+    let dir = temp_dir(&[("exports/total-tls.json", total_tls), ("exports/names.json", br#"["a", "b"]"#)]);
+    let r = run(&[
+        "check",
+        &path_str(&dir.path().join("exports")),
+        "--format",
+        "json",
+        "--as-of",
+        AS_OF,
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["findings"][0]["rule"], "CA003");
+    assert_eq!(doc["summary"]["skipped"].as_array().map(Vec::len), Some(1));
+    assert!(
+        doc["summary"]["skipped"][0]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("it holds no records")
+    );
+}
+
+#[test]
+fn exclude_patterns_of_a_config_found_upward_and_named_directories() {
+    let old_pool = br#"{"result": [{"id": "old", "name": "old", "notification_email": "a@example.com", "origins": []}]}"#;
+    let dir = temp_dir(&[
+        (".edgeaudit.yaml", b"exclude: [exports/archive/]\n"),
+        ("exports/pools.json", CLEAN_POOLS.1),
+        ("exports/archive/pools-2023.json", old_pool),
+        ("sub/.keep", b""),
+    ]);
+    let files = |cwd: &std::path::Path, args: &[&str]| {
+        let mut all = vec!["check"];
+        all.extend(args);
+        all.extend(["--format", "json", "--fail-on", "never"]);
+        let r = common::run_in(cwd, &all);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        json(&r)["summary"]["files"].as_u64()
+    };
+    // The config is found in the parent directory; its patterns are relative to it.
+    assert_eq!(files(&dir.path().join("sub"), &["../exports"]), Some(1));
+    // A directory named on the command line is read, even below an excluded one ...
+    assert_eq!(files(dir.path(), &["exports/archive"]), Some(1));
+    // ... unless --force-exclude says otherwise.
+    assert_eq!(
+        files(
+            dir.path(),
+            &["exports/archive/pools-2023.json", "exports/pools.json", "--force-exclude"]
+        ),
+        Some(1)
+    );
+}
+
+#[test]
+fn inventory_takes_every_ca_name_it_lists() {
+    for ca in [
+        "lets_encrypt",
+        "letsencrypt",
+        "LETS_ENCRYPT",
+        "google",
+        "ssl_com",
+        "digicert",
+        "default",
+        "unknown",
+        "other",
+    ] {
+        let r = run(&["inventory", "fixtures/demo", "--ca", ca, "--format", "json"]);
+        assert_eq!(r.code, 0, "--ca {ca}: {}", r.stderr);
+    }
+    let r = run(&["inventory", "fixtures/demo", "--ca", "comodo"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("expected one of lets_encrypt, google, ssl_com, digicert, default, unknown, other"),
+        "{}",
+        r.stderr
+    );
+    let default = json(&run(&["inventory", "fixtures/demo", "--ca", "default", "--format", "json"]));
+    assert!(
+        default
+            .as_array()
+            .is_some_and(|rows| !rows.is_empty() && rows.iter().all(|r| r["ca"] == "default"))
+    );
+}

@@ -461,7 +461,7 @@ fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, ch
             contradictions.push(Contradiction {
                 path: join(&base, fields.signature),
                 text: format!(
-                    "`signature` names an {} key, but the PEM's leaf has an {} key",
+                    "`signature` names an {} signature, but the PEM's leaf is signed with {}",
                     certificate.key_type.as_str().to_uppercase(),
                     leaf.key_type.as_str().to_uppercase()
                 ),

@@ -12,17 +12,21 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    // Spelled as `certificate_authority` is (`lets_encrypt`, also `letsencrypt`), or `other`/`unknown`.
-    let wanted = match args.ca.as_deref().map(str::trim) {
+    // A CA name as `certificate_authority` spells it (`letsencrypt` too), or `default`, `unknown`, `other`.
+    let wanted = match args.ca.as_deref().map(|ca| ca.trim().to_ascii_lowercase()) {
         None => None,
-        Some(ca) => match Authority::parse(Some(ca)).as_str() {
-            "other" if !ca.eq_ignore_ascii_case("other") => {
-                return fail(format!("--ca `{ca}` is not a CA name: expected one of {}", CA_NAMES.join(", ")));
-            }
-            "default" if !ca.eq_ignore_ascii_case("default") => {
-                return fail(format!("--ca needs a CA name: expected one of {}", CA_NAMES.join(", ")));
-            }
-            name => Some(name),
+        Some(ca) => match CA_NAMES.iter().find(|name| **name == ca) {
+            Some(name) => Some(*name),
+            None => match Authority::parse(Some(&ca)).as_str() {
+                name if name != "other" && name != "default" => Some(name),
+                _ => {
+                    return fail(format!(
+                        "--ca `{}` is not a CA name: expected one of {}",
+                        args.ca.as_deref().unwrap_or_default(),
+                        CA_NAMES.join(", ")
+                    ));
+                }
+            },
         },
     };
     let mut builder = Builder::default();
@@ -31,6 +35,14 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let inventory = builder.finish();
+    // Nothing is left out silently: the inventory has no room for it, standard error does.
+    for skipped in &loaded.skipped {
+        eprintln!(
+            "edgeaudit: warning: {}: skipped, not analysed: {}",
+            skipped.file,
+            skipped.skip_reason()
+        );
+    }
     let all = rows(&inventory, |origin| loaded.files[origin.file.0 as usize].name.clone());
     let selected: Vec<_> = all.into_iter().filter(|r| wanted.is_none_or(|ca| from_ca(r, ca))).collect();
     let mut out: Box<dyn Write> = match &args.output {

@@ -84,6 +84,11 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 const CLASSES: [&str; 4] = ["IN", "CH", "HS", "CS"];
 
+/// A TTL: seconds (`3600`), or BIND's units (`1h`, `1h30m`, `2W`).
+fn is_ttl(field: &str) -> bool {
+    field.starts_with(|c: char| c.is_ascii_digit()) && field.chars().all(|c| c.is_ascii_digit() || "smhdwSMHDW".contains(c))
+}
+
 /// The origin named by the service's header: `;; Domain:     example.com.`
 fn domain_header(line: &str) -> Option<String> {
     let rest = line.strip_prefix(";;")?.trim_start().strip_prefix("Domain:")?;
@@ -145,7 +150,7 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
             let named = if inherits { None } else { rest.next() };
             // [ttl] [class] in either order, then the type.
             while let Some(&(_, f)) = rest.peek() {
-                if f.chars().all(|c| c.is_ascii_digit()) || CLASSES.contains(&f.to_ascii_uppercase().as_str()) {
+                if is_ttl(f) || CLASSES.contains(&f.to_ascii_uppercase().as_str()) {
                     rest.next();
                 } else {
                     break;
@@ -153,6 +158,15 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
             }
             let record_type = rest.next();
             let is_caa = record_type.is_some_and(|(_, t)| t.eq_ignore_ascii_case("CAA"));
+            // The owner of this record, whatever its type: later lines may inherit it.
+            let owner_name = match named {
+                None => owner.clone(),
+                Some((_, name)) => {
+                    let name = absolute(name, origin.as_deref());
+                    owner = name.clone();
+                    name
+                }
+            };
             if opens > 0 {
                 depth = opens;
                 opened_at = start;
@@ -164,20 +178,15 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
                 }
                 continue;
             }
-            let owner_name = match named {
-                None => owner.clone(),
-                Some((_, name)) => {
-                    let name = absolute(name, origin.as_deref());
-                    owner = name.clone();
-                    name
-                }
-            };
             if !is_caa {
-                // A type edgeaudit does not read, or a line it cannot make out that names no CAA.
-                if record_type.is_none() && fs.iter().any(|(_, f)| f.eq_ignore_ascii_case("CAA")) {
+                // A type edgeaudit does not read. A line whose leading fields name CAA but
+                // that could not be read as one is never passed over.
+                let after_owner = usize::from(named.is_some());
+                let leading = fs.iter().skip(after_owner).take(3).find(|(_, f)| f.eq_ignore_ascii_case("CAA"));
+                if let Some(&(at, _)) = leading {
                     return Err(error(
-                        fs.last().map_or(0, |f| f.0),
-                        "this CAA line has no record type where one was expected (owner, TTL, class, then CAA)",
+                        at,
+                        "this CAA record could not be read: expected owner, TTL (e.g. 3600 or 1h), class, then CAA and its value",
                     ));
                 }
                 continue;
@@ -229,6 +238,16 @@ mod tests {
         assert_eq!(without_comment("a TXT \"(not one\"").1, 0);
         assert_eq!(without_comment("@ SOA ns. host. ( 1 2").1, 1);
         assert_eq!(without_comment(" 3 4 5 ) ; (comment").1, -1);
+    }
+
+    #[test]
+    fn ttls_take_units() {
+        for ttl in ["3600", "1", "1h", "1h30m", "2W"] {
+            assert!(is_ttl(ttl), "{ttl}");
+        }
+        for not in ["IN", "CAA", "h1", ""] {
+            assert!(!is_ttl(not), "{not}");
+        }
     }
 
     #[test]

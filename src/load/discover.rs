@@ -79,7 +79,8 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, out: &mut Vec<Input>) -> Resu
         .require_git(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |e| !excluded.excludes(e.path(), e.file_type().is_some_and(|t| t.is_dir())))
+        // Entries below the named directory: the directory itself was named, so it is read.
+        .filter_entry(move |e| e.depth() == 0 || !excluded.excludes_entry(e.path(), e.file_type().is_some_and(|t| t.is_dir())))
         .build();
     for entry in walker {
         let entry = entry.map_err(|e| InputError::unreadable(name, format!("cannot read directory: {e}")))?;

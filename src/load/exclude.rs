@@ -2,7 +2,7 @@
 //! `vendor/`, `exports/old/**`. A config's patterns are relative to its
 //! directory, the command line's to the working directory.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -28,10 +28,17 @@ impl Patterns {
         Ok(Patterns { matcher })
     }
 
+    /// Whether the path itself matches (a walk prunes excluded directories
+    /// as it meets them, so their contents need no check of their own).
+    fn matches(&self, path: &Path, is_dir: bool) -> bool {
+        let path = absolute(path);
+        path.starts_with(self.matcher.path()) && self.matcher.matched(&path, is_dir).is_ignore()
+    }
+
     /// Whether the path, or a directory above it (up to the patterns' root), is excluded.
     fn excludes(&self, path: &Path, is_dir: bool) -> bool {
         let path = absolute(path);
-        let root = absolute(self.matcher.path());
+        let root = self.matcher.path();
         let mut candidate = Some(path.as_path());
         let mut dir = is_dir;
         while let Some(p) = candidate.filter(|p| p.starts_with(&root) && *p != root) {
@@ -58,13 +65,32 @@ pub struct Exclude {
 }
 
 impl Exclude {
+    /// A path named on the command line: excluded when it or a directory above it matches.
     pub fn excludes(&self, path: &Path, is_dir: bool) -> bool {
         self.patterns.iter().any(|p| p.excludes(path, is_dir))
     }
+
+    /// An entry met while walking below a named path.
+    pub fn excludes_entry(&self, path: &Path, is_dir: bool) -> bool {
+        self.patterns.iter().any(|p| p.matches(path, is_dir))
+    }
 }
 
+/// The path made absolute, with `.` and `..` resolved by their names (links
+/// are not followed): `sub/../.edgeaudit.yaml`'s patterns are the repository's.
 fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    let whole = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for part in whole.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -81,6 +107,12 @@ mod tests {
         assert!(!p.excludes(&root.join("old/keep.json"), false));
         assert!(!p.excludes(&root.join("pools.json"), false));
         assert!(!p.excludes(Path::new("/elsewhere/pools.bak.json"), false), "outside its root");
+        let from_below = Patterns::new(&root.join("sub/.."), &["old/".into()]).expect("patterns");
+        assert!(
+            from_below.excludes(&root.join("old/pools.json"), false),
+            "a root with `..` is resolved"
+        );
+        assert!(from_below.excludes(&root.join("sub/../old/x.json"), false));
         let bad = Patterns::new(&root, &["{a,b".into()]).expect_err("unclosed");
         assert!(bad.contains("`{a,b` is not a valid exclude pattern"), "{bad}");
         assert!(Patterns::new(&root, &["".into()]).is_err());

@@ -16,10 +16,18 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             de.end()
         },
         |e| {
-            let top_level_type = e.is_data() && e.to_string().contains("expected an array of records or an object");
+            let message = e.to_string();
+            // Not records at all: a scalar, or an array of scalars or arrays (`["a", "b"]`).
+            let top_level_type = e.is_data()
+                && (message.contains("expected an array of records or an object")
+                    || (message.contains("expected a record (an object)") && is_top_level_element(&file.text, &e)));
             let error = error_in(file, &file.text, 0, &e);
             if top_level_type {
-                error.not_an_export()
+                InputError {
+                    message: format!("{}it holds no records (objects): {}", super::error::NOT_ANALYSED, error.message),
+                    ..error
+                }
+                .not_an_export()
             } else if let Some(offset) = error.offset.filter(|_| e.is_syntax())
                 && starts_a_comment(&file.text, offset)
             {
@@ -75,6 +83,13 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
         _ => format!("{pointer}: {detail}"),
     };
     InputError::at_offset(&file.name, &file.text, offset, message)
+}
+
+/// Whether the error is at an element of the document's own array (`/3`).
+fn is_top_level_element(text: &str, e: &serde_json::Error) -> bool {
+    let offset = offset_of_line_byte_column(text, e.line(), e.column());
+    let pointer = crate::locate::json::pointer_at(text, 0, offset.min(text.len()));
+    pointer.len() > 1 && pointer[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Whether a comment (`//` or `/*`) starts at the offset where parsing failed.

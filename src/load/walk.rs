@@ -339,8 +339,10 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
                 self.fail(error)
             }
             Expect::Kind(_) => self.record(shape, pointer, expect, true),
-            // A bare object as the whole document: what it is must be said with `--kind`.
-            Expect::ByShape if is_document => {
+            // A bare object as the whole document: what it is must be said with
+            // `--kind`, but for Total TLS, whose shape says it (and a lone
+            // `enabled`, which gets the error that names both settings kinds).
+            Expect::ByShape if is_document && !is_total_tls(&shape) && !is_setting_like(&shape) => {
                 let origin = self.origin(pointer, None);
                 let error = self.error_at(&origin, "", NOT_AN_EXPORT).not_an_export();
                 self.fail(error)

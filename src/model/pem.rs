@@ -20,7 +20,9 @@ pub struct ChainCertificate {
     /// SHA-256 of the DER, lower-case hex.
     pub sha256: String,
     pub not_after: i64,
-    /// From the subject public key's algorithm.
+    /// From the certificate's signature algorithm, as the API's `signature`
+    /// (`SHA256WithRSA`): the issuer's key, which decides the chain (an
+    /// ECDSA key signed by R10 is on the RSA chain).
     pub key_type: super::certificate::KeyType,
 }
 
@@ -114,12 +116,17 @@ fn attribute(name: &X509Name, oid: &x509_parser::der_parser::oid::Oid) -> Option
     name.iter_by_oid(oid).next().and_then(|a| a.as_str().ok()).map(str::to_string)
 }
 
+/// The key type of a signature algorithm, by its OID.
 fn key_type(oid: &str) -> super::certificate::KeyType {
     use super::certificate::KeyType;
-    match oid {
-        "1.2.840.113549.1.1.1" | "1.2.840.113549.1.1.10" => KeyType::Rsa,
-        "1.2.840.10045.2.1" => KeyType::Ecdsa,
-        _ => KeyType::Unknown,
+    if oid.starts_with("1.2.840.113549.1.1.") {
+        // sha*WithRSAEncryption, RSASSA-PSS
+        KeyType::Rsa
+    } else if oid.starts_with("1.2.840.10045.4.") {
+        // ecdsa-with-SHA*
+        KeyType::Ecdsa
+    } else {
+        KeyType::Unknown
     }
 }
 
@@ -152,7 +159,7 @@ pub fn parse_bundle(pem: &str) -> Result<Vec<ChainCertificate>, String> {
             authority_key_id,
             sha256: hex(&Sha256::digest(&block.contents)),
             not_after: tbs.validity.not_after.timestamp(),
-            key_type: key_type(tbs.subject_pki.algorithm.algorithm.to_id_string().as_str()),
+            key_type: key_type(cert.signature_algorithm.algorithm.to_id_string().as_str()),
         });
     }
     if out.is_empty() {
@@ -171,6 +178,16 @@ mod tests {
         assert_eq!(unescape(pem), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
         let plain = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
         assert_eq!(unescape(plain), plain);
+    }
+
+    #[test]
+    fn the_key_type_is_the_signature_algorithm_s() {
+        use crate::model::certificate::KeyType;
+        assert_eq!(key_type("1.2.840.113549.1.1.11"), KeyType::Rsa, "sha256WithRSAEncryption");
+        assert_eq!(key_type("1.2.840.113549.1.1.10"), KeyType::Rsa, "RSASSA-PSS");
+        assert_eq!(key_type("1.2.840.10045.4.3.2"), KeyType::Ecdsa, "ecdsa-with-SHA256");
+        assert_eq!(key_type("1.2.840.10045.2.1"), KeyType::Unknown, "a public key, not a signature");
+        assert_eq!(key_type("1.3.101.112"), KeyType::Unknown, "Ed25519");
     }
 
     #[test]
