@@ -41,7 +41,7 @@ impl Patterns {
         let root = self.matcher.path();
         let mut candidate = Some(path.as_path());
         let mut dir = is_dir;
-        while let Some(p) = candidate.filter(|p| p.starts_with(&root) && *p != root) {
+        while let Some(p) = candidate.filter(|p| p.starts_with(root) && *p != root) {
             let found = self.matcher.matched(p, dir);
             if found.is_whitelist() {
                 return false;
