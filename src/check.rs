@@ -103,7 +103,7 @@ pub fn check<R>(
         &loaded.files,
         findings.iter_mut().filter_map(|f| {
             let subject = analysis.subject(f.subject)?;
-            f.location = locator.locate(subject.origin, &f.path);
+            f.location = locator.locate(f.elsewhere.as_deref().unwrap_or(subject.origin), &f.path);
             Some(&mut f.location)
         }),
     );

@@ -87,6 +87,9 @@ pub struct Finding {
     pub phase: Option<usize>,
     /// The field that triggered it, relative to the record.
     pub path: Cow<'static, str>,
+    /// The record the finding is at when it is not its subject's own (the
+    /// other copy of a resource loaded twice).
+    pub elsewhere: Option<Box<crate::model::origin::RecordOrigin>>,
     /// Filled in by the locate stage.
     pub location: Location,
     /// Set by the triage stage when a waiver or the baseline accepts it.

@@ -21,7 +21,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
         }
         let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
         let phase = rule.phase_at(as_of);
-        let mut emit = |item: Option<String>, path: Cow<'static, str>| {
+        let mut emit = |item: Option<String>, path: Cow<'static, str>, elsewhere: Option<&crate::model::origin::RecordOrigin>| {
             out.push(Finding {
                 rule: rule.clone(),
                 severity: rule.severity_in(phase),
@@ -29,6 +29,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
                 item,
                 phase,
                 path,
+                elsewhere: elsewhere.map(|o| Box::new(o.clone())),
                 location: Location::default(),
                 suppression: None,
             });
@@ -41,12 +42,12 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
                             Some(p) => Cow::Owned(p.clone()),
                             None => at_path.clone().unwrap_or_else(|| fact.path.clone()),
                         };
-                        emit(Some(item.text.clone()), path);
+                        emit(Some(item.text.clone()), path, item.elsewhere.as_ref());
                     }
                 }
-                other => emit(Some(render_value(other)), fact.path.clone()),
+                other => emit(Some(render_value(other)), fact.path.clone(), None),
             },
-            None => emit(None, at_path.unwrap_or(Cow::Borrowed(""))),
+            None => emit(None, at_path.unwrap_or(Cow::Borrowed("")), None),
         }
     }
 }

@@ -106,19 +106,34 @@ impl Facts for WithCopies<'_> {
             (false, false) => format!("{} {} ({})", subject.kind, subject.name, subject.id),
             _ => format!("{} {}{}", subject.kind, subject.name, subject.id),
         };
+        // Each differing copy is reported at both places: on the first copy
+        // (the one analysed), and on the other, each naming where the other is.
+        let place = |origin: &crate::model::origin::RecordOrigin| {
+            let file = self.files.get(origin.file.0 as usize).map_or("?", String::as_str);
+            let pointer = if origin.pointer.is_empty() { "/" } else { &origin.pointer };
+            format!("{file} at {pointer}")
+        };
+        let first = subject.origin;
         let items = self
             .copies
             .iter()
-            .map(|c| {
-                let file = self.files.get(c.other.file.0 as usize).map_or("?", String::as_str);
-                let pointer = if c.other.pointer.is_empty() { "/" } else { &c.other.pointer };
-                Item {
-                    text: format!(
-                        "{what} is loaded again from {file} at {pointer} with a different {}",
-                        c.fields.join(", ")
-                    ),
-                    path: None,
-                }
+            .flat_map(|c| {
+                let fields = c.fields.join(", ");
+                [
+                    Item {
+                        text: format!("{what} is loaded again from {} with a different {fields}", place(&c.other)),
+                        path: None,
+                        elsewhere: None,
+                    },
+                    Item {
+                        text: format!(
+                            "{what} is loaded here again, with a different {fields} than its first copy in {}",
+                            place(first)
+                        ),
+                        path: Some(String::new()),
+                        elsewhere: Some(c.other.clone()),
+                    },
+                ]
             })
             .collect();
         Some(Fact::new(Value::List(items), ""))

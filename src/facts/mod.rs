@@ -40,6 +40,9 @@ pub struct Item {
     pub text: String,
     /// Path relative to the record; `None` points at the fact's own path.
     pub path: Option<String>,
+    /// Another record the element is at (the other copy of a resource
+    /// loaded twice), when it is not at the subject's own.
+    pub elsewhere: Option<crate::model::origin::RecordOrigin>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +75,7 @@ pub fn located_items<'s>(values: impl IntoIterator<Item = (&'s str, &'s str)>) -
             .map(|(text, path)| Item {
                 text: text.to_string(),
                 path: Some(path.to_string()),
+                elsewhere: None,
             })
             .collect(),
     )
@@ -100,6 +104,7 @@ pub fn text_items<S: Into<String>>(values: impl IntoIterator<Item = S>) -> Value
             .map(|text| Item {
                 text: text.into(),
                 path: None,
+                elsewhere: None,
             })
             .collect(),
     )

@@ -74,6 +74,7 @@ impl Facts for PolicyFacts<'_> {
                         .map(|v| Item {
                             text: v.value.clone(),
                             path: Some(v.path.clone()),
+                            elsewhere: None,
                         })
                         .collect()
                 };
@@ -98,6 +99,7 @@ fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item>
             Item {
                 text: format!("`{}` in filters.{field} (allowed: {}{hint})", v.value, allowed.join(", ")),
                 path: Some(v.path.clone()),
+                elsewhere: None,
             }
         })
         .collect()
