@@ -154,3 +154,33 @@ fn a_later_unrecognised_record_in_a_walked_directory_is_an_error_not_a_skip() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("pools.json:1:30"), "{}", r.stderr);
 }
+
+#[test]
+fn null_and_comment_only_documents_are_not_exports_like_an_empty_object() {
+    for (name, text) in [
+        ("null.yaml", "null\n"),
+        ("tilde.yaml", "~\n"),
+        ("comments.yaml", "# nothing here\n"),
+        ("empty-object.yaml", "{}\n"),
+        ("null.json", "null"),
+    ] {
+        let err = rejects(name, text.as_bytes(), 1, 1);
+        assert!(err.contains("not an export edgeaudit analyses"), "{name}: {err}");
+        // Met in a walk: skipped and listed, like any file that is not an export.
+        let dir = temp_dir(&[
+            (&format!("exports/{name}"), text.as_bytes()),
+            ("exports/pools.json", br#"{"result": []}"#),
+        ]);
+        let r = run(&["check", &path_str(&dir.path().join("exports")), "--format", "json"]);
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        assert!(r.stdout.contains(&format!("{name}\"")), "{name} listed as skipped: {}", r.stdout);
+    }
+}
+
+#[test]
+fn a_value_in_a_field_edgeaudit_ignores_never_fails_a_yaml_file() {
+    let yaml = b"pools:\n  - id: p1\n    name: web\n    monitor: 000000000000000091374159037e3054\n    weight: .nan\n    load_shedding: {default_percent: .inf}\n    notification_email: ''\n    origins: []\n";
+    let dir = temp_dir(&[("pools.yaml", yaml)]);
+    let r = run(&["check", &path_str(&dir.path().join("pools.yaml"))]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

@@ -60,6 +60,19 @@ impl<'de, W: Walk> DeserializeSeed<'de> for ContainerSeed<'_, W> {
     }
 }
 
+impl<W: Walk> ContainerSeed<'_, W> {
+    /// `null` holds no records; as the whole document (`null`, `~`, comments
+    /// only) it is judged like an empty object, `{}`.
+    fn nothing<E: de::Error>(self) -> Result<(), E> {
+        if !self.pointer.is_empty() {
+            return Ok(());
+        }
+        self.walk
+            .object(Shape::default(), &self.pointer, self.expect)
+            .map_err(|Stopped| de::Error::custom(ABORTED))
+    }
+}
+
 impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
     type Value = ();
 
@@ -68,11 +81,11 @@ impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
+        self.nothing()
     }
 
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
+        self.nothing()
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {

@@ -16,6 +16,9 @@ fn options(input_len: usize) -> serde_saphyr::Options {
     let scaled = input_len.saturating_mul(2).saturating_add(4096);
     serde_saphyr::options! {
         duplicate_keys: DuplicateKeyPolicy::Error,
+        // A value edgeaudit does not read never fails the file: an id such as
+        // `000000000000000091374159037e3054` would otherwise read as an infinite float.
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::AsString,
         budget: serde_saphyr::budget! {
             max_events: scaled,
             max_nodes: scaled,
