@@ -173,4 +173,8 @@ pub struct WalkArgs {
     /// every staged file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// The largest input read, in bytes or with K, M, G (default 4G); a larger file or stream is
+    /// an input error, never a read without end.
+    #[arg(long, value_name = "SIZE")]
+    pub max_input_size: Option<String>,
 }

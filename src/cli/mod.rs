@@ -77,10 +77,17 @@ pub(crate) fn load_options(
             .patterns
             .push(Patterns::new(&cwd, &walk.exclude).map_err(|e| format!("--exclude: {e}"))?);
     }
+    let max_input = match walk.max_input_size.as_deref() {
+        None => 0,
+        Some(size) => crate::load::bounded::parse_size(size)
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("--max-input-size `{size}` is not a size: expected bytes, or a number with K, M or G"))?,
+    };
     Ok(LoadOptions {
         kind,
         input_format,
         exclude,
+        max_input,
     })
 }
 

@@ -93,7 +93,7 @@ pub fn find_upward(dir: &Path) -> Option<(PathBuf, String)> {
 }
 
 pub fn read(path: &Path, name: &str) -> Result<Config, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::unreadable(name, format!("cannot read config: {e}")))?;
+    let text = crate::load::bounded::read_small(path).map_err(|e| InputError::unreadable(name, format!("cannot read config: {e}")))?;
     parse(name, &text)
 }
 

@@ -29,7 +29,8 @@ impl RuleSet {
     }
 
     pub fn add_pack_file(&mut self, path: &str) -> Result<(), InputError> {
-        let text = std::fs::read_to_string(path).map_err(|e| InputError::unreadable(path, format!("cannot read rule pack: {e}")))?;
+        let text = crate::load::bounded::read_small(std::path::Path::new(path))
+            .map_err(|e| InputError::unreadable(path, format!("cannot read rule pack: {e}")))?;
         self.add_pack(path, &text)
     }
 

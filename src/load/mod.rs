@@ -2,6 +2,7 @@
 //! classify its records, keeping where each came from.
 
 pub mod bind;
+pub mod bounded;
 pub mod discover;
 pub mod error;
 pub mod exclude;
@@ -12,7 +13,6 @@ pub mod stream;
 pub mod walk;
 pub mod yaml;
 
-use std::io::Read;
 use std::sync::Arc;
 
 use error::{InputError, InputErrors};
@@ -29,6 +29,8 @@ pub struct LoadOptions {
     pub input_format: Option<Format>,
     /// The config's and the command line's `exclude` patterns.
     pub exclude: exclude::Exclude,
+    /// The size bound of each input (`--max-input-size`); 0 means the default.
+    pub max_input: u64,
 }
 
 #[derive(Debug)]
@@ -90,18 +92,12 @@ fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOpt
 }
 
 fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, InputError> {
-    let mut bytes = Vec::new();
-    let result = match &input.path {
-        Some(path) => std::fs::File::open(path).and_then(|mut f| {
-            // Sized up front: growing by doubling would copy a large export and
-            // briefly hold twice its size.
-            let size = f.metadata().map(|m| m.len() as usize).unwrap_or(0);
-            bytes.reserve_exact(size.saturating_add(1));
-            f.read_to_end(&mut bytes)
-        }),
-        None => std::io::stdin().read_to_end(&mut bytes),
+    let bound = if options.max_input == 0 {
+        bounded::DEFAULT_MAX_INPUT
+    } else {
+        options.max_input
     };
-    result.map_err(|e| InputError::unreadable(&input.name, format!("cannot read: {e}")))?;
+    let bytes = bounded::read(input.path.as_deref(), bound, "--max-input-size").map_err(|e| InputError::unreadable(&input.name, e))?;
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();

@@ -105,13 +105,20 @@ impl Baseline {
     }
 
     pub fn read(file: &str) -> Result<Baseline, InputError> {
-        let text = std::fs::read_to_string(file).map_err(|e| {
-            let hint = if e.kind() == std::io::ErrorKind::NotFound {
-                " (record one with `edgeaudit check … --write-baseline FILE`)"
-            } else {
-                ""
-            };
-            InputError::unreadable(file, format!("cannot read baseline: {e}{hint}"))
+        let path = std::path::Path::new(file);
+        if !path.exists() {
+            return Err(InputError::unreadable(
+                file,
+                "cannot read baseline: no such file (record one with `edgeaudit check … --write-baseline FILE`)",
+            ));
+        }
+        let raw = crate::load::bounded::read(Some(path), crate::load::bounded::DEFAULT_MAX_INPUT, "no flag")
+            .map_err(|e| InputError::unreadable(file, format!("cannot read baseline: {e}")))?;
+        let text = String::from_utf8(raw).map_err(|e| {
+            InputError::unreadable(
+                file,
+                format!("cannot read baseline: invalid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            )
         })?;
         Baseline::parse(file, &text)
     }
