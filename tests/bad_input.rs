@@ -184,3 +184,38 @@ fn a_value_in_a_field_edgeaudit_ignores_never_fails_a_yaml_file() {
     let r = run(&["check", &path_str(&dir.path().join("pools.yaml"))]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+#[test]
+fn endless_and_oversized_inputs_are_refused_with_the_bound() {
+    // A device that never ends, as an export, a config, a baseline or a rule pack.
+    let r = run(&["check", "/dev/zero", "--max-input-size", "1M"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("/dev/zero:1:1: it goes on past the limit of 1.0 MiB"),
+        "{}",
+        r.stderr
+    );
+    for flag in ["--config", "--baseline", "--rules"] {
+        let r = run(&["check", "fixtures/demo", flag, "/dev/zero", "--max-input-size", "1M"]);
+        assert_eq!(r.code, 2, "{flag}: {}", r.stderr);
+        assert!(r.stderr.contains("goes on past the limit"), "{flag}: {}", r.stderr);
+    }
+    // Standard input is bounded too.
+    let r = common::run_with_stdin(&["check", "-", "--max-input-size", "64K"], Some(&vec![b' '; 200_000]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("-:1:1: it goes on past the limit of 64.0 KiB"), "{}", r.stderr);
+    // A sparse file larger than memory is refused before a byte is read.
+    let dir = temp_dir(&[]);
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge).and_then(|f| f.set_len(1 << 40)).expect("sparse file");
+    let r = run(&["check", &path_str(&huge)]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("it is 1024.0 GiB (1099511627776 bytes), more than the limit of 4.0 GiB"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("--max-input-size raises it"), "{}", r.stderr);
+    assert_eq!(run(&["check", "fixtures/demo", "--max-input-size", "lots"]).code, 2);
+}

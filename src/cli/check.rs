@@ -90,7 +90,7 @@ fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, String> {
     Ok(rules)
 }
 
-fn triage(args: &CheckArgs, config: &Config) -> Result<Triage, String> {
+fn triage(args: &CheckArgs, config: &Config, max_input: u64) -> Result<Triage, String> {
     // Standard input and output carry exports and reports; a baseline is a file.
     for (flag, value) in [("--baseline", &args.baseline), ("--write-baseline", &args.write_baseline)] {
         if value.as_deref() == Some("-") {
@@ -100,7 +100,7 @@ fn triage(args: &CheckArgs, config: &Config) -> Result<Triage, String> {
     let baseline = args
         .baseline
         .as_deref()
-        .map(Baseline::read)
+        .map(|file| Baseline::read(file, max_input))
         .transpose()
         .map_err(|e| e.to_string())?;
     Ok(Triage {
@@ -124,12 +124,13 @@ struct Plan {
 fn plan(args: &CheckArgs) -> Result<Plan, String> {
     let outputs = outputs(args)?;
     let config = config(args)?;
+    let load = load_options(args.kind.as_deref(), args.input_format, &args.walk, config.exclude_patterns()?)?;
     Ok(Plan {
         outputs,
         as_of: as_of(args, &config)?,
-        load: load_options(args.kind.as_deref(), args.input_format, &args.walk, config.exclude_patterns()?)?,
         rules: rules(args, &config)?,
-        triage: triage(args, &config)?,
+        triage: triage(args, &config, load.max_input)?,
+        load,
         fail_on: args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning),
     })
 }

@@ -15,7 +15,13 @@ pub const MAX_SMALL_FILE: u64 = 16 << 20;
 /// Reads `path` (standard input when `None`) whole, refusing more than `bound`
 /// bytes. `flag` names how to raise the bound, for the message.
 pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, String> {
-    let too_large = |size: String| format!("it is {size}, more than the limit of {} ({flag} raises it)", bytes(bound));
+    let raise = if flag.is_empty() {
+        String::new()
+    } else {
+        format!(" ({flag} raises it)")
+    };
+    let limit = format!("the limit of {}{raise}", bytes(bound));
+    let too_large = |size: String| format!("it is {size}, more than {limit}");
     let mut reader: Box<dyn Read> = match path {
         None => Box::new(std::io::stdin().lock()),
         Some(path) => {
@@ -50,7 +56,7 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
             Err(e) => return Err(format!("cannot read: {e}")),
         };
         if out.len() as u64 + n as u64 > bound {
-            return Err(too_large(format!("more than {}", bytes(bound))));
+            return Err(format!("it goes on past {limit}"));
         }
         out.try_reserve(n)
             .map_err(|_| format!("cannot hold more than {} in memory", bytes(out.len() as u64)))?;
@@ -61,7 +67,7 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
 
 /// Reads one of edgeaudit's own small files as text.
 pub fn read_small(path: &Path) -> Result<String, String> {
-    let raw = read(Some(path), MAX_SMALL_FILE, "no flag")?;
+    let raw = read(Some(path), MAX_SMALL_FILE, "")?;
     String::from_utf8(raw).map_err(|e| format!("invalid UTF-8 (byte {})", e.utf8_error().valid_up_to()))
 }
 
@@ -115,6 +121,6 @@ mod tests {
     #[test]
     fn a_device_is_read_up_to_the_bound() {
         let err = read(Some(Path::new("/dev/zero")), 1 << 20, "--max-input-size").expect_err("refused");
-        assert!(err.contains("more than 1.0 MiB"), "{err}");
+        assert!(err.contains("it goes on past the limit of 1.0 MiB"), "{err}");
     }
 }

@@ -104,7 +104,8 @@ impl Baseline {
         }
     }
 
-    pub fn read(file: &str) -> Result<Baseline, InputError> {
+    /// Reads a baseline of at most `max_input` bytes (0: the default bound of exports).
+    pub fn read(file: &str, max_input: u64) -> Result<Baseline, InputError> {
         let path = std::path::Path::new(file);
         if !path.exists() {
             return Err(InputError::unreadable(
@@ -112,7 +113,12 @@ impl Baseline {
                 "cannot read baseline: no such file (record one with `edgeaudit check … --write-baseline FILE`)",
             ));
         }
-        let raw = crate::load::bounded::read(Some(path), crate::load::bounded::DEFAULT_MAX_INPUT, "no flag")
+        let bound = if max_input == 0 {
+            crate::load::bounded::DEFAULT_MAX_INPUT
+        } else {
+            max_input
+        };
+        let raw = crate::load::bounded::read(Some(path), bound, "--max-input-size")
             .map_err(|e| InputError::unreadable(file, format!("cannot read baseline: {e}")))?;
         let text = String::from_utf8(raw).map_err(|e| {
             InputError::unreadable(
