@@ -219,3 +219,33 @@ fn endless_and_oversized_inputs_are_refused_with_the_bound() {
     assert!(r.stderr.contains("--max-input-size raises it"), "{}", r.stderr);
     assert_eq!(run(&["check", "fixtures/demo", "--max-input-size", "lots"]).code, 2);
 }
+
+#[test]
+fn cr_only_line_ends_are_line_ends_for_records_and_locations() {
+    let yaml = "pools:\r  - id: p1\r    name: web\r    notification_email: a@example.com\r    origins: []\r";
+    let json_text =
+        "{\"result\": [\r {\"id\": \"p1\", \"name\": \"web\",\r  \"notification_email\": \"a@example.com\", \"origins\": []}\r]}";
+    for (name, text, line) in [("cr.yaml", yaml, 4), ("cr.json", json_text, 3)] {
+        let dir = temp_dir(&[(name, text.as_bytes())]);
+        let file = path_str(&dir.path().join(name));
+        let doc = common::json(&run(&["check", &file, "--select", "LB001", "--format", "json"]));
+        assert_eq!(doc["findings"][0]["location"]["line"], line, "{name}");
+        assert_eq!(doc["findings"][0]["location"]["column"], 25, "{name}");
+        let human = run(&["check", &file, "--select", "LB001", "--color", "never"]).stdout;
+        assert!(!human.contains('\r'), "{name}: no raw CR reaches the terminal");
+        assert!(human.contains(&format!("{name}:{line}:25]")), "{name}: {human}");
+        assert!(
+            human.contains(&format!(" {line} │ ")),
+            "{name}: the snippet is cut at its lines: {human}"
+        );
+    }
+    // An error in a CR-only YAML file is at its own line.
+    let err = rejects("dup.yaml", b"pools:\r  - id: p1\r    id: p2\r", 3, 5);
+    assert!(err.contains("appears twice"), "{err}");
+    // And a CR-only zone file has its records.
+    let hosts = br#"{"result": [{"id": "h1", "hostname": "www.example.com", "ssl": {"certificate_authority": ""}}]}"#;
+    let zone = b";; Domain:     example.com.\r;; CAA Records\rwww.example.com.\t1\tIN\tCAA\t0 issue \"letsencrypt.org\"\r";
+    let dir = temp_dir(&[("hosts.json", hosts), ("example.com.zone", zone)]);
+    let doc = common::json(&run(&["check", &path_str(dir.path()), "--select", "CA005", "--format", "json"]));
+    assert_eq!(doc["findings"].as_array().map(Vec::len), Some(1), "{doc}");
+}

@@ -97,7 +97,8 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
     } else {
         options.max_input
     };
-    let bytes = bounded::read(input.path.as_deref(), bound, "--max-input-size").map_err(|e| InputError::unreadable(&input.name, e))?;
+    let mut bytes = bounded::read(input.path.as_deref(), bound, "--max-input-size").map_err(|e| InputError::unreadable(&input.name, e))?;
+    lone_carriage_returns_to_line_feeds(&mut bytes);
     let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let prefix = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
@@ -123,6 +124,22 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
     })
 }
 
+/// A lone CR (old Mac line ends) becomes an LF, in place: the same length, so
+/// every offset holds, and the same meaning in JSON (whitespace; a raw CR is
+/// never allowed inside a JSON string), YAML (a line break either way) and
+/// BIND (a line end). Every later stage — parsers, locations, snippets in
+/// every format — then sees lines as a person's editor does.
+fn lone_carriage_returns_to_line_feeds(bytes: &mut [u8]) {
+    let mut from = 0;
+    while let Some(j) = memchr::memchr(b'\r', &bytes[from..]) {
+        let at = from + j;
+        if bytes.get(at + 1) != Some(&b'\n') {
+            bytes[at] = b'\n';
+        }
+        from = at + 1;
+    }
+}
+
 /// JSON when the first significant character opens an object or array.
 fn sniff(text: &str) -> Format {
     match text.trim_start().as_bytes().first() {
@@ -130,5 +147,15 @@ fn sniff(text: &str) -> Format {
         // A BIND zone file starts with `;` comments or a `$` directive; YAML comments use `#`.
         Some(b';' | b'$') => Format::Bind,
         _ => Format::Yaml,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lone_carriage_returns_become_line_feeds_and_crlf_stays() {
+        let mut bytes = b"a\rb\r\nc\r".to_vec();
+        super::lone_carriage_returns_to_line_feeds(&mut bytes);
+        assert_eq!(bytes, b"a\nb\r\nc\n");
     }
 }

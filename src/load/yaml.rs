@@ -46,7 +46,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
             let message = explain(&first_line(&e.without_snippet().to_string()));
             let not_an_export = message.contains("expected an array of records or an object") && line == 1;
-            let offset = crate::locate::position::offset_of_line_byte_column(&file.text, line, 1);
+            let offset = crate::locate::position::offset_of_line(&file.text, line);
             let offset = offset
                 + file.text[offset..]
                     .chars()

@@ -23,11 +23,19 @@ pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)
     for i in order {
         let target = offsets[i].min(bytes.len());
         let segment = &bytes[cursor..target];
-        match memchr::memrchr(b'\n', segment) {
-            Some(j) => {
-                line += memchr::memchr_iter(b'\n', segment).count();
-                column_chars = count_chars(&bytes[cursor + j + 1..target]);
+        // Line ends are LF, CRLF and a lone CR (old Mac files): a CR is one
+        // unless an LF follows it, which then ends the line instead.
+        let mut line_start = None;
+        for j in memchr::memchr2_iter(b'\n', b'\r', segment) {
+            let at = cursor + j;
+            if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+                continue;
             }
+            line += 1;
+            line_start = Some(at + 1);
+        }
+        match line_start {
+            Some(start) => column_chars = count_chars(&bytes[start.min(target)..target]),
             None => column_chars += count_chars(segment),
         }
         cursor = target;
@@ -36,8 +44,8 @@ pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)
     out
 }
 
-/// Byte offset of a 1-based line and a 1-based byte column, as parsers such
-/// as serde_json report them; clamped to the text.
+/// Byte offset of a 1-based line and a 1-based byte column, as serde_json
+/// reports them (it counts LF only); clamped to the text.
 pub fn offset_of_line_byte_column(text: &str, line: usize, byte_column: usize) -> usize {
     let mut start = 0usize;
     if line > 1 {
@@ -60,6 +68,26 @@ pub fn offset_of_line_byte_column(text: &str, line: usize, byte_column: usize) -
         offset -= 1;
     }
     offset
+}
+
+/// Byte offset where a 1-based line starts, with LF, CRLF and a lone CR all
+/// ending lines, as YAML parsers count them; the text's end past the last.
+pub fn offset_of_line(text: &str, line: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut seen = 1;
+    for j in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if seen >= line {
+            break;
+        }
+        if bytes[j] == b'\r' && bytes.get(j + 1) == Some(&b'\n') {
+            continue;
+        }
+        seen += 1;
+        if seen == line {
+            return j + 1;
+        }
+    }
+    if line <= 1 { 0 } else { text.len() }
 }
 
 fn count_chars(bytes: &[u8]) -> usize {
@@ -112,6 +140,21 @@ mod tests {
         ] {
             assert_eq!(count_chars(text.as_bytes()), text.chars().count(), "{text}");
         }
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines_and_crlf_counts_once() {
+        let text = "a\rbc\r\nd\ne";
+        let offsets = [0, 2, 3, 6, 8];
+        assert_eq!(positions_of_offsets(text, &offsets), vec![(1, 1), (2, 1), (2, 2), (3, 1), (4, 1)]);
+        // An offset between CR and LF is still on the CR's line.
+        assert_eq!(position_of_offset(text, 5), (2, 4));
+    }
+
+    #[test]
+    fn line_starts_with_every_kind_of_line_end() {
+        let text = "a\rbc\r\nd\ne";
+        assert_eq!([1, 2, 3, 4, 5].map(|l| offset_of_line(text, l)), [0, 2, 6, 8, text.len()]);
     }
 
     #[test]
