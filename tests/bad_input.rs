@@ -249,3 +249,35 @@ fn cr_only_line_ends_are_line_ends_for_records_and_locations() {
     let doc = common::json(&run(&["check", &path_str(dir.path()), "--select", "CA005", "--format", "json"]));
     assert_eq!(doc["findings"].as_array().map(Vec::len), Some(1), "{doc}");
 }
+
+#[test]
+fn a_file_named_twice_or_also_met_in_its_directory_is_read_once() {
+    let pools = br#"{"result": [{"id": "p1", "name": "web", "notification_email": "a@example.com", "origins": []}]}"#;
+    let dir = temp_dir(&[("exports/pools.json", pools)]);
+    let file = path_str(&dir.path().join("exports/pools.json"));
+    let exports = path_str(&dir.path().join("exports"));
+    for args in [vec![file.as_str(), file.as_str()], vec![exports.as_str(), file.as_str()]] {
+        let mut all = vec!["check"];
+        all.extend(args.iter().copied());
+        all.extend(["--format", "json"]);
+        let doc = common::json(&run(&all));
+        assert_eq!(doc["summary"]["files"], 1, "{args:?}");
+        assert_eq!(doc["summary"]["records"]["pool"], 1);
+        assert_eq!(doc["summary"]["duplicate_copies"], 0, "not a duplicate: the same file");
+    }
+}
+
+#[test]
+fn a_budget_breach_is_called_an_alias_bomb_only_when_there_are_aliases() {
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 0..9 {
+        let prev = if i == 0 { "a".to_string() } else { format!("l{}", i - 1) };
+        bomb.push_str(&format!(
+            "l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        ));
+    }
+    let dir = temp_dir(&[("bomb.yaml", bomb.as_bytes())]);
+    let r = run(&["check", &path_str(&dir.path().join("bomb.yaml"))]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("alias bomb"), "{}", r.stderr);
+}

@@ -510,7 +510,14 @@ fn caa_value(shape: &Shape<'_>) -> Result<(u8, String, String), FieldError> {
                     message: format!("a CAA record needs a tag of letters and digits (issue, issuewild, iodef), not `{tag}`"),
                 });
             }
-            Ok((flags, tag.to_ascii_lowercase(), data.value.clone().unwrap_or_default()))
+            let value = data.value.clone().unwrap_or_default();
+            if value.contains('\0') {
+                return Err(FieldError {
+                    path: at("value"),
+                    message: "a CAA record cannot hold a NUL character: the export is damaged".into(),
+                });
+            }
+            Ok((flags, tag.to_ascii_lowercase(), value))
         }
         _ => parse_caa_content(content.unwrap_or("")).map_err(|message| FieldError {
             path: if shape.content.is_some() {

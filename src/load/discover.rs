@@ -21,6 +21,18 @@ pub struct Input {
 
 pub fn discover(paths: &[String], exclude: &Exclude) -> Result<Vec<Input>, InputError> {
     let mut inputs = Vec::new();
+    discover_into(paths, exclude, &mut inputs)?;
+    // The same file named twice, or named and met in a directory, is read once
+    // (where it was first met): loading it twice would count its resources twice.
+    let mut seen = std::collections::HashSet::new();
+    inputs.retain(|input| match &input.path {
+        None => true,
+        Some(path) => seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())),
+    });
+    Ok(inputs)
+}
+
+fn discover_into(paths: &[String], exclude: &Exclude, inputs: &mut Vec<Input>) -> Result<(), InputError> {
     for given in paths {
         if given == "-" {
             inputs.push(Input {
@@ -39,7 +51,7 @@ pub fn discover(paths: &[String], exclude: &Exclude) -> Result<Vec<Input>, Input
         }
         if meta.is_dir() {
             let before = inputs.len();
-            walk(path, &display(given), exclude, &mut inputs)?;
+            walk(path, &display(given), exclude, inputs)?;
             if inputs.len() == before {
                 return Err(InputError::unreadable(
                     &display(given),
@@ -54,7 +66,7 @@ pub fn discover(paths: &[String], exclude: &Exclude) -> Result<Vec<Input>, Input
             });
         }
     }
-    Ok(inputs)
+    Ok(())
 }
 
 fn display(given: &str) -> String {

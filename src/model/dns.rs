@@ -21,6 +21,9 @@ pub fn normalise_name(name: &str) -> String {
 /// `0 issue "letsencrypt.org"` → (flags, tag, value). The value may be
 /// quoted (with `\"` escapes) or bare.
 pub fn parse_caa_content(content: &str) -> Result<(u8, String, String), String> {
+    if content.contains('\0') {
+        return Err("a CAA record cannot hold a NUL character: the export is damaged".into());
+    }
     let mut parts = content.trim().splitn(3, char::is_whitespace);
     let flags = parts.next().unwrap_or("");
     let flags: u8 = flags
@@ -63,6 +66,7 @@ mod tests {
         assert!(parse_caa_content("issue letsencrypt.org").is_err());
         assert!(parse_caa_content("0").is_err());
         assert!(parse_caa_content("0 issue \"open").is_err());
+        assert!(parse_caa_content("0 issue \"letsencrypt.org\u{0}\"").is_err(), "NUL");
     }
 
     #[test]

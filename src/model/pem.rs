@@ -130,12 +130,39 @@ fn key_type(oid: &str) -> super::certificate::KeyType {
     }
 }
 
+/// Every block's END line names the label its BEGIN line named (the PEM
+/// reader used below does not check it).
+fn matching_labels(pem: &str) -> Result<(), String> {
+    let label = |line: &str, marker: &str| {
+        line.trim()
+            .strip_prefix(marker)
+            .and_then(|rest| rest.strip_suffix("-----"))
+            .map(str::to_string)
+    };
+    let mut open: Option<String> = None;
+    let mut block = 0;
+    for line in pem.lines() {
+        if let Some(begin) = label(line, "-----BEGIN ") {
+            block += 1;
+            open = Some(begin);
+        } else if let Some(end) = label(line, "-----END ") {
+            match open.take() {
+                Some(begin) if begin == end => {}
+                Some(begin) => return Err(format!("PEM block {block} begins as {begin} but ends as {end}")),
+                None => return Err(format!("an END {end} line without its BEGIN line (after block {block})")),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every certificate of a PEM bundle, in order. Text between blocks and CRLF
 /// line ends are fine; blocks that are not certificates (a key pasted by
 /// mistake) are skipped; a block that does not decode is an error.
 pub fn parse_bundle(pem: &str) -> Result<Vec<ChainCertificate>, String> {
     use x509_parser::oid_registry::{OID_X509_COMMON_NAME, OID_X509_ORGANIZATION_NAME};
     let normalised = unescape(pem).replace("\r\n", "\n");
+    matching_labels(&normalised)?;
     let mut out = Vec::new();
     for (i, block) in Pem::iter_from_buffer(normalised.as_bytes()).enumerate() {
         let block = block.map_err(|e| format!("PEM block {} does not decode: {e}", i + 1))?;
@@ -178,6 +205,15 @@ mod tests {
         assert_eq!(unescape(pem), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
         let plain = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
         assert_eq!(unescape(plain), plain);
+    }
+
+    #[test]
+    fn a_block_whose_end_label_differs_from_its_begin_label_is_an_error() {
+        let chain = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chains/short-chain.pem")).expect("chain");
+        let first_end = chain.find("-----END CERTIFICATE-----").expect("end");
+        let broken = format!("{}-----END PRIVATE KEY-----{}", &chain[..first_end], &chain[first_end + 25..]);
+        let err = parse_bundle(&broken).expect_err("mismatched labels");
+        assert!(err.contains("begins as CERTIFICATE but ends as PRIVATE KEY"), "{err}");
     }
 
     #[test]
