@@ -68,11 +68,60 @@ impl Severity {
 
 /// The resource a finding is about, as reports show it (borrowed from the
 /// inventory).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Resource<'a> {
     pub kind: Kind,
-    pub id: &'a str,
-    pub name: &'a str,
+    pub id: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+}
+
+/// The longest string a report shows whole, in bytes; a longer one (a name of
+/// 500 MB) is shown as its beginning and its length. Large enough for a
+/// policy body with hundreds of recipients, which must stay copyable.
+pub const SHOWN_WHOLE: usize = 16 * 1024;
+const SHOWN_PREFIX: usize = 120;
+
+/// An export string as reports show it.
+pub fn shown(s: &str) -> Cow<'_, str> {
+    if s.len() <= SHOWN_WHOLE {
+        return Cow::Borrowed(s);
+    }
+    let prefix: String = s.chars().take(SHOWN_PREFIX).collect();
+    Cow::Owned(format!("{prefix}… ({} characters in all)", s.chars().count()))
+}
+
+impl<'a> Resource<'a> {
+    /// With its id and name as reports show them.
+    pub fn shown(self) -> Resource<'a> {
+        let cap = |c: Cow<'a, str>| match c {
+            Cow::Borrowed(s) => shown(s),
+            Cow::Owned(s) => Cow::Owned(shown(&s).into_owned()),
+        };
+        Resource {
+            kind: self.kind,
+            id: cap(self.id),
+            name: cap(self.name),
+        }
+    }
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::*;
+
+    #[test]
+    fn long_strings_are_shown_as_their_beginning_and_length() {
+        assert_eq!(shown("web"), "web");
+        let whole = "é".repeat(SHOWN_WHOLE / 2);
+        assert!(matches!(shown(&whole), Cow::Borrowed(_)), "at the bound: whole");
+        let long = "é".repeat(SHOWN_WHOLE);
+        let s = shown(&long);
+        assert_eq!(
+            s.chars().count(),
+            SHOWN_PREFIX + format!("… ({} characters in all)", SHOWN_WHOLE).chars().count()
+        );
+        assert!(s.ends_with(&format!("… ({} characters in all)", SHOWN_WHOLE)), "{s}");
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -102,13 +151,13 @@ impl Finding {
         match analysis.subject(self.subject) {
             Some(s) => Resource {
                 kind: s.kind,
-                id: s.id,
-                name: s.name,
+                id: Cow::Borrowed(s.id),
+                name: Cow::Borrowed(s.name),
             },
             None => Resource {
                 kind: self.subject.kind,
-                id: "",
-                name: "",
+                id: Cow::Borrowed(""),
+                name: Cow::Borrowed(""),
             },
         }
     }

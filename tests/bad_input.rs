@@ -281,3 +281,26 @@ fn a_budget_breach_is_called_an_alias_bomb_only_when_there_are_aliases() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("alias bomb"), "{}", r.stderr);
 }
+
+#[test]
+fn a_huge_export_string_is_shown_capped_in_every_format() {
+    let name = "n".repeat(2_000_000);
+    let pools = format!(
+        r#"{{"result": [{{"id": "p1", "name": "{name}", "notification_email": "a@example.com", "origins": []}}, {{"id": "p2", "name": "{name}", "notification_email": "b@example.com", "origins": []}}]}}"#
+    );
+    let dir = temp_dir(&[("pools.json", pools.as_bytes())]);
+    let file = path_str(&dir.path().join("pools.json"));
+    for format in ["human", "json", "sarif", "github", "markdown", "junit"] {
+        let r = run(&["check", &file, "--format", format, "--color", "never"]);
+        assert_eq!(r.code, 1, "{format}: {}", r.stderr);
+        assert!(
+            r.stdout.len() < 200_000,
+            "{format}: {} bytes of output for a 4 MB input",
+            r.stdout.len()
+        );
+        assert!(
+            r.stdout.contains("(2000000 characters in all)"),
+            "{format} says how long the name is"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 //! current element of a `for_each` rule); `{{` and `}}` are literal braces.
 
 use super::super::facts::{Facts, Value};
+use crate::findings::shown;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
@@ -75,7 +76,7 @@ impl Template {
         for piece in &self.pieces {
             match piece {
                 Piece::Literal(s) => out.push_str(s),
-                Piece::Placeholder(name) if name == "item" => out.push_str(item.unwrap_or("")),
+                Piece::Placeholder(name) if name == "item" => out.push_str(&shown(item.unwrap_or(""))),
                 Piece::Placeholder(name) => match facts.get(name) {
                     Some(fact) => out.push_str(&render_value(&fact.value)),
                     None => out.push_str("(unknown)"),
@@ -90,10 +91,10 @@ pub fn render_value(value: &Value) -> String {
     match value {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Text(s) => s.to_string(),
+        Value::Text(s) => shown(s).into_owned(),
         Value::Date(d) => d.format("%Y-%m-%d").to_string(),
         Value::List(items) if items.is_empty() => "none".into(),
-        Value::List(items) => items.iter().map(|i| i.text.as_str()).collect::<Vec<_>>().join(", "),
+        Value::List(items) => items.iter().map(|i| shown(&i.text)).collect::<Vec<_>>().join(", "),
     }
 }
 

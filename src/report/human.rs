@@ -65,8 +65,8 @@ impl Diagnostic for Report<'_> {
 fn help(ctx: &Context, f: &Finding) -> String {
     let r = ctx.resource(f);
     let name = match (r.name.is_empty(), r.id.is_empty()) {
-        (false, _) => r.name,
-        (true, false) => r.id,
+        (false, _) => r.name.as_ref(),
+        (true, false) => r.id.as_ref(),
         (true, true) => "(unnamed)",
     };
     format!("{} {name} · `edgeaudit explain {}`", r.kind, f.rule.id)

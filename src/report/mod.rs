@@ -135,7 +135,8 @@ impl Context<'_> {
     }
 
     /// The resource a finding is about.
+    /// The finding's resource, its export strings capped for showing.
     pub fn resource(&self, f: &Finding) -> Resource<'_> {
-        f.resource(self.analysis)
+        f.resource(self.analysis).shown()
     }
 }

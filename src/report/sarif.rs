@@ -132,7 +132,7 @@ struct SarifResult<'a> {
     rule_index: Option<usize>,
     level: &'static str,
     message: OwnedText,
-    locations: [Location<'a>; 1],
+    locations: [Location; 1],
     partial_fingerprints: Fingerprints,
     /// Present, possibly empty, for a result a waiver or the baseline accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -207,9 +207,9 @@ struct OwnedText {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Location<'a> {
+struct Location {
     physical_location: PhysicalLocation,
-    logical_locations: [LogicalLocation<'a>; 1],
+    logical_locations: [LogicalLocation; 1],
 }
 
 #[derive(Serialize)]
@@ -244,9 +244,9 @@ struct Region {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct LogicalLocation<'a> {
+struct LogicalLocation {
     fully_qualified_name: String,
-    name: &'a str,
+    name: String,
     kind: &'static str,
 }
 
@@ -290,8 +290,11 @@ impl Serialize for Results<'_> {
         let ctx = self.ctx;
         let mut messages = self.messages.borrow_mut();
         s.collect_seq(ctx.outcome.findings.iter().map(|f| {
-            let resource = ctx.resource(f);
-            let resource_fingerprint = triage::finding_fingerprint(f, &resource);
+            // Identity from the resource as exported, display from it as shown.
+            let exported = f.resource(ctx.analysis);
+            let resource_fingerprint = triage::finding_fingerprint(f, &exported);
+            let v1 = fingerprint(f, ctx.file(f), &exported.id);
+            let resource = exported.shown();
             SarifResult {
                 rule_id: &f.rule.id,
                 rule_index: ctx.rules.rules.iter().position(|r| r.id == f.rule.id),
@@ -311,12 +314,16 @@ impl Serialize for Results<'_> {
                     },
                     logical_locations: [LogicalLocation {
                         fully_qualified_name: format!("{}/{}", resource.kind, resource.id),
-                        name: if resource.name.is_empty() { resource.id } else { resource.name },
+                        name: if resource.name.is_empty() {
+                            resource.id.into_owned()
+                        } else {
+                            resource.name.into_owned()
+                        },
                         kind: "resource",
                     }],
                 }],
                 partial_fingerprints: Fingerprints {
-                    v1: fingerprint(f, ctx.file(f), resource.id),
+                    v1,
                     resource: resource_fingerprint.clone(),
                 },
                 suppressions: f.suppression.map(|kind| {

@@ -31,8 +31,8 @@ impl Names {
     pub fn of(resource: &Resource) -> Names {
         let spell = |s: &str| format!("{}/{}", resource.kind, s).to_ascii_lowercase();
         Names {
-            by_id: spell(resource.id),
-            by_name: (!resource.name.is_empty()).then(|| spell(resource.name)),
+            by_id: spell(&resource.id),
+            by_name: (!resource.name.is_empty()).then(|| spell(&resource.name)),
         }
     }
 }
@@ -70,8 +70,8 @@ mod tests {
 
     const POOL: Resource = Resource {
         kind: Kind::Pool,
-        id: "17b5962d775c646f3f9725cbc7a53df4",
-        name: "primary-dc-1",
+        id: std::borrow::Cow::Borrowed("17b5962d775c646f3f9725cbc7a53df4"),
+        name: std::borrow::Cow::Borrowed("primary-dc-1"),
     };
 
     #[test]
@@ -84,7 +84,10 @@ mod tests {
         assert!(!hit("LB001", "pool/*"), "another rule");
         assert!(!hit("LB002", "notification_policy/*"), "another kind");
         assert!(!hit("LB002", "17b5962d775c646f3f9725cbc7a53df4"), "kind is required");
-        let unnamed = Names::of(&Resource { name: "", ..POOL });
+        let unnamed = Names::of(&Resource {
+            name: std::borrow::Cow::Borrowed(""),
+            ..POOL
+        });
         assert!(
             !waiver("LB002", "pool/", None).matches("LB002", &unnamed),
             "an empty name is not a name"
