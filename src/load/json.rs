@@ -60,6 +60,9 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
         } else {
             scalar_start(file.text.as_bytes(), offset)
         };
+    } else if e.to_string().starts_with("number out of range") {
+        // Reported at the number's last digit: a person wants its first.
+        offset = scalar_start(file.text.as_bytes(), offset);
     }
     let full = e.to_string();
     let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);

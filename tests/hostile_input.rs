@@ -1,0 +1,145 @@
+//! Hostile inputs end with the documented behaviour in bounded time and
+//! memory (the harness kills a run after 30 s). Each case is one line of
+//! DESIGN's contract: a located error and exit 2, or a correct analysis.
+
+mod common;
+
+use common::{json, path_str, run, temp_dir};
+
+#[test]
+fn numbers_past_every_integer_type_in_counts_are_read() {
+    // Past f64's range, JSON's own parser refuses the number: a located error.
+    let text = r#"{"result": [], "result_info": {"total_count": 1e400}}"#;
+    let dir = temp_dir(&[("pools.json", text.as_bytes())]);
+    let r = run(&["check", &path_str(&dir.path().join("pools.json"))]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("pools.json:1:47: invalid JSON: number out of range (at /result_info/total_count)"),
+        "{}",
+        r.stderr
+    );
+    for total in ["1e300", "-0", "18446744073709551616", "9223372036854775807"] {
+        let text = format!(
+            r#"{{"result": [{{"id": "p1", "name": "web", "notification_email": "", "origins": []}}], "result_info": {{"page": 1, "per_page": 25, "count": 1, "total_count": {total}, "total_pages": 1}}}}"#
+        );
+        let dir = temp_dir(&[("pools.json", text.as_bytes())]);
+        let r = run(&[
+            "check",
+            &path_str(&dir.path().join("pools.json")),
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ]);
+        assert_eq!(r.code, 0, "{total}: {}", r.stderr);
+        let incomplete = json(&r)["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["rule"] == "EX001"));
+        assert_eq!(
+            incomplete,
+            total != "-0",
+            "{total}: only a total above what was loaded is a shortfall"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_in_a_walked_directory_is_not_followed() {
+    let dir = temp_dir(&[("exports/pools.json", br#"{"result": []}"#)]);
+    std::os::unix::fs::symlink(dir.path().join("exports"), dir.path().join("exports/loop")).expect("symlink");
+    let r = run(&["check", &path_str(&dir.path().join("exports")), "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(json(&r)["summary"]["files"], 1);
+}
+
+#[test]
+fn a_pem_of_ten_thousand_certificates_and_one_of_garbage() {
+    let chain = std::fs::read_to_string(common::root().join("tests/fixtures/chains/short-chain.pem")).expect("chain");
+    let many = chain.repeat(5_000);
+    let record = |id: &str, pem: &str| {
+        serde_json::json!({"id": id, "hosts": [format!("{id}.example.com")], "issuer": "R10", "signature": "ECDSAWithSHA256",
+            "bundle_method": "force", "uploaded_on": "2024-06-02T11:00:00Z", "expires_on": "2024-08-31T00:00:00Z",
+            "status": "active", "certificate": pem})
+    };
+    let garbage = format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", "@".repeat(100_000));
+    let doc = serde_json::json!({"result": [record("many", &many), record("garbage", &garbage)]});
+    let dir = temp_dir(&[("certs.json", doc.to_string().as_bytes())]);
+    let r = run(&[
+        "check",
+        &path_str(&dir.path().join("certs.json")),
+        "--format",
+        "json",
+        "--as-of",
+        "2024-08-01",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let findings = json(&r)["findings"].as_array().cloned().unwrap_or_default();
+    assert!(findings.iter().any(|f| f["rule"] == "EX003" && f["resource"]["id"] == "garbage"));
+    assert!(!findings.iter().any(|f| f["resource"]["id"] == "many" && f["rule"] == "EX003"));
+}
+
+#[test]
+fn a_bind_file_of_a_million_lines() {
+    let mut zone = String::from(";; Domain:     example.com.\n");
+    for i in 0..1_000_000 {
+        zone.push_str(&format!("h{i}.example.com.\t1\tIN\tA\t192.0.2.1\n"));
+    }
+    zone.push_str("www.example.com.\t1\tIN\tCAA\t0 issue \"letsencrypt.org\"\n");
+    let hosts = br#"{"result": [{"id": "h1", "hostname": "www.example.com", "ssl": {"certificate_authority": ""}}]}"#;
+    let dir = temp_dir(&[("hosts.json", hosts), ("example.com.zone", zone.as_bytes())]);
+    let r = run(&["check", &path_str(dir.path()), "--select", "CA005", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(json(&r)["summary"]["by_rule"]["CA005"], 1);
+}
+
+#[test]
+fn deep_nesting_and_many_anchors_are_located_errors() {
+    let deep_json = "[".repeat(1_000_000);
+    let deep_yaml = "- ".repeat(200_000) + "x\n";
+    let mut anchors = String::from("pools:\n");
+    for i in 0..100_000 {
+        anchors.push_str(&format!("  - &a{i} {{id: p{i}, origins: []}}\n"));
+    }
+    for (name, text, says) in [
+        ("deep.json", deep_json.as_str(), ""),
+        ("deep.yaml", deep_yaml.as_str(), ""),
+        ("anchors.yaml", anchors.as_str(), "too many anchors"),
+    ] {
+        let dir = temp_dir(&[(name, text.as_bytes())]);
+        let r = run(&["check", &path_str(&dir.path().join(name))]);
+        assert_eq!(r.code, 2, "{name}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("{name}:1:")) || r.stderr.contains(&format!("{name}:")),
+            "{name}: {}",
+            r.stderr
+        );
+        assert!(r.stderr.contains(says), "{name}: {}", r.stderr);
+        assert!(
+            !r.stderr.contains("panicked") && !r.stderr.contains("overflow"),
+            "{name}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn yaml_tags_and_several_documents() {
+    for (name, text, code) in [
+        (
+            "tags.yaml",
+            "pools:\n  - id: !custom p1\n    notification_email: ''\n    origins: []\n    note: !!binary aGVsbG8=\n",
+            None,
+        ),
+        ("two.yaml", "pools: []\n---\npools: []\n", Some(2)),
+    ] {
+        let dir = temp_dir(&[(name, text.as_bytes())]);
+        let r = run(&["check", &path_str(&dir.path().join(name))]);
+        match code {
+            Some(c) => assert_eq!(r.code, c, "{name}: {}", r.stderr),
+            None => assert!(r.code == 0 || r.code == 2, "{name}: {}", r.stderr),
+        }
+        assert!(!r.stderr.contains("panicked"), "{name}: {}", r.stderr);
+    }
+}
