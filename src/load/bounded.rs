@@ -22,7 +22,7 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
     };
     let limit = format!("the limit of {}{raise}", bytes(bound));
     let too_large = |size: String| format!("it is {size}, more than {limit}");
-    let mut reader: Box<dyn Read> = match path {
+    let reader: Box<dyn Read> = match path {
         None => Box::new(std::io::stdin().lock()),
         Some(path) => {
             let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
@@ -47,20 +47,18 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
     // export), without aborting when memory cannot hold it.
     out.try_reserve_exact(expected.saturating_add(1) as usize)
         .map_err(|_| format!("cannot hold its {} in memory", bytes(expected)))?;
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        let n = match reader.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(format!("cannot read: {e}")),
-        };
-        if out.len() as u64 + n as u64 > bound {
-            return Err(format!("it goes on past {limit}"));
-        }
-        out.try_reserve(n)
-            .map_err(|_| format!("cannot hold more than {} in memory", bytes(out.len() as u64)))?;
-        out.extend_from_slice(&chunk[..n]);
+    // Straight into the reserved buffer; one byte past the bound tells an
+    // input that goes on. std reserves with `try_reserve`, so a stream that
+    // outgrows memory is an error here too, not an abort.
+    reader
+        .take(bound.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::OutOfMemory => format!("cannot hold more than {} in memory", bytes(out.len() as u64)),
+            _ => format!("cannot read: {e}"),
+        })?;
+    if out.len() as u64 > bound {
+        return Err(format!("it goes on past {limit}"));
     }
     Ok(out)
 }
