@@ -56,9 +56,11 @@ fn files(source: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Writes the files, with each JSON document rewritten by `rewrite` into one
-/// or more (name, text) files.
-fn rewritten(source: &str, rewrite: &dyn Fn(&str, Value) -> Vec<(String, String)>) -> tempfile::TempDir {
+/// How a JSON document (by its file stem) is written out again: one or more (name, text) files.
+type Rewrite = dyn Fn(&str, Value) -> Vec<(String, String)>;
+
+/// Writes the files, with each JSON document rewritten by `rewrite`.
+fn rewritten(source: &str, rewrite: &Rewrite) -> tempfile::TempDir {
     let dir = temp_dir(&[]);
     for (name, text) in files(source) {
         let outputs = match name.strip_suffix(".json") {
@@ -121,7 +123,7 @@ fn findings_do_not_depend_on_how_the_account_was_exported() {
     for source in SOURCES {
         let expected = identities(&[source]);
         assert!(!expected.is_empty(), "{source} has findings to compare");
-        let variants: [(&str, &dyn Fn(&str, Value) -> Vec<(String, String)>); 5] = [
+        let variants: [(&str, &Rewrite); 5] = [
             ("reversed", &|stem, mut v| {
                 reverse_lists(&mut v);
                 vec![(format!("{stem}.json"), pretty(&v))]
