@@ -143,3 +143,48 @@ fn yaml_tags_and_several_documents() {
         assert!(!r.stderr.contains("panicked"), "{name}: {}", r.stderr);
     }
 }
+
+#[test]
+fn surrogates_nuls_and_overlong_utf8_in_strings() {
+    let cases: [(&str, &[u8], i32); 4] = [
+        // A lone surrogate where edgeaudit reads a string: a located error.
+        (
+            "surrogate.json",
+            br#"{"result": [{"id": "p1", "name": "a\ud800b", "notification_email": "", "origins": []}]}"#,
+            2,
+        ),
+        // In a field it ignores: nothing to say.
+        (
+            "ignored.json",
+            br#"{"result": [{"id": "p1", "name": "web", "monitor": "\udc00", "notification_email": "", "origins": []}]}"#,
+            0,
+        ),
+        // A NUL is a character like any other in a name.
+        (
+            "nul.json",
+            br#"{"result": [{"id": "p1", "name": "a\u0000b", "notification_email": "", "origins": []}]}"#,
+            0,
+        ),
+        // Overlong UTF-8 is not UTF-8.
+        ("overlong.json", b"{\"result\": [{\"id\": \"p1\", \"name\": \"\xc0\xafb\"}]}", 2),
+    ];
+    for (name, text, code) in cases {
+        let dir = temp_dir(&[(name, text)]);
+        let r = run(&["check", &path_str(&dir.path().join(name))]);
+        assert_eq!(r.code, code, "{name}: {}", r.stderr);
+        if code == 2 {
+            assert!(r.stderr.contains(&format!("{name}:1:")), "{name}: located: {}", r.stderr);
+        }
+    }
+}
+
+#[test]
+fn a_waiver_glob_built_to_backtrack_stays_linear() {
+    let name = "a".repeat(100_000);
+    let pools = format!(r#"{{"result": [{{"id": "p1", "name": "{name}", "notification_email": "x@example.com", "origins": []}}]}}"#);
+    let config = "waivers:\n  - rule: LB001\n    resource: pool/*a*a*a*a*a*a*a*a*a*a*a*a*b\n    reason: a pattern that matches nothing, slowly if it backtracked\n";
+    let dir = temp_dir(&[("pools.json", pools.as_bytes()), (".edgeaudit.yaml", config.as_bytes())]);
+    let r = common::run_in(dir.path(), &["check", "pools.json", "--format", "json", "--select", "LB001"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(json(&r)["findings"][0]["rule"], "LB001", "not waived: the pattern needs a `b`");
+}
