@@ -52,6 +52,16 @@ pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S
             Err(e) => errors.push(e),
         }
     }
+    parse_files(files, errors, options, sink)
+}
+
+/// Parses files already read (the fuzz targets start here, with text in memory).
+pub fn parse_files<S: RecordSink>(
+    files: Vec<SourceFile>,
+    mut errors: Vec<InputError>,
+    options: &LoadOptions,
+    sink: &mut S,
+) -> Result<Loaded, InputErrors> {
     let mut skipped = Vec::new();
     for i in 0..files.len() {
         match parse_file(&files, FileId(i as u32), options, sink) {

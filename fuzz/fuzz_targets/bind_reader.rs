@@ -1,0 +1,7 @@
+#![no_main]
+#[path = "common.rs"]
+mod common;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    common::load(data, edgeaudit::load::source::Format::Bind, "input", false);
+});
