@@ -56,7 +56,10 @@ impl InputError {
         self.message.trim_start_matches(NOT_ANALYSED)
     }
 
-    pub fn not_an_export(mut self) -> Self {
+    /// This file is not an export edgeaudit analyses, for this reason (kept at
+    /// the error's place): skipped when met in a walk, an error when named.
+    pub fn not_analysed(mut self, reason: impl fmt::Display) -> Self {
+        self.message = format!("{NOT_ANALYSED}{reason}");
         self.not_an_export = true;
         self
     }

@@ -23,23 +23,13 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                     || (message.contains("expected a record (an object)") && is_top_level_element(&file.text, &e)));
             let error = error_in(file, &file.text, 0, &e);
             if top_level_type {
-                InputError {
-                    message: format!("{}it holds no records (objects): {}", super::error::NOT_ANALYSED, error.message),
-                    ..error
-                }
-                .not_an_export()
+                let reason = format!("it holds no records (objects): {}", error.message);
+                error.not_analysed(reason)
             } else if let Some(offset) = error.offset.filter(|_| e.is_syntax())
                 && starts_a_comment(&file.text, offset)
             {
                 // `tsconfig.json` and other JSON-with-comments files: the API never writes comments.
-                InputError {
-                    message: format!(
-                        "{}JSON with comments (like tsconfig.json), which no API export is",
-                        super::error::NOT_ANALYSED
-                    ),
-                    ..error
-                }
-                .not_an_export()
+                error.not_analysed("JSON with comments (like tsconfig.json), which no API export is")
             } else {
                 error
             }
@@ -51,20 +41,19 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
 /// at byte `base`), located in the file.
 pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Error) -> InputError {
     let mut offset = base + offset_of_line_byte_column(part, e.line(), e.column());
+    let full = e.to_string();
     if e.is_data() {
         // serde_json reports a rejected array or object at the 0-based column
         // of its bracket, and a rejected scalar just after the scalar.
-        let text = e.to_string();
-        offset = if text.starts_with("invalid type: sequence") || text.starts_with("invalid type: map") {
+        offset = if full.starts_with("invalid type: sequence") || full.starts_with("invalid type: map") {
             (offset + 1).min(file.text.len())
         } else {
             scalar_start(file.text.as_bytes(), offset)
         };
-    } else if e.to_string().starts_with("number out of range") {
+    } else if full.starts_with("number out of range") {
         // Reported at the number's last digit: a person wants its first.
         offset = scalar_start(file.text.as_bytes(), offset);
     }
-    let full = e.to_string();
     let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);
     // From the file start, so the pointer is the record's plus the field's;
     // at the end of the text for a truncated file (the innermost open value).

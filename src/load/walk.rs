@@ -143,18 +143,18 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             }
             return Err(errors);
         }
-        let mut first = errors.swap_remove(0);
+        let first = errors.swap_remove(0);
         let records = match self.unrecognised_count {
             1 => "1 record".to_string(),
             n => format!("{n} records"),
         };
-        first.message = match self.foreign {
-            Some(what) => format!("not an export edgeaudit analyses: {records} of a kind it does not analyse: {what}"),
+        let reason = match self.foreign {
+            Some(what) => format!("{records} of a kind it does not analyse: {what}"),
             None => format!(
-                "not an export edgeaudit analyses: {records}, of no kind edgeaudit reads (pools, notification policies, certificate packs, custom certificates, custom hostnames, Total TLS, DNS records)"
+                "{records}, of no kind edgeaudit reads (pools, notification policies, certificate packs, custom certificates, custom hostnames, Total TLS, DNS records)"
             ),
         };
-        Err(vec![first.not_an_export()])
+        Err(vec![first.not_analysed(reason)])
     }
 
     /// A record of a zone file, anchored at byte `offset` (its data).
@@ -344,7 +344,7 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
             // `enabled`, which gets the error that names both settings kinds).
             Expect::ByShape if is_document && !is_total_tls(&shape) && !is_setting_like(&shape) => {
                 let origin = self.origin(pointer, None);
-                let error = self.error_at(&origin, "", NOT_AN_EXPORT).not_an_export();
+                let error = self.error_at(&origin, "", "").not_analysed(NO_EXPORT_STRUCTURE);
                 self.fail(error)
             }
             Expect::ByShape | Expect::Zone => self.record(shape, pointer, expect, true),
@@ -352,7 +352,7 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
     }
 }
 
-const NOT_AN_EXPORT: &str = "not an export edgeaudit analyses: it has no export structure (an API response with `result`, a bundle with `pools`, `notification_policies` or `zones`, an array of records, or a single record named with `--kind`)";
+const NO_EXPORT_STRUCTURE: &str = "it has no export structure (an API response with `result`, a bundle with `pools`, `notification_policies` or `zones`, an array of records, or a single record named with `--kind`)";
 
 const UNRECOGNISED: &str = "this record is of no kind edgeaudit reads, while other records of this document are: a list comes from one endpoint, so edgeaudit would be misreading it. Expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname`), a certificate pack (`hosts` with `certificates` or `certificate_authority`), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`name` and a DNS `type`)";
 

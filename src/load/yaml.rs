@@ -44,7 +44,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
         |seed| serde_saphyr::with_deserializer_from_str_with_options(&file.text, options(file.text.len()), |de| seed.deserialize(de)),
         |e| {
             let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-            let message = explain(&first_line(&e.without_snippet().to_string()), has_aliases(&file.text));
+            let message = explain(&first_line(&e.without_snippet().to_string()), &file.text);
             let not_an_export = message.contains("expected an array of records or an object") && line == 1;
             let offset = crate::locate::position::offset_of_line(&file.text, line);
             let offset = offset
@@ -60,7 +60,11 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 format!("{pointer}: ")
             };
             let error = InputError::at_offset(&file.name, &file.text, offset, format!("invalid YAML export: {place}{message}"));
-            if not_an_export { error.not_an_export() } else { error }
+            if not_an_export {
+                error.not_analysed(format!("it holds no records (objects): {message}"))
+            } else {
+                error
+            }
         },
     )
 }
@@ -71,7 +75,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
 pub fn parse_small<T: serde::de::DeserializeOwned>(name: &str, text: &str, what: &str) -> Result<T, InputError> {
     serde_saphyr::from_str_with_options(text, options(text.len())).map_err(|e| {
         let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-        let message = explain(&first_line(&e.without_snippet().to_string()), has_aliases(text));
+        let message = explain(&first_line(&e.without_snippet().to_string()), text);
         InputError::at_line_column(name, line, column, format!("invalid {what}: {message}"))
     })
 }
@@ -87,15 +91,16 @@ fn pointer_at(text: &str, offset: usize) -> String {
         .unwrap_or_default()
 }
 
-/// Budget breaches and the parser's own jargon in words.
-fn explain(message: &str, has_aliases: bool) -> String {
+/// Budget breaches and the parser's own jargon in words (`text` is the
+/// document, read again only for a breach that may be an alias bomb).
+fn explain(message: &str, text: &str) -> String {
     let Some(detail) = message.strip_prefix("budget breached: ") else {
         return in_plain_words(message);
     };
     let what = detail.split([' ', '{']).next().unwrap_or("");
     let plain = match what {
         "AliasReplayEvents" | "RecordedAnchorEvents" => "its aliases expand to more than edgeaudit replays (an alias bomb?)",
-        "Events" | "Nodes" if has_aliases => "the document expands to more YAML events than its size allows (an alias bomb?)",
+        "Events" | "Nodes" if has_aliases(text) => "the document expands to more YAML events than its size allows (an alias bomb?)",
         "Events" | "Nodes" => "the document holds more YAML events than its size allows",
         "Depth" => "nesting deeper than 64 levels",
         "Aliases" | "Anchors" => "too many anchors or aliases (at most 1,000)",
