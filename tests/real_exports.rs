@@ -538,3 +538,18 @@ fn inventory_takes_every_ca_name_it_lists() {
             .is_some_and(|rows| !rows.is_empty() && rows.iter().all(|r| r["ca"] == "default"))
     );
 }
+
+#[test]
+fn unknown_records_beside_records_of_a_bundle_key_are_errors_not_a_skip() {
+    // The pools are read by their bundle key; the zone's list holds a record of no kind.
+    let bundle = br#"{"pools": [{"id": "p1", "name": "web", "notification_email": "", "origins": []}],
+ "zones": [{"zone_id": "z1", "certificate_packs": {"result": [{"hosts": ["a.example.com"], "certificate_authority": "google"}]}, "result": [{"what": 1}]}]}"#;
+    let dir = temp_dir(&[("exports/bundle.json", bundle), CLEAN_POOLS]);
+    let r = run(&["check", &path_str(&dir.path().join("exports"))]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("bundle.json:2:") && r.stderr.contains("a list comes from one endpoint"),
+        "{}",
+        r.stderr
+    );
+}

@@ -40,8 +40,9 @@ pub struct Walker<'f, S> {
     /// `--kind`: what the document's records are.
     kind: Option<Kind>,
     account: Option<String>,
-    /// Records recognised by their fields so far.
-    by_shape: usize,
+    /// Records of a kind edgeaudit reads handed over so far, whatever said
+    /// their kind (their fields, a bundle key, `--kind`).
+    recognised: usize,
     /// Records of no kind edgeaudit reads, located (the first few) and
     /// counted: judged when the document ends (see [`Walker::verdict`]).
     unrecognised: Vec<InputError>,
@@ -74,7 +75,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             sink,
             kind,
             account: None,
-            by_shape: 0,
+            recognised: 0,
             unrecognised: Vec::new(),
             unrecognised_count: 0,
             foreign: None,
@@ -133,7 +134,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         }
         let mut errors = std::mem::take(&mut self.unrecognised);
         let more = self.unrecognised_count - errors.len();
-        if self.by_shape > 0 {
+        if self.recognised > 0 {
             if more > 0
                 && let Some(last) = errors.last_mut()
             {
@@ -168,6 +169,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     fn hand_over(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), Stopped> {
         match self.sink.record(kind, origin.clone(), shape) {
             Ok(()) => {
+                self.recognised += 1;
                 self.page_records += 1;
                 self.page_kind.get_or_insert(kind);
                 Ok(())
@@ -278,10 +280,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
                 kind
             }
             Expect::ByShape | Expect::Zone => match by_fields {
-                Some(kind) => {
-                    self.by_shape += 1;
-                    kind
-                }
+                Some(kind) => kind,
                 None if alone && is_setting_like(&shape) => {
                     let error = self.error_at(&origin, "", SETTING_WITHOUT_KIND);
                     return self.fail(error);
