@@ -3,7 +3,7 @@ use std::io::{IsTerminal, Write};
 use chrono::NaiveDate;
 
 use super::args::{CheckArgs, Color, FailOn};
-use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, load_options, rule_set};
+use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, load_options, rule_set, warn_skipped};
 use crate::check::{CheckOptions, Outcome, check};
 use crate::config::{self, Config};
 use crate::engine::RuleSet;
@@ -161,13 +161,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             // whatever the formats, nothing is left out silently.
             let human_on_stdout = outputs.iter().any(|o| o.format == Format::Human && o.path.is_none());
             if !human_on_stdout {
-                for skipped in &outcome.skipped {
-                    eprintln!(
-                        "edgeaudit: warning: {}: skipped, not analysed: {}",
-                        skipped.file,
-                        skipped.skip_reason()
-                    );
-                }
+                warn_skipped(&outcome.skipped);
             }
             if let Some(baseline) = outcome.triage.baseline.as_ref().filter(|_| outcome.triage.baseline_is_new) {
                 baseline.write_to(&baseline.file)?;

@@ -1,7 +1,7 @@
 use std::io::Write;
 
 use super::args::{InventoryArgs, InventoryFormat};
-use super::{EXIT_CLEAN, fail, load_options};
+use super::{EXIT_CLEAN, fail, load_options, warn_skipped};
 use crate::adapt::Builder;
 use crate::inventory::{CA_NAMES, from_ca, rows, write_csv, write_json, write_table};
 use crate::load::load;
@@ -35,14 +35,8 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let inventory = builder.finish();
-    // Nothing is left out silently: the inventory has no room for it, standard error does.
-    for skipped in &loaded.skipped {
-        eprintln!(
-            "edgeaudit: warning: {}: skipped, not analysed: {}",
-            skipped.file,
-            skipped.skip_reason()
-        );
-    }
+    // The inventory has no room for skipped files; standard error does.
+    warn_skipped(&loaded.skipped);
     let all = rows(&inventory, |origin| loaded.files[origin.file.0 as usize].name.clone());
     let selected: Vec<_> = all.into_iter().filter(|r| wanted.is_none_or(|ca| from_ca(r, ca))).collect();
     let mut out: Box<dyn Write> = match &args.output {

@@ -48,6 +48,13 @@ pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
+/// Files a walk skipped, on standard error: nothing is left out silently.
+pub(crate) fn warn_skipped(skipped: &[InputError]) {
+    for file in skipped {
+        eprintln!("edgeaudit: warning: {}: skipped, not analysed: {}", file.file, file.skip_reason());
+    }
+}
+
 /// `--kind`, `--input-format` and the walk's exclusions, as `check` and
 /// `inventory` take them; `config_exclude` are the config's patterns with its directory.
 pub(crate) fn load_options(

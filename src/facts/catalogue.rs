@@ -53,6 +53,18 @@ const fn choice(name: &'static str, values: &'static [&'static str], description
 
 use ValueType::*;
 
+/// Every record with an uploaded PEM has these (EX003, EX004).
+const PEM_ERROR: FactSpec = spec(
+    "pem_error",
+    Text,
+    "why an uploaded PEM cannot be decoded (empty when it can, or when there is none); the finding points at the PEM",
+);
+const PEM_CONTRADICTIONS: FactSpec = spec(
+    "pem_contradictions",
+    List,
+    "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
+);
+
 /// Every resource kind that can be loaded twice has it (EX002).
 const CONFLICTING_COPIES: FactSpec = spec(
     "conflicting_copies",
@@ -219,16 +231,8 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
     ),
-    spec(
-        "pem_error",
-        Text,
-        "why an uploaded PEM cannot be decoded (empty when it can, or when there is none); the finding points at the PEM",
-    ),
-    spec(
-        "pem_contradictions",
-        List,
-        "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
-    ),
+    PEM_ERROR,
+    PEM_CONTRADICTIONS,
     CONFLICTING_COPIES,
 ];
 
@@ -283,16 +287,8 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
         Date,
         "`ssl.expires_on`, or the PEM leaf's expiry when a PEM is exported (absent when neither says)",
     ),
-    spec(
-        "pem_error",
-        Text,
-        "why an uploaded PEM cannot be decoded (empty when it can, or when there is none); the finding points at the PEM",
-    ),
-    spec(
-        "pem_contradictions",
-        List,
-        "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
-    ),
+    PEM_ERROR,
+    PEM_CONTRADICTIONS,
     spec("status", Text, "`ssl.status`"),
     choice(
         "authority",

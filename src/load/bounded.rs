@@ -21,9 +21,9 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
         format!(" ({flag} raises it)")
     };
     let limit = format!("the limit of {}{raise}", bytes(bound));
-    let too_large = |size: String| format!("it is {size}, more than {limit}");
-    let reader: Box<dyn Read> = match path {
-        None => Box::new(std::io::stdin().lock()),
+    // The reader, and the size a regular file says it has (0 for a stream).
+    let (reader, expected): (Box<dyn Read>, u64) = match path {
+        None => (Box::new(std::io::stdin().lock()), 0),
         Some(path) => {
             let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
             let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
@@ -32,16 +32,13 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
             }
             // A regular file says its size: refuse it before reading a byte.
             // Devices and pipes are read up to the bound instead.
-            if meta.is_file() && meta.len() > bound {
-                return Err(too_large(bytes(meta.len())));
+            let size = if meta.is_file() { meta.len() } else { 0 };
+            if size > bound {
+                return Err(format!("it is {}, more than {limit}", bytes(size)));
             }
-            Box::new(file)
+            (Box::new(file), size)
         }
     };
-    let expected = path
-        .and_then(|p| std::fs::metadata(p).ok())
-        .filter(|m| m.is_file())
-        .map_or(0, |m| m.len());
     let mut out = Vec::new();
     // Sized up front (growing by doubling would briefly hold twice a large
     // export), without aborting when memory cannot hold it.
