@@ -102,15 +102,16 @@ fn deep_nesting_and_many_anchors_are_located_errors() {
     for i in 0..100_000 {
         anchors.push_str(&format!("  - &a{i} {{id: p{i}, origins: []}}\n"));
     }
-    for (name, text, says) in [
-        ("deep.json", deep_json.as_str(), ""),
-        ("deep.yaml", deep_yaml.as_str(), ""),
-        ("anchors.yaml", anchors.as_str(), "too many anchors"),
+    for (name, text, at, says) in [
+        ("deep.json", deep_json.as_str(), "1:2", "expected a record"),
+        ("deep.yaml", deep_yaml.as_str(), "1:3", "expected mapping start"),
+        // The 1,001st anchor is where the bound is met.
+        ("anchors.yaml", anchors.as_str(), "1002:", "too many anchors"),
     ] {
         let dir = temp_dir(&[(name, text.as_bytes())]);
         let r = run(&["check", &path_str(&dir.path().join(name))]);
         assert_eq!(r.code, 2, "{name}: {}", r.stderr);
-        assert!(r.stderr.contains(&format!("{name}:1:")), "{name}: {}", r.stderr);
+        assert!(r.stderr.contains(&format!("{name}:{at}")), "{name}: {}", r.stderr);
         assert!(r.stderr.contains(says), "{name}: {}", r.stderr);
         assert!(
             !r.stderr.contains("panicked") && !r.stderr.contains("overflow"),
