@@ -94,30 +94,7 @@ pub struct Builder {
 
 impl Builder {
     pub fn finish(mut self) -> Inventory {
-        self.inventory.accounts.sort_by(|a, b| a.id.cmp(&b.id));
-        for account in &mut self.inventory.accounts {
-            let counted = |a: &Account| {
-                [
-                    (Kind::Pool, a.pools.len()),
-                    (Kind::NotificationPolicy, a.policies.len()),
-                    (Kind::CustomCertificate, a.custom_certificates.len()),
-                    (Kind::CertificatePack, a.certificate_packs.len()),
-                    (Kind::CustomHostname, a.custom_hostnames.len()),
-                ]
-            };
-            let before = counted(account);
-            self.inventory.duplicates += crate::model::duplicates::merge(account);
-            for ((kind, was), (_, now)) in before.into_iter().zip(counted(account)) {
-                if let Some(n) = self.inventory.records.get_mut(&kind) {
-                    *n -= was - now;
-                }
-            }
-            account.lists = crate::model::list::lists(&account.pages);
-            crate::model::list::name_by_zone(&mut account.lists, &account.zones);
-            // Growth slack of large lists is memory a big export cannot spare.
-            account.pools.shrink_to_fit();
-            account.policies.shrink_to_fit();
-        }
+        self.inventory.settle();
         self.inventory
     }
 

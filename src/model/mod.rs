@@ -71,3 +71,35 @@ pub struct Inventory {
     /// Later copies of resources identical to the first, not counted above.
     pub duplicates: usize,
 }
+
+impl Inventory {
+    /// Once every adapter has filled it: accounts in order, each resource
+    /// loaded twice counted once (and its differing copies kept, EX002), the
+    /// lists its pages make up (EX001), and no growth slack.
+    pub fn settle(&mut self) {
+        self.accounts.sort_by(|a, b| a.id.cmp(&b.id));
+        for account in &mut self.accounts {
+            let counted = |a: &Account| {
+                [
+                    (Kind::Pool, a.pools.len()),
+                    (Kind::NotificationPolicy, a.policies.len()),
+                    (Kind::CustomCertificate, a.custom_certificates.len()),
+                    (Kind::CertificatePack, a.certificate_packs.len()),
+                    (Kind::CustomHostname, a.custom_hostnames.len()),
+                ]
+            };
+            let before = counted(account);
+            self.duplicates += duplicates::merge(account);
+            for ((kind, was), (_, now)) in before.into_iter().zip(counted(account)) {
+                if let Some(n) = self.records.get_mut(&kind) {
+                    *n = n.saturating_sub(was - now);
+                }
+            }
+            account.lists = list::lists(&account.pages);
+            list::name_by_zone(&mut account.lists, &account.zones);
+            // Growth slack of large lists is memory a big export cannot spare.
+            account.pools.shrink_to_fit();
+            account.policies.shrink_to_fit();
+        }
+    }
+}
