@@ -101,11 +101,12 @@ impl Facts for WithCopies<'_> {
         if name != "conflicting_copies" {
             return self.inner.get(name);
         }
+        if self.copies.is_empty() {
+            // Nearly every resource: asked once per resource, it costs nothing.
+            return Some(Fact::new(Value::List(Vec::new()), ""));
+        }
         let subject = self.inner.subject();
-        let what = match (subject.name.is_empty(), subject.id.is_empty()) {
-            (false, false) => format!("{} {} ({})", subject.kind, subject.name, subject.id),
-            _ => format!("{} {}{}", subject.kind, subject.name, subject.id),
-        };
+        let what = format!("{} {}", subject.kind, super::pool::describe(subject.name, subject.id));
         // Each differing copy is reported at both places: on the first copy
         // (the one analysed), and on the other, each naming where the other is.
         let place = |origin: &crate::model::origin::RecordOrigin| {
