@@ -550,3 +550,19 @@ fn unknown_records_beside_records_of_a_bundle_key_are_errors_not_a_skip() {
         r.stderr
     );
 }
+
+#[test]
+fn a_record_under_dns_records_without_a_dns_type_is_an_error_not_an_unread_record() {
+    let bundle = br#"{"zones": [{"zone_id": "z1", "dns_records": [
+  {"id": "caa1", "type": "CAA", "name": "example.com", "content": "0 issue \"letsencrypt.org\""},
+  {"id": "023e105f4ecef8ad9ca31a8372d0c353", "name": "example.com", "type": "full", "status": "active"}
+]}]}"#;
+    let dir = temp_dir(&[("zone.json", bundle)]);
+    let r = run(&["check", &path_str(&dir.path().join("zone.json"))]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("zone.json:3:3:") && r.stderr.contains("listed as a DNS record"),
+        "{}",
+        r.stderr
+    );
+}

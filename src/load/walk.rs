@@ -277,6 +277,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
                     );
                     return self.fail(error);
                 }
+                // A DNS record is only one with a DNS `type`: under `dns_records`, a zone
+                // (`type: full`) or a record without a type would otherwise pass unread.
+                if kind == Kind::DnsRecord && by_fields.is_none() {
+                    let error = self.error_at(&origin, "", NOT_A_DNS_RECORD);
+                    return self.fail(error);
+                }
                 kind
             }
             Expect::ByShape | Expect::Zone => match by_fields {
@@ -354,6 +360,8 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
 const NO_EXPORT_STRUCTURE: &str = "it has no export structure (an API response with `result`, a bundle with `pools`, `notification_policies` or `zones`, an array of records, or a single record named with `--kind`)";
 
 const UNRECOGNISED: &str = "this record is of no kind edgeaudit reads, while other records of this document are: a list comes from one endpoint, so edgeaudit would be misreading it. Expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname`), a certificate pack (`hosts` with `certificates` or `certificate_authority`), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`name` and a DNS `type`)";
+
+const NOT_A_DNS_RECORD: &str = "this record is listed as a DNS record, but it has no `name` and DNS `type` (A, AAAA, CAA, …): a zone or another record under `dns_records`? Export the zone's DNS records there";
 
 const SETTING_WITHOUT_KIND: &str = "this looks like a zone setting (`enabled`), but which one cannot be told from its fields: run with `--kind universal_ssl` or `--kind total_tls`, or put it under a bundle's `universal_ssl` or `total_tls` key";
 
