@@ -141,6 +141,8 @@ impl<'a> CoverageIndex<'a> {
         if let Some(named) = self.by_pool.get(&PoolId(&pool.id)) {
             covering.extend(named.iter().copied());
         }
+        // Named in messages: in an order of their own, not the export's.
+        covering.sort_unstable_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         let uncovered_events: Vec<Event> = pool
             .legacy_events
             .iter()
