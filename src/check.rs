@@ -33,8 +33,10 @@ pub struct Outcome {
     pub records: BTreeMap<Kind, usize>,
     /// Identical later copies of resources, counted once.
     pub duplicates: usize,
-    /// Files met in directories that are not exports.
+    /// Files met in directories that are not exports, or not read.
     pub skipped: Vec<InputError>,
+    /// How many files were analysed.
+    pub analysed_files: usize,
     pub as_of: NaiveDate,
     /// What the waivers and the baseline accepted, and what they say about themselves.
     pub triage: Triaged,
@@ -129,6 +131,7 @@ pub fn check<R>(
         records: inventory.records.clone(),
         duplicates: inventory.duplicates,
         skipped: loaded.skipped,
+        analysed_files: loaded.analysed,
         as_of: options.as_of,
         triage: triaged,
     };

@@ -1,8 +1,12 @@
 //! Which files to read: paths as given, directories walked recursively in
 //! sorted order for `*.json`, `*.yaml`, `*.yml` and BIND zone exports
 //! (`*.zone`, `*.bind`), respecting `.gitignore`, `.ignore` and the
-//! `exclude` patterns. Hidden entries are skipped and symbolic links are not
-//! followed (no cycles). The walk is the `ignore` crate's, as ripgrep's is.
+//! `exclude` patterns. Hidden entries are skipped. A symbolic link to a file
+//! is read as that file; a link to a directory is not followed (no cycles).
+//! An entry the walk does not read although its name looks like an export (a
+//! linked directory, a broken link, a FIFO or a device) is listed as skipped
+//! with its reason, never passed over in silence. The walk is the `ignore`
+//! crate's, as ripgrep's is.
 
 use std::path::{Path, PathBuf};
 
@@ -19,9 +23,23 @@ pub struct Input {
     pub discovered: bool,
 }
 
-pub fn discover(paths: &[String], exclude: &Exclude) -> Result<Vec<Input>, InputError> {
-    let mut inputs = Vec::new();
-    discover_into(paths, exclude, &mut inputs)?;
+/// What to read, what a walk met but does not read (with why), and the
+/// paths that cannot be read at all: every one of them, not only the first.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub inputs: Vec<Input>,
+    pub skipped: Vec<InputError>,
+    pub errors: Vec<InputError>,
+}
+
+pub fn discover(paths: &[String], exclude: &Exclude) -> Discovered {
+    let mut found = Discovered::default();
+    discover_into(paths, exclude, &mut found);
+    let Discovered {
+        mut inputs,
+        skipped,
+        errors,
+    } = found;
     // The same file named twice, or named and met in a directory, is read once
     // (where it was first met): loading it twice would count its resources twice.
     let mut seen = std::collections::HashSet::new();
@@ -29,13 +47,13 @@ pub fn discover(paths: &[String], exclude: &Exclude) -> Result<Vec<Input>, Input
         None => true,
         Some(path) => seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())),
     });
-    Ok(inputs)
+    Discovered { inputs, skipped, errors }
 }
 
-fn discover_into(paths: &[String], exclude: &Exclude, inputs: &mut Vec<Input>) -> Result<(), InputError> {
+fn discover_into(paths: &[String], exclude: &Exclude, found: &mut Discovered) {
     for given in paths {
         if given == "-" {
-            inputs.push(Input {
+            found.inputs.push(Input {
                 name: "-".into(),
                 path: None,
                 discovered: false,
@@ -43,30 +61,41 @@ fn discover_into(paths: &[String], exclude: &Exclude, inputs: &mut Vec<Input>) -
             continue;
         }
         let path = Path::new(given);
-        let meta = std::fs::metadata(path).map_err(|e| InputError::unreadable(&display(given), format!("cannot read: {e}")))?;
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                found
+                    .errors
+                    .push(InputError::unreadable(&display(given), format!("cannot read: {e}")));
+                continue;
+            }
+        };
         // A path named on the command line is read even when excluded, unless
         // `--force-exclude` says otherwise (pre-commit names every staged file).
         if exclude.force && exclude.excludes(path, meta.is_dir()) {
             continue;
         }
         if meta.is_dir() {
-            let before = inputs.len();
-            walk(path, &display(given), exclude, inputs)?;
-            if inputs.len() == before {
-                return Err(InputError::unreadable(
+            let (inputs_before, skipped_before) = (found.inputs.len(), found.skipped.len());
+            let errors_before = found.errors.len();
+            walk(path, &display(given), exclude, found);
+            if found.inputs.len() == inputs_before && found.errors.len() == errors_before {
+                // Nothing to read: a run that passed would be a silent pass.
+                let skipped: Vec<InputError> = found.skipped.drain(skipped_before..).collect();
+                found.errors.extend(skipped);
+                found.errors.push(InputError::unreadable(
                     &display(given),
                     "no exports (*.json, *.yaml, *.yml, *.zone, *.bind) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
                 ));
             }
         } else {
-            inputs.push(Input {
+            found.inputs.push(Input {
                 name: display(given),
                 path: Some(path.to_path_buf()),
                 discovered: false,
             });
         }
     }
-    Ok(())
 }
 
 fn display(given: &str) -> String {
@@ -76,7 +105,7 @@ fn display(given: &str) -> String {
     if trimmed.is_empty() { s.to_string() } else { trimmed.to_string() }
 }
 
-fn walk(dir: &Path, name: &str, exclude: &Exclude, out: &mut Vec<Input>) -> Result<(), InputError> {
+fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered) {
     let excluded = exclude.clone();
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(true)
@@ -95,12 +124,18 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, out: &mut Vec<Input>) -> Resu
         .filter_entry(move |e| e.depth() == 0 || !excluded.excludes_entry(e.path(), e.file_type().is_some_and(|t| t.is_dir())))
         .build();
     for entry in walker {
-        let entry = entry.map_err(|e| InputError::unreadable(name, format!("cannot read directory: {e}")))?;
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let file_name = entry.file_name().to_string_lossy();
-        if Format::from_path(&file_name).is_none() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A subdirectory that cannot be read is reported; the walk goes on.
+            Err(e) => {
+                found
+                    .errors
+                    .push(InputError::unreadable(name, format!("cannot read directory: {e}")));
+                continue;
+            }
+        };
+        let Some(file_type) = entry.file_type() else { continue };
+        if file_type.is_dir() {
             continue;
         }
         let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
@@ -110,11 +145,46 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, out: &mut Vec<Input>) -> Resu
         } else {
             format!("{name}/{relative}")
         };
-        out.push(Input {
+        let looks_like_export = Format::from_path(&entry.file_name().to_string_lossy()).is_some();
+        let skip = |reason: &str| InputError::unreadable(&child, "").not_analysed(reason);
+        if file_type.is_symlink() {
+            match std::fs::metadata(entry.path()) {
+                Ok(target) if target.is_dir() => {
+                    found.skipped.push(skip(
+                        "a symbolic link to a directory, not followed (links could loop); name the directory to check it",
+                    ));
+                    continue;
+                }
+                Ok(target) if target.is_file() => {}
+                Ok(_) if looks_like_export => {
+                    found.skipped.push(skip(NOT_REGULAR));
+                    continue;
+                }
+                Err(e) if looks_like_export => {
+                    found
+                        .skipped
+                        .push(skip(&format!("a symbolic link whose target cannot be read ({e})")));
+                    continue;
+                }
+                _ => continue,
+            }
+        } else if !file_type.is_file() {
+            if looks_like_export {
+                found.skipped.push(skip(NOT_REGULAR));
+            }
+            continue;
+        }
+        if !looks_like_export {
+            continue;
+        }
+        found.inputs.push(Input {
             name: child,
             path: Some(entry.path().to_path_buf()),
             discovered: true,
         });
     }
-    Ok(())
 }
+
+/// Why a walk does not read a FIFO, socket or device: reading one could wait
+/// for ever, or without end.
+const NOT_REGULAR: &str = "not a regular file (a FIFO, socket or device), not read in a walk; name it to read it";

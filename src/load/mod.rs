@@ -36,23 +36,31 @@ pub struct LoadOptions {
 #[derive(Debug)]
 pub struct Loaded {
     pub files: Vec<SourceFile>,
-    /// Files met while walking a directory that are not exports.
+    /// Files met while walking a directory that are not exports, or that the
+    /// walk does not read (linked directories, FIFOs).
     pub skipped: Vec<InputError>,
+    /// How many of `files` were analysed (the others are among `skipped`).
+    pub analysed: usize,
 }
 
 /// Loads every input. All broken files are reported, not only the first:
 /// the rest of the input is still read to find them.
 pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S) -> Result<Loaded, InputErrors> {
-    let inputs = discover::discover(paths, &options.exclude)?;
-    let mut files = Vec::with_capacity(inputs.len());
-    let mut errors = Vec::new();
-    for input in inputs {
+    let discovered = discover::discover(paths, &options.exclude);
+    let mut files = Vec::with_capacity(discovered.inputs.len());
+    let mut errors = discovered.errors;
+    for input in discovered.inputs {
         match read(&input, options) {
             Ok(file) => files.push(file),
             Err(e) => errors.push(e),
         }
     }
-    parse_files(files, errors, options, sink)
+    let mut loaded = parse_files(files, errors, options, sink)?;
+    if !discovered.skipped.is_empty() {
+        loaded.skipped.extend(discovered.skipped);
+        loaded.skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    }
+    Ok(loaded)
 }
 
 /// Parses files already read (the fuzz targets start here, with text in memory).
@@ -80,7 +88,8 @@ pub fn parse_files<S: RecordSink>(
         }
         return Err(InputErrors(skipped));
     }
-    Ok(Loaded { files, skipped })
+    let analysed = files.len() - skipped.len();
+    Ok(Loaded { files, skipped, analysed })
 }
 
 fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOptions, sink: &mut S) -> Result<(), Vec<InputError>> {

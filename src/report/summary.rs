@@ -73,7 +73,7 @@ impl Summary {
             }
         }
         Summary {
-            files: outcome.files.len() - outcome.skipped.len(),
+            files: outcome.analysed_files,
             skipped_files: outcome.skipped.len(),
             skipped: SkippedFile::all(outcome),
             records: outcome.records.clone(),
