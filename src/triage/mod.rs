@@ -187,24 +187,40 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
     if written.is_none()
         && let Some(b) = &baseline
     {
-        for (i, entry) in b.entries.iter().enumerate() {
+        let mut stale = b
+            .entries
+            .iter()
+            .enumerate()
             // A fingerprint written twice is one entry: its first index holds the mark.
-            let matched = b.position(&entry.fingerprint.to_ascii_lowercase()).is_some_and(|i| seen[i]);
-            if !matched {
-                let name = if entry.name.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", entry.name)
-                };
-                notices.push(Notice {
-                    code: "baseline-stale",
-                    message: format!(
-                        "baseline entry {} on {}{name} no longer occurs: rewrite the baseline with --write-baseline to drop it",
-                        entry.rule, entry.resource
-                    ),
-                    place: b.place(i),
-                });
-            }
+            .filter(|(_, entry)| !b.position(&entry.fingerprint.to_ascii_lowercase()).is_some_and(|i| seen[i]));
+        for (i, entry) in stale.by_ref().take(STALE_LISTED) {
+            let name = if entry.name.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", entry.name)
+            };
+            notices.push(Notice {
+                code: "baseline-stale",
+                message: format!(
+                    "baseline entry {} on {}{name} no longer occurs: rewrite the baseline with --write-baseline to drop it",
+                    entry.rule, entry.resource
+                ),
+                place: b.place(i),
+            });
+        }
+        // A baseline of a million entries that no longer occur is one note
+        // more, not a million: every report stays readable.
+        if let Some((first, _)) = stale.next() {
+            let more = 1 + stale.count();
+            notices.push(Notice {
+                code: "baseline-stale",
+                message: format!(
+                    "{more} more baseline {} no longer {} (the first {STALE_LISTED} are listed above): rewrite the baseline with --write-baseline to drop them",
+                    if more == 1 { "entry" } else { "entries" },
+                    if more == 1 { "occurs" } else { "occur" },
+                ),
+                place: b.place(first),
+            });
         }
     }
     Triaged {
@@ -214,6 +230,9 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
         notices,
     }
 }
+
+/// Stale baseline entries listed one by one; the rest are counted in one note.
+const STALE_LISTED: usize = 20;
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
