@@ -51,7 +51,175 @@ fn a_symlink_loop_in_a_walked_directory_is_not_followed() {
     std::os::unix::fs::symlink(dir.path().join("exports"), dir.path().join("exports/loop")).expect("symlink");
     let r = run(&["check", &path_str(&dir.path().join("exports")), "--format", "json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(json(&r)["summary"]["files"], 1);
+    let summary = &json(&r)["summary"];
+    assert_eq!(summary["files"], 1);
+    // Not followed, and not passed over in silence either.
+    assert_eq!(summary["skipped"].as_array().map(Vec::len), Some(1), "{summary}");
+    assert!(
+        summary["skipped"][0]["file"].as_str().is_some_and(|f| f.ends_with("exports/loop")),
+        "{summary}"
+    );
+    assert!(
+        summary["skipped"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("symbolic link to a directory, not followed"))
+    );
+}
+
+/// In a walk, a link to a file is read as that file (once, even when its
+/// target is walked too); a broken link and a FIFO named like exports are
+/// listed as skipped with their reasons, never passed over in silence.
+#[cfg(unix)]
+#[test]
+fn links_and_fifos_in_a_walk_are_read_or_listed() {
+    let pools = br#"{"result": [{"id": "p1", "name": "web", "notification_email": "noc@example.com", "origins": []}]}"#;
+    let dir = temp_dir(&[("kept/pools.json", pools)]);
+    let exports = dir.path().join("exports");
+    std::fs::create_dir(&exports).expect("mkdir");
+    std::os::unix::fs::symlink(dir.path().join("kept/pools.json"), exports.join("pools.json")).expect("symlink");
+    std::os::unix::fs::symlink(dir.path().join("kept/gone.json"), exports.join("broken.json")).expect("symlink");
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(exports.join("stream.json"))
+        .status()
+        .expect("mkfifo");
+    assert!(fifo.success());
+    let r = run(&["check", &path_str(&exports), "--format", "json", "--select", "LB001"]);
+    assert_eq!(r.code, 1, "the linked export is read and its pool has no policy: {}", r.stderr);
+    let report = json(&r);
+    assert_eq!(report["findings"][0]["rule"], "LB001");
+    assert_eq!(report["summary"]["files"], 1);
+    let skipped: Vec<(String, String)> = report["summary"]["skipped"]
+        .as_array()
+        .expect("skipped")
+        .iter()
+        .map(|s| {
+            (
+                s["file"].as_str().unwrap_or("").rsplit('/').next().unwrap_or("").to_string(),
+                s["reason"].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].0, "broken.json");
+    assert!(skipped[0].1.contains("symbolic link whose target cannot be read"), "{skipped:?}");
+    assert_eq!(skipped[1].0, "stream.json");
+    assert!(skipped[1].1.contains("not a regular file"), "{skipped:?}");
+    // The same directory and the link's target named together: one copy read.
+    let both = run(&[
+        "check",
+        &path_str(&exports),
+        &path_str(&dir.path().join("kept")),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&both)["summary"]["records"]["pool"], 1, "{}", both.stderr);
+
+    // A directory holding nothing but a FIFO is an error naming it.
+    std::fs::remove_file(exports.join("pools.json")).expect("rm");
+    std::fs::remove_file(exports.join("broken.json")).expect("rm");
+    let r = run(&["check", &path_str(&exports)]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("stream.json:1:1: not an export edgeaudit analyses: not a regular file"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("no exports (*.json"), "{}", r.stderr);
+}
+
+/// A file that cannot be read is an error naming it (exit 2), and the other
+/// broken paths of the run are named too. Permission bits do not stop root
+/// (CI runs as root), so the case every user has is `/proc/self/mem`, which
+/// no one can read from its start; an unreadable mode is tried when the test
+/// is not root.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unreadable_file_is_an_error_naming_it() {
+    let dir = temp_dir(&[("exports/pools.json", br#"{"result": []}"#), ("locked.json", br#"{"result": []}"#)]);
+    let unreadable = dir.path().join("exports/unreadable.json");
+    std::os::unix::fs::symlink("/proc/self/mem", &unreadable).expect("symlink");
+    let missing = dir.path().join("missing.json");
+    let r = run(&["check", &path_str(&dir.path().join("exports")), &path_str(&missing)]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("exports/unreadable.json:1:1: cannot read: Input/output error"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("missing.json:1:1: cannot read: No such file"),
+        "every broken path is named: {}",
+        r.stderr
+    );
+
+    use std::os::unix::fs::PermissionsExt;
+    let locked = dir.path().join("locked.json");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read(&locked).is_ok() {
+        eprintln!("running as root: a file without read permission is still readable, so that case is not tried here");
+        return;
+    }
+    let r = run(&["check", &path_str(&locked)]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("locked.json:1:1: cannot read: Permission denied"), "{}", r.stderr);
+}
+
+/// A baseline of a million entries that no longer occur is read in bounded
+/// time, and the run lists twenty of them and counts the rest in one note.
+#[test]
+fn a_baseline_of_a_million_entries() {
+    use std::fmt::Write;
+    const ENTRIES: usize = 1_000_000;
+    let mut text = String::with_capacity(ENTRIES * 80);
+    text.push_str("{\"version\": 1, \"tool\": \"edgeaudit\", \"findings\": [\n");
+    for i in 0..ENTRIES {
+        let comma = if i + 1 < ENTRIES { "," } else { "" };
+        let _ = writeln!(text, r#"{{"fingerprint":"{i:032x}","rule":"LB001","resource":"pool/p{i}"}}{comma}"#);
+    }
+    text.push_str("]}\n");
+    let dir = temp_dir(&[("baseline.json", text.as_bytes())]);
+    let baseline = path_str(&dir.path().join("baseline.json"));
+    let r = run(&[
+        "check",
+        "fixtures/demo",
+        "--baseline",
+        &baseline,
+        "--as-of",
+        "2024-10-01",
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let stale: Vec<&str> = r.stdout.lines().filter(|l| l.contains("note[baseline-stale]")).collect();
+    assert_eq!(
+        stale.len(),
+        21,
+        "twenty listed, the rest counted: {:?}",
+        &stale[..stale.len().min(3)]
+    );
+    assert!(
+        stale[0].contains("baseline.json:2:1:") && stale[0].contains("pool/p0"),
+        "{}",
+        stale[0]
+    );
+    assert!(
+        stale[20].contains("baseline.json:22:1:") && stale[20].contains("999980 more baseline entries no longer occur"),
+        "{}",
+        stale[20]
+    );
+    let r = run(&[
+        "check",
+        "fixtures/demo",
+        "--baseline",
+        &baseline,
+        "--as-of",
+        "2024-10-01",
+        "--format",
+        "json",
+    ]);
+    let notices = json(&r)["notices"].as_array().map_or(0, Vec::len);
+    assert_eq!(notices, 21, "the same notes in every format");
 }
 
 #[test]
