@@ -200,6 +200,11 @@ fn endless_and_oversized_inputs_are_refused_with_the_bound() {
         assert_eq!(r.code, 2, "{flag}: {}", r.stderr);
         assert!(r.stderr.contains("goes on past the limit"), "{flag}: {}", r.stderr);
     }
+    // At the default bound (4 GiB), a process that cannot hold that much says
+    // so (exit 2) instead of aborting on a failed allocation.
+    let r = common::run_within(1024, &["check", "/dev/zero"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("/dev/zero:1:1: cannot hold more than"), "{}", r.stderr);
     // Standard input is bounded too.
     let r = common::run_with_stdin(&["check", "-", "--max-input-size", "64K"], Some(&vec![b' '; 200_000]));
     assert_eq!(r.code, 2);

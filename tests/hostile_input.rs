@@ -1,10 +1,19 @@
 //! Hostile inputs end with the documented behaviour in bounded time and
-//! memory (the harness kills a run after 30 s). Each case is one line of
+//! memory (the harness kills a run after 30 s; each run here has 1 GiB of
+//! address space). Each case is one line of
 //! DESIGN's contract: a located error and exit 2, or a correct analysis.
 
 mod common;
 
-use common::{json, path_str, run, temp_dir};
+use common::{json, path_str, temp_dir};
+
+/// Every run here is bounded in memory as well as in time: 1 GiB of address
+/// space, for inputs of up to about 100 MB.
+const MEMORY_MIB: u64 = 1024;
+
+fn run(args: &[&str]) -> common::Run {
+    common::run_within(MEMORY_MIB, args)
+}
 
 #[test]
 fn numbers_past_every_integer_type_in_counts_are_read() {
@@ -344,7 +353,9 @@ fn a_waiver_glob_built_to_backtrack_stays_linear() {
     let pools = format!(r#"{{"result": [{{"id": "p1", "name": "{name}", "notification_email": "x@example.com", "origins": []}}]}}"#);
     let config = "waivers:\n  - rule: LB001\n    resource: pool/*a*a*a*a*a*a*a*a*a*a*a*a*b\n    reason: a pattern that matches nothing, slowly if it backtracked\n";
     let dir = temp_dir(&[("pools.json", pools.as_bytes()), (".edgeaudit.yaml", config.as_bytes())]);
-    let r = common::run_in(dir.path(), &["check", "pools.json", "--format", "json", "--select", "LB001"]);
+    let pools = path_str(&dir.path().join("pools.json"));
+    let config = path_str(&dir.path().join(".edgeaudit.yaml"));
+    let r = run(&["check", &pools, "--config", &config, "--format", "json", "--select", "LB001"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(json(&r)["findings"][0]["rule"], "LB001", "not waived: the pattern needs a `b`");
 }

@@ -26,17 +26,38 @@ pub fn run(args: &[&str]) -> Run {
 const HANG: Duration = Duration::from_secs(30);
 
 pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    run_full(&root(), args, stdin)
+    run_full(&root(), args, stdin, None)
 }
 
 /// Runs the binary with `dir` as the working directory.
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
-    run_full(dir, args, None)
+    run_full(dir, args, None, None)
 }
 
-fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+/// Runs the binary with its address space limited to `mib` MiB (on Linux,
+/// by bash's `ulimit -v`): a run that needs more fails to allocate and
+/// aborts, which fails the test. A bound on memory, as `HANG` is on time.
+pub fn run_within(mib: u64, args: &[&str]) -> Run {
+    run_full(&root(), args, None, Some(mib))
+}
+
+fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, memory_mib: Option<u64>) -> Run {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_edgeaudit"))
+    let binary = env!("CARGO_BIN_EXE_edgeaudit");
+    let mut command = match memory_mib {
+        Some(mib) if cfg!(target_os = "linux") => {
+            let mut c = Command::new("bash");
+            c.args([
+                "-c",
+                r#"ulimit -v "$1" && shift && exec "$0" "$@""#,
+                binary,
+                &(mib * 1024).to_string(),
+            ]);
+            c
+        }
+        _ => Command::new(binary),
+    };
+    let mut child = command
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
