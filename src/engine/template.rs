@@ -1,5 +1,8 @@
 //! Message templates: literal text with `{fact}` placeholders (`{item}` is the
 //! current element of a `for_each` rule); `{{` and `}}` are literal braces.
+//! A section `{#fact}…{/fact}` is rendered only when the fact has something
+//! to say (true, non-zero, non-empty), so a message never prints "events not
+//! covered: none".
 
 use super::super::facts::{Facts, Value};
 use crate::findings::shown;
@@ -8,6 +11,7 @@ use crate::findings::shown;
 enum Piece {
     Literal(String),
     Placeholder(String),
+    Section(String, Vec<Piece>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +21,8 @@ pub struct Template {
 
 impl Template {
     pub fn parse(source: &str) -> Result<Template, String> {
+        // Open sections, innermost last: (name, the pieces before it).
+        let mut open: Vec<(String, Vec<Piece>)> = Vec::new();
         let mut pieces = Vec::new();
         let mut literal = String::new();
         let mut chars = source.chars().peekable();
@@ -43,20 +49,42 @@ impl Template {
                     if !closed {
                         return Err(format!("unclosed placeholder `{{{name}`"));
                     }
-                    let name = name.trim().to_string();
-                    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    let trimmed = name.trim();
+                    let (marker, bare) = match trimmed.chars().next() {
+                        Some(m @ ('#' | '/')) => (Some(m), trimmed[1..].trim()),
+                        _ => (None, trimmed),
+                    };
+                    if bare.is_empty() || !bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                         return Err(format!(
-                            "invalid placeholder `{{{name}}}`: expected `{{fact_name}}` (write `{{{{` for a literal brace)"
+                            "invalid placeholder `{{{name}}}`: expected `{{fact_name}}`, or `{{#fact_name}}…{{/fact_name}}` for a section (write `{{{{` for a literal brace)"
                         ));
                     }
                     if !literal.is_empty() {
                         pieces.push(Piece::Literal(std::mem::take(&mut literal)));
                     }
-                    pieces.push(Piece::Placeholder(name));
+                    match marker {
+                        Some('#') => open.push((bare.to_string(), std::mem::take(&mut pieces))),
+                        Some(_) => match open.pop() {
+                            Some((opened, before)) if opened == bare => {
+                                let inner = std::mem::replace(&mut pieces, before);
+                                pieces.push(Piece::Section(opened, inner));
+                            }
+                            Some((opened, _)) => {
+                                return Err(format!(
+                                    "`{{/{bare}}}` closes section `{{#{opened}}}`: close it with `{{/{opened}}}` first"
+                                ));
+                            }
+                            None => return Err(format!("`{{/{bare}}}` closes no open section")),
+                        },
+                        None => pieces.push(Piece::Placeholder(bare.to_string())),
+                    }
                 }
                 '}' => return Err("unmatched `}` (write `}}` for a literal brace)".into()),
                 c => literal.push(c),
             }
+        }
+        if let Some((name, _)) = open.last() {
+            return Err(format!("section `{{#{name}}}` is never closed with `{{/{name}}}`"));
         }
         if !literal.is_empty() {
             pieces.push(Piece::Literal(literal));
@@ -64,26 +92,58 @@ impl Template {
         Ok(Template { pieces })
     }
 
+    /// Every fact the template names, in placeholders and sections.
     pub fn placeholders(&self) -> impl Iterator<Item = &str> {
-        self.pieces.iter().filter_map(|p| match p {
-            Piece::Placeholder(name) => Some(name.as_str()),
-            Piece::Literal(_) => None,
-        })
+        fn collect<'a>(pieces: &'a [Piece], out: &mut Vec<&'a str>) {
+            for p in pieces {
+                match p {
+                    Piece::Literal(_) => {}
+                    Piece::Placeholder(name) => out.push(name),
+                    Piece::Section(name, inner) => {
+                        out.push(name);
+                        collect(inner, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        collect(&self.pieces, &mut out);
+        out.into_iter()
     }
 
     pub fn render(&self, facts: &dyn Facts, item: Option<&str>) -> String {
         let mut out = String::new();
-        for piece in &self.pieces {
-            match piece {
-                Piece::Literal(s) => out.push_str(s),
-                Piece::Placeholder(name) if name == "item" => out.push_str(&shown(item.unwrap_or(""))),
-                Piece::Placeholder(name) => match facts.get(name) {
-                    Some(fact) => out.push_str(&render_value(&fact.value)),
-                    None => out.push_str("(unknown)"),
-                },
+        render_pieces(&self.pieces, facts, item, &mut out);
+        out
+    }
+}
+
+fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &mut String) {
+    for piece in pieces {
+        match piece {
+            Piece::Literal(s) => out.push_str(s),
+            Piece::Placeholder(name) if name == "item" => out.push_str(&shown(item.unwrap_or(""))),
+            Piece::Placeholder(name) => match facts.get(name) {
+                Some(fact) => out.push_str(&render_value(&fact.value)),
+                None => out.push_str("(unknown)"),
+            },
+            Piece::Section(name, inner) => {
+                let says_something = if name == "item" {
+                    item.is_some_and(|i| !i.is_empty())
+                } else {
+                    facts.get(name).is_some_and(|f| match f.value {
+                        Value::Bool(b) => b,
+                        Value::Int(i) => i != 0,
+                        Value::Text(ref s) => !s.is_empty(),
+                        Value::Date(_) => true,
+                        Value::List(ref items) => !items.is_empty(),
+                    })
+                };
+                if says_something {
+                    render_pieces(inner, facts, item, out);
+                }
             }
         }
-        out
     }
 }
 
@@ -157,5 +217,30 @@ mod tests {
         assert!(Template::parse("a } b").is_err());
         assert!(Template::parse("a {} b").is_err());
         assert!(Template::parse("a {name").is_err());
+        assert!(Template::parse("a {#name} b").is_err(), "a section never closed");
+        assert!(Template::parse("a {/name} b").is_err(), "a close without an open");
+        assert!(Template::parse("{#a}{#b}{/a}{/b}").is_err(), "crossed sections");
+        assert!(Template::parse("{#}x{/}").is_err());
+    }
+
+    #[test]
+    fn sections_render_only_when_their_fact_says_something() {
+        let t = Template::parse("{name}:{#uncovered_events} missing {uncovered_events}.{/uncovered_events}{#legacy_recipients} mails {legacy_recipients}{#unknown_fact} never{/unknown_fact}.{/legacy_recipients}{#item} [{item}]{/item}")
+            .unwrap();
+        assert_eq!(t.render(&facts(), None), "web: mails a@x.io, b@x.io.");
+        assert_eq!(t.render(&facts(), Some("x")), "web: mails a@x.io, b@x.io. [x]");
+        assert_eq!(
+            t.placeholders().collect::<Vec<_>>(),
+            vec![
+                "name",
+                "uncovered_events",
+                "uncovered_events",
+                "legacy_recipients",
+                "legacy_recipients",
+                "unknown_fact",
+                "item",
+                "item"
+            ]
+        );
     }
 }
