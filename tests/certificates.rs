@@ -263,3 +263,34 @@ fn malformed_zone_files_are_input_errors_with_line_and_column() {
         );
     }
 }
+
+/// CA004's body sends the hostname's own `ssl.method` and `ssl.type` back
+/// (the API replaces `ssl` whole: another method would change how the
+/// hostname is validated), and says so where the export lacks them.
+#[test]
+fn ca004_body_keeps_the_hostnames_own_validation_method() {
+    let report = report("tests/fixtures/rules/CA004.json", "CA004", "2024-10-01");
+    let body_of = |hostname: &str| -> String {
+        let findings = report["findings"].as_array().expect("findings");
+        let f = findings
+            .iter()
+            .find(|f| f["resource"]["name"] == hostname)
+            .unwrap_or_else(|| panic!("no CA004 on {hostname}: {report}"));
+        let message = f["message"].as_str().unwrap_or_default();
+        let start = message.find("{\"ssl\"").expect("a body");
+        let end = message[start..].find("}}").expect("its end") + start + 2;
+        message[start..end].to_string()
+    };
+    assert_eq!(
+        body_of("fires-explicit-le"),
+        r#"{"ssl":{"method":"txt","type":"dv","certificate_authority":"google"}}"#
+    );
+    assert_eq!(
+        body_of("fires-explicit-le-upper-case"),
+        r#"{"ssl":{"method":"http","type":"dv","certificate_authority":"google"}}"#
+    );
+    assert_eq!(
+        body_of("fires-explicit-le-no-method"),
+        r#"{"ssl":{"method":"<its ssl.method: not in the export>","type":"<its ssl.type: not in the export>","certificate_authority":"google"}}"#
+    );
+}

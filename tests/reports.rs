@@ -216,7 +216,7 @@ fn markdown_report_snapshot() {
 fn junit_report_snapshot() {
     let out = run(&["check", "fixtures/demo", "--format", "junit", "--as-of", AS_OF]).stdout;
     assert!(
-        out.contains(r#"<testsuites name="edgeaudit" tests="23" failures="19" skipped="0">"#),
+        out.contains(r#"<testsuites name="edgeaudit" tests="23" failures="15" skipped="0">"#),
         "{out}"
     );
     assert_eq!(
@@ -224,8 +224,33 @@ fn junit_report_snapshot() {
         out.matches("</testcase>").count(),
         "every case with a body closes"
     );
-    assert_eq!(out.matches("<failure ").count(), 19);
+    // The 4 notes are below the default --fail-on (warning): said, not failed.
+    assert_eq!(out.matches("<failure ").count(), 15);
+    assert_eq!(out.matches("<system-out>").count(), 4);
+    assert!(out.contains(" note: Migration incomplete"), "{out}");
     insta::assert_snapshot!("demo_junit", out);
+}
+
+#[test]
+fn junit_failures_follow_fail_on() {
+    let failures = |fail_on: &str| {
+        let out = run(&[
+            "check",
+            "fixtures/demo",
+            "--format",
+            "junit",
+            "--as-of",
+            AS_OF,
+            "--fail-on",
+            fail_on,
+        ])
+        .stdout;
+        (out.matches("<failure ").count(), out.matches("<system-out>").count())
+    };
+    assert_eq!(failures("note"), (19, 0));
+    assert_eq!(failures("warning"), (15, 4));
+    assert_eq!(failures("error"), (5, 14));
+    assert_eq!(failures("never"), (0, 19));
 }
 
 #[test]

@@ -201,9 +201,9 @@ fn migration_incomplete_counts_pools_and_pages() {
     assert_eq!(f["location"]["pointer"], "/result", "account findings point at the pools list");
     let message = f["message"].as_str().unwrap_or_default();
     assert!(message.contains("2 of 30 pools"), "{message}");
-    assert!(message.contains("takes 2 request(s) at the default page size of 25"), "{message}");
+    assert!(message.contains("takes 2 requests at the default page size of 25"), "{message}");
     assert!(
-        message.contains("including the 2 pool(s) without a complete replacement"),
+        message.contains("each request clears its whole page, including the 2 pools without a complete replacement"),
         "{message}"
     );
 
@@ -224,7 +224,7 @@ fn migration_incomplete_counts_pools_and_pages() {
         doc["findings"][0]["message"]
             .as_str()
             .unwrap_or_default()
-            .contains("takes 1 request(s)")
+            .contains("takes one request (all 25 pools fit on one page of 25); it clears its whole page, including the 25 pools")
     );
     let doc = json(&run(&[
         "check",

@@ -189,6 +189,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                         statistics: args.statistics,
                         quiet: args.quiet,
                         exit_code: if failing { EXIT_FINDINGS } else { EXIT_CLEAN },
+                        fail_on,
                     },
                 )?;
             }

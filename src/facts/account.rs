@@ -60,6 +60,8 @@ impl Facts for AccountFacts<'_> {
             "pools_with_legacy" => Fact::new(Value::Int(t.with_legacy as i64), ""),
             "pools_not_replaced" => Fact::new(Value::Int(t.not_replaced as i64), ""),
             "bulk_clear_requests" => Fact::new(Value::Int(t.total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
+            "bulk_clear_cost" => Fact::new(text(bulk_clear_cost(t.total)), ""),
+            "bulk_clear_caveat" => Fact::new(text(bulk_clear_caveat(t.total, t.not_replaced)), ""),
             "bulk_clear_endpoint" => Fact::new(
                 text(format!("PATCH /accounts/{}/load_balancers/pools", id.unwrap_or("{account_id}"))),
                 "",
@@ -69,9 +71,47 @@ impl Facts for AccountFacts<'_> {
     }
 }
 
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+/// The bulk clear's requests in words: one page holds 25 pools by default.
+fn bulk_clear_cost(pools: usize) -> String {
+    match pools.div_ceil(BULK_CLEAR_PAGE_SIZE) {
+        0 | 1 if pools <= 1 => "one request (the account has one pool)".to_string(),
+        0 | 1 => format!("one request (all {pools} pools fit on one page of {BULK_CLEAR_PAGE_SIZE})"),
+        n => format!("{n} requests at the default page size of {BULK_CLEAR_PAGE_SIZE} (or fewer with a larger `per_page`)"),
+    }
+}
+
+fn bulk_clear_caveat(pools: usize, not_replaced: usize) -> String {
+    if not_replaced == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} its whole page, including the {} without a complete replacement yet (LB001/LB003): create their policies first",
+        if pools > BULK_CLEAR_PAGE_SIZE {
+            "each request clears"
+        } else {
+            "it clears"
+        },
+        plural(not_replaced, "pool", "pools")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bulk_clear_words() {
+        assert_eq!(bulk_clear_cost(1), "one request (the account has one pool)");
+        assert_eq!(bulk_clear_cost(25), "one request (all 25 pools fit on one page of 25)");
+        assert!(bulk_clear_cost(26).starts_with("2 requests at the default page size of 25"));
+        assert_eq!(bulk_clear_caveat(10, 0), "");
+        assert!(bulk_clear_caveat(10, 1).starts_with("; it clears its whole page, including the 1 pool without a complete replacement"));
+        assert!(bulk_clear_caveat(30, 3).starts_with("; each request clears its whole page, including the 3 pools without"));
+    }
     use crate::model::origin::FileId;
     use crate::model::origin::RecordOrigin;
 
@@ -93,6 +133,12 @@ mod tests {
         let facts = AccountFacts::new(&account, tally).expect("has pools");
         crate::facts::tests::provides_its_catalogue(&facts);
         assert_eq!(facts.get("bulk_clear_requests").map(|f| f.value), Some(Value::Int(2)));
+        assert_eq!(
+            facts.get("bulk_clear_cost").map(|f| f.value),
+            Some(text(
+                "2 requests at the default page size of 25 (or fewer with a larger `per_page`)"
+            ))
+        );
         assert_eq!(facts.get("pools_with_legacy").map(|f| f.value), Some(Value::Int(27)));
         assert_eq!(facts.get("pools_not_replaced").map(|f| f.value), Some(Value::Int(26)));
         assert_eq!(

@@ -187,6 +187,16 @@ static ACCOUNT: &[FactSpec] = &[
         "bulk-clear requests needed at the default page size of 25",
     ),
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
+    spec(
+        "bulk_clear_cost",
+        Text,
+        "the bulk-clear requests in words (`one request: all 12 pools fit on one page of 25`)",
+    ),
+    spec(
+        "bulk_clear_caveat",
+        Text,
+        "what a page-wide clear would also clear: the pools without a complete replacement (empty when there are none)",
+    ),
 ];
 
 const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "unreadable", "unavailable"];
@@ -302,6 +312,17 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
     ),
     spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
     spec("patch_endpoint", Text, "the endpoint that edits this custom hostname"),
+    spec(
+        "ssl_method",
+        Text,
+        "its `ssl.method` (how it is validated: `http`, `txt`, `email`; empty when not exported)",
+    ),
+    spec("ssl_type", Text, "its `ssl.type` (`dv`; empty when not exported)"),
+    spec(
+        "ca_change_body",
+        Text,
+        "the PATCH body that moves it to the `google` CA, keeping its own `ssl.method` and `ssl.type`",
+    ),
     spec(
         "caa_record_set",
         Text,

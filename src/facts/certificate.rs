@@ -360,6 +360,9 @@ impl Facts for CustomHostnameFacts<'_> {
             "wildcard" => Fact::new(Value::Bool(h.wildcard), at.wildcard),
             "zone" => Fact::new(text(zone), ""),
             "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id)), at.id),
+            "ssl_method" => Fact::new(text(h.ssl_method.as_deref().unwrap_or("")), at.ssl_method),
+            "ssl_type" => Fact::new(text(h.ssl_type.as_deref().unwrap_or("")), at.ssl_type),
+            "ca_change_body" => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),
             "caa_record_set" => Fact::new(text(self.caa.relevant(&h.hostname).map_or("", |s| s.name)), at.hostname),
             "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(&h.hostname, LETS_ENCRYPT)), at.hostname),
             "caa_allows_compatible" => Fact::new(
@@ -369,6 +372,27 @@ impl Facts for CustomHostnameFacts<'_> {
             _ => return pem_fact(chain, name, at.certificate),
         })
     }
+}
+
+/// The body that moves a custom hostname to another CA: `ssl` must carry its
+/// `method` and `type` as they are (the API replaces `ssl` whole), so they
+/// are sent back unchanged; when the export lacks one, the body says so in
+/// its place rather than guess (an edit with a guessed method could change
+/// how the hostname is validated).
+pub fn ca_change_body(h: &crate::model::certificate::CustomHostname, authority: &str) -> String {
+    let json = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    let method = h
+        .ssl_method
+        .as_deref()
+        .map_or_else(|| json("<its ssl.method: not in the export>"), json);
+    let kind = h
+        .ssl_type
+        .as_deref()
+        .map_or_else(|| json("<its ssl.type: not in the export>"), json);
+    format!(
+        r#"{{"ssl":{{"method":{method},"type":{kind},"certificate_authority":{}}}}}"#,
+        json(authority)
+    )
 }
 
 #[cfg(test)]
@@ -395,6 +419,8 @@ mod hostname_tests {
             id: "h1".into(),
             hostname: "app.customer.org".into(),
             authority: Authority::Default,
+            ssl_method: Some("http".into()),
+            ssl_type: None,
             wildcard: false,
             zone: None,
             certificate: Some(crate::model::certificate::IssuedCertificate {

@@ -3,6 +3,7 @@
 //! the dashboard spell them.
 
 use chrono::{DateTime, Utc};
+use std::sync::Arc;
 
 use super::fields::{CustomCertificateFields, HostnameFields, PackFields, SettingFields};
 use super::origin::RecordOrigin;
@@ -276,6 +277,10 @@ pub struct CustomHostname {
     pub hostname: String,
     /// `ssl.certificate_authority`.
     pub authority: Authority,
+    /// `ssl.method` and `ssl.type`: an edit of the CA must send them back
+    /// unchanged, or it changes how the hostname is validated.
+    pub ssl_method: Option<Arc<str>>,
+    pub ssl_type: Option<Arc<str>>,
     pub wildcard: bool,
     pub zone: Option<ZoneKey>,
     /// The certificate issued for it (`ssl.issuer`, `ssl.expires_on`, …), when exported.

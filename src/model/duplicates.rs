@@ -147,6 +147,8 @@ impl Resource for CustomHostname {
         differ(&mut d, "hostname", &self.hostname, &o.hostname);
         differ(&mut d, "ssl.certificate_authority", &self.authority, &o.authority);
         differ(&mut d, "ssl.wildcard", self.wildcard, o.wildcard);
+        differ(&mut d, "ssl.method", &self.ssl_method, &o.ssl_method);
+        differ(&mut d, "ssl.type", &self.ssl_type, &o.ssl_type);
         match (&self.certificate, &o.certificate) {
             (Some(a), Some(b)) => {
                 let mut inner = Vec::new();

@@ -65,6 +65,8 @@ pub struct HostnameFields {
     pub id: &'static str,
     pub hostname: &'static str,
     pub certificate_authority: &'static str,
+    pub ssl_method: &'static str,
+    pub ssl_type: &'static str,
     pub wildcard: &'static str,
     /// Where the uploaded chain would be when none is exported.
     pub custom_certificate: &'static str,

@@ -31,11 +31,14 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         .iter()
         .map(|r| findings.iter().filter(|f| f.rule.id == r.id).count().max(1))
         .sum::<usize>();
+    // A finding below `--fail-on` is reported, as a passing case: JUnit's
+    // failures are what fails the run.
+    let fails = |f: &crate::findings::Finding| !f.is_suppressed() && ctx.fail_on.fails(f.severity);
     let skipped = findings.iter().filter(|f| f.is_suppressed()).count();
     writeln!(
         out,
         r#"<testsuites name="edgeaudit" tests="{cases}" failures="{}" skipped="{skipped}">"#,
-        findings.len() - skipped
+        findings.iter().filter(|f| fails(f)).count()
     )?;
     for rule in &ctx.rules.rules {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].rule.id == rule.id).collect();
@@ -46,7 +49,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             xml(&rule.id),
             xml(&rule.name),
             mine.len().max(1),
-            mine.len() - skipped
+            mine.iter().filter(|&&i| fails(&findings[i])).count()
         )?;
         if mine.is_empty() {
             writeln!(out, r#"    <testcase classname="{}" name="no findings"/>"#, xml(&rule.id))?;
@@ -67,20 +70,34 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             if let Some(why) = ctx.justification(f) {
                 writeln!(out, r#"      <skipped message="{}"/>"#, xml(&why))?;
             }
-            let element = if f.is_suppressed() { "system-out" } else { "failure" };
-            let attributes = if f.is_suppressed() {
-                String::new()
+            if fails(f) {
+                writeln!(
+                    out,
+                    r#"      <failure type="{}" message="{}">{}:{}:{} {}</failure>"#,
+                    f.severity,
+                    xml(&messages[i]),
+                    xml(ctx.file(f)),
+                    f.location.line,
+                    f.location.column,
+                    xml(&f.location.pointer)
+                )?;
             } else {
-                format!(r#" type="{}" message="{}""#, f.severity, xml(&messages[i]))
-            };
-            writeln!(
-                out,
-                r#"      <{element}{attributes}>{}:{}:{} {}</{element}>"#,
-                xml(ctx.file(f)),
-                f.location.line,
-                f.location.column,
-                xml(&f.location.pointer)
-            )?;
+                // Accepted, or below --fail-on: said, not failed.
+                let said = if f.is_suppressed() {
+                    String::new()
+                } else {
+                    format!(" {}: {}", f.severity, messages[i])
+                };
+                writeln!(
+                    out,
+                    r#"      <system-out>{}:{}:{} {}{}</system-out>"#,
+                    xml(ctx.file(f)),
+                    f.location.line,
+                    f.location.column,
+                    xml(&f.location.pointer),
+                    xml(&said)
+                )?;
+            }
             writeln!(out, "    </testcase>")?;
         }
         writeln!(out, "  </testsuite>")?;

@@ -56,6 +56,8 @@ pub struct Context<'a> {
     pub quiet: bool,
     /// The code the run exits with (reported in SARIF's invocation).
     pub exit_code: u8,
+    /// The severity from which an active finding fails the run (JUnit's failures).
+    pub fail_on: crate::findings::FailOn,
 }
 
 /// Writes the report: streamed, so a report on a million findings is never
