@@ -15,30 +15,33 @@ use serde_json::{Value, json};
 const AS_OF: &str = "2024-10-01";
 const SOURCES: [&str; 2] = ["tests/fixtures/real", "fixtures/demo"];
 
-/// A finding's identity: rule, resource, and the field after the last array index.
+/// The findings' identities (the JSON `fingerprint`: rule, resource, field
+/// without array indices, element), which must be SARIF's too.
 fn identities(args: &[&str]) -> BTreeMap<String, usize> {
-    let mut all = vec!["check"];
-    all.extend(args);
-    all.extend(["--format", "json", "--fail-on", "never", "--as-of", AS_OF, "--no-config"]);
-    let r = run(&all);
-    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
-    let doc = json(&r);
+    let run_as = |format: &str| {
+        let mut all = vec!["check"];
+        all.extend(args);
+        all.extend(["--format", format, "--fail-on", "never", "--as-of", AS_OF, "--no-config"]);
+        let r = run(&all);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        json(&r)
+    };
+    let doc = run_as("json");
     assert_eq!(doc["summary"]["skipped"], json!([]), "{args:?}: nothing skipped");
     let mut out = BTreeMap::new();
     for f in doc["findings"].as_array().expect("findings") {
-        let pointer = f["location"]["pointer"].as_str().unwrap_or("");
-        let tokens: Vec<&str> = pointer.split('/').collect();
-        let after_index = tokens.iter().rposition(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
-        let field = after_index.map_or(pointer.to_string(), |i| format!("/{}", tokens[i + 1..].join("/")));
-        let key = format!(
-            "{} {}/{} {}",
-            f["rule"].as_str().unwrap_or(""),
-            f["resource"]["kind"].as_str().unwrap_or(""),
-            f["resource"]["id"].as_str().unwrap_or(""),
-            field
-        );
+        let fingerprint = f["fingerprint"].as_str().expect("a fingerprint");
+        let key = format!("{} {fingerprint}", f["rule"].as_str().unwrap_or(""));
         *out.entry(key).or_default() += 1;
     }
+    let sarif = run_as("sarif");
+    let mut in_sarif = BTreeMap::new();
+    for r in sarif["runs"][0]["results"].as_array().expect("results") {
+        let fingerprint = r["partialFingerprints"]["primaryLocationLineHash"].as_str().expect("a fingerprint");
+        let key = format!("{} {fingerprint}", r["ruleId"].as_str().unwrap_or(""));
+        *in_sarif.entry(key).or_default() += 1;
+    }
+    assert_eq!(in_sarif, out, "{args:?}: SARIF and JSON give each finding the same identity");
     out
 }
 
@@ -123,7 +126,8 @@ fn findings_do_not_depend_on_how_the_account_was_exported() {
     for source in SOURCES {
         let expected = identities(&[source]);
         assert!(!expected.is_empty(), "{source} has findings to compare");
-        let variants: [(&str, &Rewrite); 5] = [
+        let variants: [(&str, &Rewrite); 6] = [
+            ("renamed", &|stem, v| vec![(format!("renamed-{stem}.json"), pretty(&v))]),
             ("reversed", &|stem, mut v| {
                 reverse_lists(&mut v);
                 vec![(format!("{stem}.json"), pretty(&v))]
@@ -183,4 +187,38 @@ fn every_format_is_byte_identical_across_runs() {
         let root = common::root();
         assert_eq!(once(&root), once(&root), "{format}");
     }
+}
+
+/// Two findings are never one identity: the rule fixtures hold records
+/// without ids (named by their name, or by their place when they have none)
+/// and resources loaded twice (EX002 at each copy).
+#[test]
+fn every_finding_has_an_identity_of_its_own() {
+    let r = run(&[
+        "check",
+        "tests/fixtures/rules",
+        "--format",
+        "json",
+        "--as-of",
+        AS_OF,
+        "--fail-on",
+        "never",
+        "--no-config",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r);
+    let findings = doc["findings"].as_array().expect("findings");
+    let mut seen = BTreeMap::new();
+    for f in findings {
+        let fingerprint = f["fingerprint"].as_str().expect("fingerprint").to_string();
+        if let Some(earlier) = seen.insert(fingerprint, f.clone()) {
+            panic!("one identity for two findings:\n{earlier}\n{f}");
+        }
+    }
+    assert!(findings.iter().filter(|f| f["rule"] == "EX002").count() >= 2);
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["resource"]["id"] == "" && f["resource"]["kind"] == "notification_policy")
+    );
 }

@@ -98,7 +98,18 @@ fn sarif_carries_what_code_scanning_needs() {
             "{fqn}"
         );
         assert!(result["properties"]["pointer"].as_str().is_some());
-        assert_eq!(result["partialFingerprints"]["edgeaudit/v1"].as_str().map(str::len), Some(64));
+        assert_eq!(
+            result["partialFingerprints"]["edgeaudit/location/v1"].as_str().map(str::len),
+            Some(64)
+        );
+        assert_eq!(
+            result["partialFingerprints"]["primaryLocationLineHash"].as_str().map(str::len),
+            Some(32)
+        );
+        assert_eq!(
+            result["partialFingerprints"]["primaryLocationLineHash"],
+            result["partialFingerprints"]["edgeaudit/resource/v1"]
+        );
     }
 }
 
@@ -116,7 +127,10 @@ fn fingerprints_do_not_change_when_lines_move() {
             .expect("results")
             .iter()
             .map(|r| {
-                let fp = r["partialFingerprints"]["edgeaudit/v1"].as_str().unwrap_or_default().to_string();
+                let fp = r["partialFingerprints"]["edgeaudit/location/v1"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 (
                     fp,
                     r["locations"][0]["physicalLocation"]["region"]["startLine"]

@@ -54,6 +54,7 @@ fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, message: Strin
             line: f.location.line,
             column: f.location.column,
         },
+        fingerprint: ctx.fingerprint(f),
         suppression,
     }
 }
@@ -86,6 +87,9 @@ struct Finding<'a> {
     message: String,
     resource: Resource<'a>,
     location: Location<'a>,
+    /// The finding's identity: rule, resource, field, element (as in the
+    /// baseline and SARIF's `primaryLocationLineHash`).
+    fingerprint: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     suppression: Option<SuppressionOut<'a>>,
 }

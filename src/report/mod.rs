@@ -109,6 +109,12 @@ impl Context<'_> {
             .unwrap_or_default()
     }
 
+    /// The finding's identity (rule, resource, field, element): the same in
+    /// every format and in the baseline, whatever the file, line or order.
+    pub fn fingerprint(&self, f: &Finding) -> String {
+        crate::triage::finding_fingerprint(f, &f.resource(self.analysis))
+    }
+
     /// The waiver that accepted a finding, if one did.
     pub fn waiver(&self, f: &Finding) -> Option<&Waiver> {
         match f.suppression {

@@ -252,13 +252,18 @@ struct LogicalLocation {
 
 #[derive(Serialize)]
 struct Fingerprints {
-    /// Rule, file, pointer and resource (DESIGN §4).
-    #[serde(rename = "edgeaudit/v1")]
-    v1: String,
-    /// Rule, resource and field only: the baseline's fingerprint, stable when
-    /// exports are split, merged or reordered.
+    /// The finding's identity, as the key code scanning matches alerts by (it
+    /// uses only `primaryLocationLineHash`, and computes one from the line's
+    /// text when a tool gives none: that would change with the line).
+    #[serde(rename = "primaryLocationLineHash")]
+    primary: String,
+    /// The same identity under our own name: the baseline's fingerprint,
+    /// stable when exports are renamed, split, merged or reordered.
     #[serde(rename = "edgeaudit/resource/v1")]
     resource: String,
+    /// A secondary, location-based key: rule, file, pointer and resource.
+    #[serde(rename = "edgeaudit/location/v1")]
+    location: String,
 }
 
 #[derive(Serialize)]
@@ -293,7 +298,7 @@ impl Serialize for Results<'_> {
             // Identity from the resource as exported, display from it as shown.
             let exported = f.resource(ctx.analysis);
             let resource_fingerprint = triage::finding_fingerprint(f, &exported);
-            let v1 = fingerprint(f, ctx.file(f), &exported.id);
+            let location_fingerprint = fingerprint(f, ctx.file(f), &exported.id);
             let resource = exported.shown();
             SarifResult {
                 rule_id: &f.rule.id,
@@ -323,8 +328,9 @@ impl Serialize for Results<'_> {
                     }],
                 }],
                 partial_fingerprints: Fingerprints {
-                    v1,
+                    primary: resource_fingerprint.clone(),
                     resource: resource_fingerprint.clone(),
+                    location: location_fingerprint,
                 },
                 suppressions: f.suppression.map(|kind| {
                     [SarifSuppression {

@@ -60,9 +60,16 @@ pub struct Triaged {
     pub notices: Vec<Notice>,
 }
 
-/// The baseline fingerprint of a finding on a resource.
+/// A finding's identity, the baseline's fingerprint: rule, resource
+/// (`kind/id`), the field inside the record without array indices, and the
+/// element for per-element rules — never the file, line or record order.
+/// The second copy of a resource loaded twice (EX002) is its own finding.
 pub fn finding_fingerprint(f: &Finding, resource: &Resource) -> String {
-    fingerprint(&f.rule.id, &resource_name(resource), &field(&f.path), f.item.as_deref())
+    let item = match (&f.item, &f.elsewhere) {
+        (_, Some(_)) => Some("(the other copy)"),
+        (item, None) => item.as_deref(),
+    };
+    fingerprint(&f.rule.id, &resource_name(resource, f), &field(&f.path), item)
 }
 
 /// The field a finding points at inside its record, without array indices
@@ -80,8 +87,18 @@ fn field(path: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
-fn resource_name(resource: &Resource) -> String {
-    format!("{}/{}", resource.kind, resource.id)
+/// `kind/id`; a record exported without an id (hand-made exports) is named
+/// by its name instead, and one with neither by where it is, so that two
+/// such records are never one finding.
+fn resource_name(resource: &Resource, f: &Finding) -> String {
+    // Exports that name no account form one unnamed account: `account/`.
+    if !resource.id.is_empty() || resource.kind == crate::model::Kind::Account {
+        format!("{}/{}", resource.kind, resource.id)
+    } else if !resource.name.is_empty() {
+        format!("{}/name={}", resource.kind, resource.name)
+    } else {
+        format!("{}/at={}", resource.kind, f.location.pointer)
+    }
 }
 
 /// Marks the suppressed findings and says what the waivers and the baseline
@@ -150,7 +167,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
             entries.push(Entry {
                 fingerprint: print,
                 rule: f.rule.id.clone(),
-                resource: resource_name(&resource),
+                resource: resource_name(&resource, f),
                 name: resource.name.to_string(),
                 field: field(&f.path).into_owned(),
                 item: f.item.clone(),
