@@ -243,7 +243,12 @@ fn a_list_of_known_and_unknown_records_is_an_error_at_each_unknown_one() {
     for target in [dir.path().join("exports"), dir.path().join("exports/pools.json")] {
         let r = run(&["check", &path_str(&target), "--format", "json"]);
         assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(!r.stdout.contains("\"findings\""), "no report on broken input");
+        // The report says the run failed, and has no findings.
+        let report = json(&r);
+        assert_eq!(
+            (report["success"].clone(), report["findings"].clone()),
+            (serde_json::json!(false), serde_json::json!([]))
+        );
         assert!(
             r.stderr.contains("pools.json:3:3:") && r.stderr.contains("pools.json:4:3:"),
             "{}",

@@ -276,3 +276,139 @@ fn rule_docs_in_the_repository_match_the_metadata() {
         "docs/rules.md is stale: run `cargo run -- rules --format markdown > docs/rules.md`"
     );
 }
+
+/// On broken input every requested report is still written, names every
+/// broken file at its place, and says the run failed (exit 2): CI's upload
+/// step finds a valid SARIF, JUnit shows the errors, the PR comment says why.
+#[test]
+fn every_format_is_written_on_input_errors() {
+    let dir = common::temp_dir(&[
+        ("exports/a.json", b"{\"result\": [\n"),
+        ("exports/b.yaml", b"x: [\n"),
+        ("exports/pools.json", br#"{"result": []}"#),
+    ]);
+    let at = |name: &str| common::path_str(&dir.path().join(name));
+    let (sarif, junit, markdown, json_out, human) = (at("r.sarif"), at("r.xml"), at("r.md"), at("r.json"), at("r.txt"));
+    let r = common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "exports",
+            "--format",
+            &format!("sarif={sarif}"),
+            "--format",
+            &format!("junit={junit}"),
+            "--format",
+            &format!("markdown={markdown}"),
+            "--format",
+            &format!("json={json_out}"),
+            "--format",
+            &format!("human={human}"),
+            "--format",
+            "github",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("exports/a.json:2:1:") && r.stderr.contains("exports/b.yaml:1:4:"),
+        "{}",
+        r.stderr
+    );
+    // GitHub annotations on stdout, one per broken file, at its line.
+    assert!(
+        r.stdout
+            .contains("::error file=exports/a.json,line=2,col=1,title=edgeaudit input error::truncated JSON"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("::error file=exports/b.yaml,line=1,col=4,"), "{}", r.stdout);
+
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path} not written: {e}"));
+    let doc: serde_json::Value = serde_json::from_str(&read(&sarif)).expect("SARIF is JSON");
+    common::assert_valid_sarif(&doc);
+    let invocation = &doc["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(invocation["exitCode"], 2);
+    let notes = invocation["toolExecutionNotifications"].as_array().expect("notifications");
+    let places: Vec<(String, u64)> = notes
+        .iter()
+        .map(|n| {
+            let loc = &n["locations"][0]["physicalLocation"];
+            (
+                loc["artifactLocation"]["uri"].as_str().unwrap_or("").to_string(),
+                loc["region"]["startLine"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(places, vec![("exports/a.json".to_string(), 2), ("exports/b.yaml".to_string(), 1)]);
+    assert!(notes.iter().all(|n| n["level"] == "error"));
+    assert_eq!(doc["runs"][0]["results"], serde_json::json!([]));
+    assert!(
+        doc["runs"][0]["tool"]["driver"]["rules"].as_array().is_some_and(|r| r.len() >= 20),
+        "rule metadata kept"
+    );
+
+    let junit = read(&junit);
+    assert!(
+        junit.contains(r#"<testsuites name="edgeaudit" tests="2" failures="0" errors="2">"#),
+        "{junit}"
+    );
+    assert!(junit.contains(r#"name="exports/a.json" file="exports/a.json" line="2""#), "{junit}");
+    let markdown = read(&markdown);
+    assert!(markdown.contains("the input could not be analysed"), "{markdown}");
+    assert!(
+        markdown.contains("| exports/a.json | 2 | 1 | truncated JSON") && markdown.contains("| exports/b.yaml | 1 | 4 |"),
+        "{markdown}"
+    );
+    let json_doc: serde_json::Value = serde_json::from_str(&read(&json_out)).expect("JSON");
+    assert_eq!(json_doc["success"], false);
+    assert_eq!(json_doc["errors"].as_array().map(Vec::len), Some(2));
+    assert_eq!(json_doc["findings"], serde_json::json!([]));
+    let human = read(&human);
+    assert!(
+        human.contains("error: exports/a.json:2:1:") && human.contains("No findings: 2 errors stopped the run"),
+        "{human}"
+    );
+}
+
+/// A bad config or command-line value is a failure too: the SARIF is still
+/// written, with the error (and its place when it has one).
+#[test]
+fn the_sarif_is_written_on_a_bad_config_or_value() {
+    let dir = common::temp_dir(&[
+        ("exports/pools.json", br#"{"result": []}"#),
+        (".edgeaudit.yaml", b"fail_on: sometimes\n"),
+    ]);
+    let sarif = common::path_str(&dir.path().join("r.sarif"));
+    let r = common::run_in(dir.path(), &["check", "exports", "--format", &format!("sarif={sarif}")]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).expect("written")).expect("JSON");
+    common::assert_valid_sarif(&doc);
+    let note = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(
+        note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], ".edgeaudit.yaml",
+        "{note}"
+    );
+
+    let r = common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "exports",
+            "--no-config",
+            "--as-of",
+            "tomorrow",
+            "--format",
+            &format!("sarif={sarif}"),
+        ],
+    );
+    assert_eq!(r.code, 2);
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).expect("written")).expect("JSON");
+    common::assert_valid_sarif(&doc);
+    let note = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert!(
+        note["message"]["text"].as_str().is_some_and(|t| t.contains("--as-of `tomorrow`")),
+        "{note}"
+    );
+    assert!(note.get("locations").is_none(), "an error about no file has no location: {note}");
+}

@@ -3,11 +3,12 @@ use std::io::{IsTerminal, Write};
 use chrono::NaiveDate;
 
 use super::args::{CheckArgs, Color, FailOn};
-use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, load_options, rule_set, warn_skipped};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, load_options, rule_set, warn_skipped};
 use crate::check::{CheckOptions, Outcome, check};
 use crate::config::{self, Config};
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
+use crate::load::error::InputError;
 use crate::report::{self, Format};
 use crate::triage::Triage;
 use crate::triage::baseline::Baseline;
@@ -47,34 +48,35 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
     Ok(outputs)
 }
 
-fn as_of(args: &CheckArgs, config: &Config) -> Result<NaiveDate, String> {
+fn as_of(args: &CheckArgs, config: &Config) -> Result<NaiveDate, InputError> {
     match &args.as_of {
         None => Ok(config.as_of.unwrap_or_else(|| chrono::Utc::now().date_naive())),
-        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
+        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map_err(|_| InputError::usage(format!("--as-of `{s}` is not a date: expected YYYY-MM-DD"))),
     }
 }
 
 /// The config in force: `--config`, else `.edgeaudit.yaml` found upward, else
 /// none (an empty config).
-fn config(args: &CheckArgs) -> Result<Config, String> {
+fn config(args: &CheckArgs) -> Result<Config, InputError> {
     if args.no_config {
         return Ok(Config::default());
     }
     if let Some(file) = &args.config {
-        return config::read(std::path::Path::new(file), file).map_err(|e| e.to_string());
+        return config::read(std::path::Path::new(file), file);
     }
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let cwd = std::env::current_dir().map_err(|e| InputError::usage(format!("cannot read the working directory: {e}")))?;
     match config::find_upward(&cwd) {
-        Some((path, name)) => config::read(&path, &name).map_err(|e| e.to_string()),
+        Some((path, name)) => config::read(&path, &name),
         None => Ok(Config::default()),
     }
 }
 
 /// The rules of the run: built-in, `--rules` and the config's packs; the
 /// config's severities; the config's and the command line's selection.
-fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, String> {
-    let mut rules = rule_set(&args.rules).map_err(|e| e.to_string())?;
-    config.configure(&mut rules).map_err(|e| e.to_string())?;
+fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, InputError> {
+    let mut rules = rule_set(&args.rules)?;
+    config.configure(&mut rules)?;
     let select: Vec<String> = if args.select.is_empty() {
         config.select.iter().map(|s| s.value.clone()).collect()
     } else {
@@ -86,23 +88,20 @@ fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, String> {
         .map(|s| s.value.clone())
         .chain(args.ignore.iter().cloned())
         .collect();
-    rules.select(&select, &ignore)?;
+    rules.select(&select, &ignore).map_err(InputError::usage)?;
     Ok(rules)
 }
 
-fn triage(args: &CheckArgs, config: &Config, max_input: u64) -> Result<Triage, String> {
+fn triage(args: &CheckArgs, config: &Config, max_input: u64) -> Result<Triage, InputError> {
     // Standard input and output carry exports and reports; a baseline is a file.
     for (flag, value) in [("--baseline", &args.baseline), ("--write-baseline", &args.write_baseline)] {
         if value.as_deref() == Some("-") {
-            return Err(format!("{flag} needs a file name (`-` is for exports and reports)"));
+            return Err(InputError::usage(format!(
+                "{flag} needs a file name (`-` is for exports and reports)"
+            )));
         }
     }
-    let baseline = args
-        .baseline
-        .as_deref()
-        .map(|file| Baseline::read(file, max_input))
-        .transpose()
-        .map_err(|e| e.to_string())?;
+    let baseline = args.baseline.as_deref().map(|file| Baseline::read(file, max_input)).transpose()?;
     Ok(Triage {
         waivers: config.waivers.clone(),
         baseline,
@@ -113,7 +112,6 @@ fn triage(args: &CheckArgs, config: &Config, max_input: u64) -> Result<Triage, S
 /// Everything a run needs, from the command line and the config; any
 /// mistake in either is exit 2 before a file is read.
 struct Plan {
-    outputs: Vec<Output>,
     as_of: NaiveDate,
     load: crate::load::LoadOptions,
     rules: RuleSet,
@@ -121,23 +119,51 @@ struct Plan {
     fail_on: FailOn,
 }
 
-fn plan(args: &CheckArgs) -> Result<Plan, String> {
-    let outputs = outputs(args)?;
-    let config = config(args)?;
-    let load = load_options(args.kind.as_deref(), args.input_format, &args.walk, config.exclude_patterns()?)?;
+/// What a plan that failed knows, for the reports of the failure.
+struct Partial {
+    as_of: Option<NaiveDate>,
+    rules: Option<RuleSet>,
+}
+
+fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
+    let as_of_alone = || as_of(args, &Config::default()).ok();
+    let config = config(args).map_err(|e| {
+        let rules = rule_set(&args.rules).ok();
+        (
+            e,
+            Partial {
+                as_of: as_of_alone(),
+                rules,
+            },
+        )
+    })?;
+    let partial = |e: InputError| {
+        let rules = rules(args, &config).ok().or_else(|| rule_set(&args.rules).ok());
+        (
+            e,
+            Partial {
+                as_of: as_of(args, &config).ok(),
+                rules,
+            },
+        )
+    };
+    let exclude = config.exclude_patterns().map_err(|e| partial(InputError::usage(e)))?;
+    let load = load_options(args.kind.as_deref(), args.input_format, &args.walk, exclude).map_err(|e| partial(InputError::usage(e)))?;
     Ok(Plan {
-        outputs,
-        as_of: as_of(args, &config)?,
-        rules: rules(args, &config)?,
-        triage: triage(args, &config, load.max_input)?,
+        as_of: as_of(args, &config).map_err(partial)?,
+        rules: rules(args, &config).map_err(partial)?,
+        triage: triage(args, &config, load.max_input).map_err(partial)?,
         load,
         fail_on: args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning),
     })
 }
 
 pub fn run(args: &CheckArgs) -> u8 {
+    let outputs = match outputs(args) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
     let Plan {
-        outputs,
         as_of,
         load,
         rules,
@@ -145,7 +171,24 @@ pub fn run(args: &CheckArgs) -> u8 {
         fail_on,
     } = match plan(args) {
         Ok(p) => p,
-        Err(e) => return fail(e),
+        Err((error, partial)) => {
+            let builtin;
+            let rules = match &partial.rules {
+                Some(rules) => rules,
+                None => {
+                    builtin = RuleSet::builtin().unwrap_or(RuleSet { rules: Vec::new() });
+                    &builtin
+                }
+            };
+            return failed(
+                &outputs,
+                &report::Failure {
+                    errors: &[error],
+                    rules,
+                    as_of: partial.as_of,
+                },
+            );
+        }
     };
     let options = CheckOptions {
         paths: args.paths.clone(),
@@ -197,10 +240,57 @@ pub fn run(args: &CheckArgs) -> u8 {
         },
     );
     match reported {
-        Err(e) => fail(e),
+        Err(errors) => failed(
+            &outputs,
+            &report::Failure {
+                errors: &errors.0,
+                rules: &rules,
+                as_of: Some(as_of),
+            },
+        ),
         Ok(Err(e)) => fail(e),
         Ok(Ok(true)) => EXIT_FINDINGS,
         Ok(Ok(false)) => EXIT_CLEAN,
+    }
+}
+
+/// A run that stopped on an error (exit 2): every error on stderr, and every
+/// requested report still written, saying so (CI uploads them anyway).
+fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
+    for e in failure.errors {
+        eprintln!("edgeaudit: error: {e}");
+    }
+    for output in outputs {
+        // Standard error already has it in the terminal's words.
+        if output.format == Format::Human && output.path.is_none() {
+            continue;
+        }
+        let written = write_to(output, |w| report::render_failure(output.format, failure, w));
+        if let Err(e) = written {
+            eprintln!("edgeaudit: error: {e}");
+        }
+    }
+    EXIT_ERROR
+}
+
+/// Writes one output, to its file or to standard output.
+fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
+    match &output.path {
+        Some(path) => std::fs::File::create(path)
+            .and_then(|f| {
+                let mut w = std::io::BufWriter::new(f);
+                render(&mut w)?;
+                w.flush()
+            })
+            .map_err(|e| format!("cannot write {path}: {e}")),
+        None => {
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            match render(&mut w).and_then(|()| w.flush()) {
+                // The reader went away (`| head`): nothing more to say to it.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                result => result.map_err(|e| format!("cannot write to stdout: {e}")),
+            }
+        }
     }
 }
 
@@ -212,21 +302,5 @@ fn write_output(args: &CheckArgs, output: &Output, ctx: &report::Context) -> Res
             Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         };
     let ctx = report::Context { color, ..*ctx };
-    match &output.path {
-        Some(path) => std::fs::File::create(path)
-            .and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                report::render(output.format, &ctx, &mut w)?;
-                w.flush()
-            })
-            .map_err(|e| format!("cannot write {path}: {e}")),
-        None => {
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            match report::render(output.format, &ctx, &mut w).and_then(|()| w.flush()) {
-                // The reader went away (`| head`): nothing more to say to it.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                result => result.map_err(|e| format!("cannot write to stdout: {e}")),
-            }
-        }
-    }
+    write_to(output, |w| report::render(output.format, &ctx, w))
 }

@@ -51,6 +51,18 @@ impl InputError {
         InputError::at_line_column(file, 1, 1, message)
     }
 
+    /// An error about no file: a command-line value, a rule selection.
+    pub fn usage(message: impl Into<String>) -> Self {
+        InputError {
+            file: String::new(),
+            line: 0,
+            column: 0,
+            offset: None,
+            message: message.into(),
+            not_an_export: false,
+        }
+    }
+
     /// Why a skipped file was not analysed, without the words every such reason starts with.
     pub fn skip_reason(&self) -> &str {
         self.message.trim_start_matches(NOT_ANALYSED)
@@ -67,6 +79,9 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.file.is_empty() {
+            return f.write_str(&self.message);
+        }
         write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
     }
 }

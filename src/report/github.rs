@@ -58,6 +58,25 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     })
 }
 
+/// A failed run: an `::error` annotation per error, at its file and line.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for e in failure.errors {
+        if e.file.is_empty() {
+            writeln!(out, "::error title=edgeaudit::{}", escape_data(&e.message))?;
+        } else {
+            writeln!(
+                out,
+                "::error file={},line={},col={},title=edgeaudit input error::{}",
+                escape_property(&e.file),
+                e.line,
+                e.column,
+                escape_data(&e.message)
+            )?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -250,3 +250,15 @@ fn statistics(ctx: &Context, summary: &Summary) -> String {
     }
     out
 }
+
+/// A failed run: every error, then why there are no findings.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for e in failure.errors {
+        writeln!(out, "error: {}", crate::findings::shown(&e.to_string()))?;
+    }
+    writeln!(
+        out,
+        "\nNo findings: {} stopped the run before anything was analysed (exit 2).",
+        plural(failure.errors.len(), "error", "errors")
+    )
+}

@@ -157,3 +157,43 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }
+
+#[derive(Serialize)]
+struct FailureDocument<'a> {
+    version: u32,
+    as_of: Option<String>,
+    /// False: the input could not be analysed, and `findings` is empty for that reason.
+    success: bool,
+    errors: Vec<ErrorOut<'a>>,
+    findings: [(); 0],
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
+    message: &'a str,
+}
+
+/// A failed run: `success: false` and every error with its place.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let doc = FailureDocument {
+        version: 1,
+        as_of: failure.as_of.map(|d| d.to_string()),
+        success: false,
+        errors: failure
+            .errors
+            .iter()
+            .map(|e| ErrorOut {
+                file: &e.file,
+                line: e.line,
+                column: e.column,
+                message: &e.message,
+            })
+            .collect(),
+        findings: [],
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
+}

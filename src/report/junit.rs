@@ -129,6 +129,33 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     writeln!(out, "</testsuites>")
 }
 
+/// A failed run: one suite of input errors, one erroring case per error.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let n = failure.errors.len();
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(out, r#"<testsuites name="edgeaudit" tests="{n}" failures="0" errors="{n}">"#)?;
+    writeln!(out, r#"  <testsuite name="input" tests="{n}" failures="0" errors="{n}">"#)?;
+    for e in failure.errors {
+        let name = if e.file.is_empty() { "edgeaudit" } else { e.file.as_str() };
+        writeln!(
+            out,
+            r#"    <testcase classname="edgeaudit" name="{}" file="{}" line="{}">"#,
+            xml(name),
+            xml(&e.file),
+            e.line
+        )?;
+        writeln!(
+            out,
+            r#"      <error type="input" message="{}">{}</error>"#,
+            xml(&e.message),
+            xml(&e.to_string())
+        )?;
+        writeln!(out, "    </testcase>")?;
+    }
+    writeln!(out, "  </testsuite>")?;
+    writeln!(out, "</testsuites>")
+}
+
 #[cfg(test)]
 mod tests {
     use super::xml;

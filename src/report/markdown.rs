@@ -146,3 +146,18 @@ fn notices(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// A failed run: an error section naming every error.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    writeln!(out, "## edgeaudit: the input could not be analysed\n")?;
+    writeln!(
+        out,
+        "The run stopped with exit code 2 before any finding: fix these and run it again.\n"
+    )?;
+    writeln!(out, "| file | line | column | error |")?;
+    writeln!(out, "|---|---:|---:|---|")?;
+    for e in failure.errors {
+        writeln!(out, "| {} | {} | {} | {} |", cell(&e.file), e.line, e.column, cell(&e.message))?;
+    }
+    Ok(())
+}

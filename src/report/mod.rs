@@ -60,6 +60,29 @@ pub struct Context<'a> {
     pub fail_on: crate::findings::FailOn,
 }
 
+/// A run that could not analyse its input (a broken file, a bad config or
+/// rule pack): what each format says instead of findings, so that every
+/// requested report exists and names every error (CI uploads it anyway).
+pub struct Failure<'a> {
+    pub errors: &'a [crate::load::error::InputError],
+    /// The rules the run would have applied (for SARIF's metadata).
+    pub rules: &'a RuleSet,
+    /// The as-of date, when it was read before the failure.
+    pub as_of: Option<chrono::NaiveDate>,
+}
+
+/// Writes the report of a failed run (exit 2) in `format`.
+pub fn render_failure(format: Format, failure: &Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    match format {
+        Format::Human => human::failure(failure, out),
+        Format::Json => json::failure(failure, out),
+        Format::Sarif => sarif::failure(failure, out),
+        Format::Github => github::failure(failure, out),
+        Format::Markdown => markdown::failure(failure, out),
+        Format::Junit => junit::failure(failure, out),
+    }
+}
+
 /// Writes the report: streamed, so a report on a million findings is never
 /// held in memory as one string.
 pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -50,22 +50,24 @@ pub fn uri(file: &str) -> String {
 }
 
 #[derive(Serialize)]
-struct Log<'a> {
+struct Log<'a, R: Serialize> {
     #[serde(rename = "$schema")]
     schema: &'static str,
     version: &'static str,
-    runs: [Run<'a>; 1],
+    runs: [Run<'a, R>; 1],
 }
 
+/// One run; `R` is its results: the findings, or none for a failed run.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Run<'a> {
+struct Run<'a, R: Serialize> {
     tool: Tool<'a>,
     automation_details: AutomationDetails,
     column_kind: &'static str,
-    results: Results<'a>,
+    results: R,
     invocations: [Invocation<'a>; 1],
-    properties: RunProperties,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<RunProperties>,
 }
 
 #[derive(Serialize)]
@@ -192,7 +194,9 @@ struct Notification<'a> {
     descriptor: Descriptor<'a>,
     level: &'static str,
     message: Text<'a>,
-    locations: [PlainLocation; 1],
+    /// None for an error that is about no file (a bad command line).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<PlainLocation>,
 }
 
 #[derive(Serialize)]
@@ -357,9 +361,9 @@ impl Serialize for Results<'_> {
     }
 }
 
-pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let rules = ctx
-        .rules
+/// The rules' full metadata: the same text as `explain`.
+fn rule_metadata(rules: &crate::engine::RuleSet) -> Vec<RuleMetadata<'_>> {
+    rules
         .rules
         .iter()
         .map(|r| RuleMetadata {
@@ -383,19 +387,69 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 },
             },
         })
-        .collect();
+        .collect()
+}
+
+fn tool(rules: &crate::engine::RuleSet) -> Tool<'_> {
+    Tool {
+        driver: Driver {
+            name: "edgeaudit",
+            version: env!("CARGO_PKG_VERSION"),
+            rules: rule_metadata(rules),
+        },
+    }
+}
+
+/// An error's place, when it is about a file.
+fn error_location(e: &crate::load::error::InputError) -> PlainLocation {
+    plain_location(&Place {
+        file: e.file.clone(),
+        line: e.line,
+        column: e.column,
+    })
+}
+
+/// A failed run: no results, `executionSuccessful: false`, and every error
+/// as a tool execution notification at its place, so the upload step of a
+/// CI workflow finds a valid file that says why.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: tool(failure.rules),
+            automation_details: AutomationDetails { id: "edgeaudit/".into() },
+            column_kind: "unicodeCodePoints",
+            results: [(); 0],
+            invocations: [Invocation {
+                execution_successful: false,
+                exit_code: crate::cli::EXIT_ERROR,
+                tool_configuration_notifications: Vec::new(),
+                tool_execution_notifications: failure
+                    .errors
+                    .iter()
+                    .map(|e| Notification {
+                        descriptor: Descriptor { id: "input-error" },
+                        level: "error",
+                        message: Text { text: &e.message },
+                        locations: if e.file.is_empty() { Vec::new() } else { vec![error_location(e)] },
+                    })
+                    .collect(),
+            }],
+            properties: failure.as_of.map(|d| RunProperties { as_of: d.to_string() }),
+        }],
+    };
+    serde_json::to_writer_pretty(&mut *out, &log)?;
+    out.write_all(b"\n")
+}
+
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     ctx.with_messages(Which::All, |messages| {
         let log = Log {
             schema: "https://json.schemastore.org/sarif-2.1.0.json",
             version: "2.1.0",
             runs: [Run {
-                tool: Tool {
-                    driver: Driver {
-                        name: "edgeaudit",
-                        version: env!("CARGO_PKG_VERSION"),
-                        rules,
-                    },
-                },
+                tool: tool(ctx.rules),
                 automation_details: AutomationDetails { id: "edgeaudit/".into() },
                 column_kind: "unicodeCodePoints",
                 results: Results {
@@ -414,7 +468,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                             descriptor: Descriptor { id: n.code },
                             level: "note",
                             message: Text { text: &n.message },
-                            locations: [plain_location(&n.place)],
+                            locations: vec![plain_location(&n.place)],
                         })
                         .collect(),
                     tool_execution_notifications: ctx
@@ -425,17 +479,13 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                             descriptor: Descriptor { id: "skipped-file" },
                             level: "warning",
                             message: Text { text: &e.message },
-                            locations: [plain_location(&Place {
-                                file: e.file.clone(),
-                                line: e.line,
-                                column: e.column,
-                            })],
+                            locations: vec![error_location(e)],
                         })
                         .collect(),
                 }],
-                properties: RunProperties {
+                properties: Some(RunProperties {
                     as_of: ctx.outcome.as_of.to_string(),
-                },
+                }),
             }],
         };
         serde_json::to_writer_pretty(&mut *out, &log)?;
