@@ -412,3 +412,88 @@ fn the_sarif_is_written_on_a_bad_config_or_value() {
     );
     assert!(note.get("locations").is_none(), "an error about no file has no location: {note}");
 }
+
+/// Above code scanning's 25,000 results per run, the SARIF keeps the most
+/// severe (every error first), says how many it left out and how to see
+/// them, and stays valid; the JSON report still has every finding.
+#[test]
+fn sarif_stays_within_the_code_scanning_results_limit() {
+    const COVERED: usize = 24_990;
+    const UNCOVERED: usize = 30;
+    let pool = |i: usize| format!(r#"{{"id": "p{i:031}", "name": "pool-{i:05}", "notification_email": "noc@example.com", "origins": []}}"#);
+    let pools: Vec<String> = (0..COVERED + UNCOVERED).map(pool).collect();
+    let covered: Vec<String> = (0..COVERED).map(|i| format!(r#""p{i:031}""#)).collect();
+    let export = format!(
+        r#"{{"pools": [{}], "notification_policies": [{{"id": "n1", "name": "covers most", "alert_type": "load_balancing_health_alert", "mechanisms": {{"email": [{{"id": "noc@example.com"}}]}}, "filters": {{"pool_id": [{}]}}}}]}}"#,
+        pools.join(",\n"),
+        covered.join(",")
+    );
+    let dir = common::temp_dir(&[("account.json", export.as_bytes())]);
+    let file = common::path_str(&dir.path().join("account.json"));
+    let r = run(&["check", &file, "--format", "sarif", "--as-of", AS_OF]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("21 of 25021 findings are not in this SARIF file"), "{}", r.stderr);
+    let doc = json(&r);
+    common::assert_valid_sarif(&doc);
+    let run0 = &doc["runs"][0];
+    let results = run0["results"].as_array().expect("results");
+    assert_eq!(results.len(), 25_000);
+    let errors = results.iter().filter(|r| r["level"] == "error").count();
+    assert_eq!(errors, UNCOVERED, "every error is kept");
+    assert!(
+        results.iter().all(|r| r["level"] != "note"),
+        "the note (LB004) is left out before any warning"
+    );
+    assert_eq!(run0["properties"]["omittedResults"], 21);
+    let notes = run0["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .expect("notifications");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n["descriptor"]["id"] == "results-limit" && n["message"]["text"].as_str().is_some_and(|t| t.contains("--format json"))),
+        "{notes:?}"
+    );
+    let all = json(&run(&["check", &file, "--format", "json", "--as-of", AS_OF]));
+    assert_eq!(all["findings"].as_array().map(Vec::len), Some(25_021));
+}
+
+/// A SARIF that code scanning would refuse for its size (10 MB
+/// gzip-compressed) is never written silently: only strings of many
+/// kilobytes in every result can make one, and the run says so.
+#[test]
+fn a_sarif_over_the_compressed_size_limit_is_said() {
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut noise = |n: usize| -> String {
+        (0..n)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                char::from(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[(seed % 62) as usize])
+            })
+            .collect()
+    };
+    let pools: Vec<String> = (0..1000)
+        .map(|i| {
+            format!(
+                r#"{{"id": "p{i}", "name": "{}", "notification_email": "noc@example.com", "origins": []}}"#,
+                noise(16_000)
+            )
+        })
+        .collect();
+    let export = format!(r#"{{"result": [{}]}}"#, pools.join(",\n"));
+    let dir = common::temp_dir(&[("pools.json", export.as_bytes())]);
+    let file = common::path_str(&dir.path().join("pools.json"));
+    let r = run(&["check", &file, "--format", "sarif", "--as-of", AS_OF, "--select", "LB001"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("gzip-compressed, over code scanning's limit of 10000000 bytes"),
+        "{}",
+        r.stderr
+    );
+
+    // A small SARIF says nothing of the kind.
+    let r = run(&["check", "fixtures/demo", "--format", "sarif", "--as-of", AS_OF]);
+    assert!(!r.stderr.contains("limit"), "{}", r.stderr);
+}

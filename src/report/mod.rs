@@ -4,6 +4,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod limits;
 pub mod markdown;
 pub mod sarif;
 pub mod snippet;
@@ -110,10 +111,19 @@ impl Context<'_> {
     /// take a good part of a large report, and the machine has more than one
     /// core.
     pub fn with_messages<R>(&self, which: Which, consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R) -> R {
+        self.with_messages_where(|_, f| which.selects(f), consume)
+    }
+
+    /// As `with_messages`, for the findings (by index and value) `keep` selects.
+    pub fn with_messages_where<R>(
+        &self,
+        keep: impl Fn(usize, &Finding) -> bool + Send,
+        consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R,
+    ) -> R {
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1024);
             scope.spawn(move || {
-                for f in self.outcome.findings.iter().filter(|f| which.selects(f)) {
+                for (_, f) in self.outcome.findings.iter().enumerate().filter(|(i, f)| keep(*i, f)) {
                     // The receiver is gone when writing failed: stop quietly.
                     if tx.send(self.message(f)).is_err() {
                         break;

@@ -1,11 +1,12 @@
 //! SARIF 2.1.0 for code scanning.
 
 use std::cell::RefCell;
+use std::io::Write;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::{Context, Which};
+use super::{Context, limits};
 use crate::engine::docs;
 use crate::findings::{Finding, Severity};
 use crate::triage::{self, Place, Suppression};
@@ -123,6 +124,8 @@ struct RuleProperties<'a> {
 /// Results serialised one at a time, each message as it arrives.
 struct Results<'a> {
     ctx: &'a Context<'a>,
+    /// Which findings are written, when not all fit in a run.
+    kept: Option<&'a [bool]>,
     messages: RefCell<&'a mut dyn Iterator<Item = String>>,
 }
 
@@ -292,13 +295,18 @@ struct Invocation<'a> {
 #[serde(rename_all = "camelCase")]
 struct RunProperties {
     as_of: String,
+    /// Findings left out to stay within code scanning's results limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted_results: Option<usize>,
 }
 
 impl Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.ctx;
         let mut messages = self.messages.borrow_mut();
-        s.collect_seq(ctx.outcome.findings.iter().map(|f| {
+        let kept = self.kept;
+        let findings = ctx.outcome.findings.iter().enumerate();
+        s.collect_seq(findings.filter(|(i, _)| kept.is_none_or(|k| k[*i])).map(|(_, f)| {
             // Identity from the resource as exported, display from it as shown.
             let exported = f.resource(ctx.analysis);
             let resource_fingerprint = triage::finding_fingerprint(f, &exported);
@@ -361,6 +369,11 @@ impl Serialize for Results<'_> {
     }
 }
 
+/// The longest prefix of `text` of at most `max` characters.
+fn at_most(text: &str, max: usize) -> &str {
+    text.char_indices().nth(max).map_or(text, |(end, _)| &text[..end])
+}
+
 /// The rules' full metadata: the same text as `explain`.
 fn rule_metadata(rules: &crate::engine::RuleSet) -> Vec<RuleMetadata<'_>> {
     rules
@@ -369,8 +382,13 @@ fn rule_metadata(rules: &crate::engine::RuleSet) -> Vec<RuleMetadata<'_>> {
         .map(|r| RuleMetadata {
             id: &r.id,
             name: &r.name,
-            short_description: Text { text: &r.summary },
-            full_description: Text { text: r.rationale.trim() },
+            // Code scanning takes at most 1,024 characters of each description.
+            short_description: Text {
+                text: at_most(&r.summary, limits::SARIF_MAX_DESCRIPTION),
+            },
+            full_description: Text {
+                text: at_most(r.rationale.trim(), limits::SARIF_MAX_DESCRIPTION),
+            },
             help: Help {
                 text: docs::text(r),
                 markdown: docs::markdown(r),
@@ -378,7 +396,7 @@ fn rule_metadata(rules: &crate::engine::RuleSet) -> Vec<RuleMetadata<'_>> {
             help_uri: r.references.first().map(String::as_str),
             default_configuration: Configuration { level: level(r.severity) },
             properties: RuleProperties {
-                tags: &r.tags,
+                tags: &r.tags[..r.tags.len().min(limits::SARIF_MAX_TAGS)],
                 precision: "very-high",
                 problem_severity: match r.severity {
                     Severity::Error => "error",
@@ -436,7 +454,10 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
                     })
                     .collect(),
             }],
-            properties: failure.as_of.map(|d| RunProperties { as_of: d.to_string() }),
+            properties: failure.as_of.map(|d| RunProperties {
+                as_of: d.to_string(),
+                omitted_results: None,
+            }),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
@@ -444,51 +465,158 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    ctx.with_messages(Which::All, |messages| {
-        let log = Log {
-            schema: "https://json.schemastore.org/sarif-2.1.0.json",
-            version: "2.1.0",
-            runs: [Run {
-                tool: tool(ctx.rules),
-                automation_details: AutomationDetails { id: "edgeaudit/".into() },
-                column_kind: "unicodeCodePoints",
-                results: Results {
-                    ctx,
-                    messages: RefCell::new(messages),
-                },
-                invocations: [Invocation {
-                    execution_successful: true,
-                    exit_code: ctx.exit_code,
-                    tool_configuration_notifications: ctx
-                        .outcome
-                        .triage
-                        .notices
-                        .iter()
-                        .map(|n| Notification {
-                            descriptor: Descriptor { id: n.code },
-                            level: "note",
-                            message: Text { text: &n.message },
-                            locations: vec![plain_location(&n.place)],
-                        })
-                        .collect(),
-                    tool_execution_notifications: ctx
-                        .outcome
-                        .skipped
-                        .iter()
-                        .map(|e| Notification {
-                            descriptor: Descriptor { id: "skipped-file" },
-                            level: "warning",
-                            message: Text { text: &e.message },
-                            locations: vec![error_location(e)],
-                        })
-                        .collect(),
+    // Code scanning refuses a run of more results than it takes: keep the
+    // most severe, and say in the run how many were left out.
+    let kept = limits::most_severe(&ctx.outcome.findings, |f| f.severity, limits::SARIF_MAX_RESULTS);
+    let omitted = kept.as_ref().map(|k| k.iter().filter(|keep| !**keep).count());
+    let limit_notice = omitted.map(|n| {
+        format!(
+            "{n} of {} findings are not in this SARIF file: code scanning refuses a run of more than {} results (and shows {}), so the most severe were kept, every error first; `--format json` lists them all",
+            ctx.outcome.findings.len(),
+            limits::SARIF_MAX_RESULTS,
+            limits::SARIF_SHOWN_RESULTS
+        )
+    });
+    if let Some(notice) = &limit_notice {
+        eprintln!("edgeaudit: warning: {notice}");
+    }
+    let mut out = GzipMeasured::new(out);
+    ctx.with_messages_where(
+        |i, _| kept.as_ref().is_none_or(|k| k[i]),
+        |messages| -> std::io::Result<()> {
+            let log = Log {
+                schema: "https://json.schemastore.org/sarif-2.1.0.json",
+                version: "2.1.0",
+                runs: [Run {
+                    tool: tool(ctx.rules),
+                    automation_details: AutomationDetails { id: "edgeaudit/".into() },
+                    column_kind: "unicodeCodePoints",
+                    results: Results {
+                        ctx,
+                        kept: kept.as_deref(),
+                        messages: RefCell::new(messages),
+                    },
+                    invocations: [Invocation {
+                        execution_successful: true,
+                        exit_code: ctx.exit_code,
+                        tool_configuration_notifications: ctx
+                            .outcome
+                            .triage
+                            .notices
+                            .iter()
+                            .map(|n| Notification {
+                                descriptor: Descriptor { id: n.code },
+                                level: "note",
+                                message: Text { text: &n.message },
+                                locations: vec![plain_location(&n.place)],
+                            })
+                            .collect(),
+                        tool_execution_notifications: ctx
+                            .outcome
+                            .skipped
+                            .iter()
+                            .map(|e| Notification {
+                                descriptor: Descriptor { id: "skipped-file" },
+                                level: "warning",
+                                message: Text { text: &e.message },
+                                locations: vec![error_location(e)],
+                            })
+                            .chain(limit_notice.as_deref().map(|text| Notification {
+                                descriptor: Descriptor { id: "results-limit" },
+                                level: "warning",
+                                message: Text { text },
+                                locations: Vec::new(),
+                            }))
+                            .collect(),
+                    }],
+                    properties: Some(RunProperties {
+                        as_of: ctx.outcome.as_of.to_string(),
+                        omitted_results: omitted,
+                    }),
                 }],
-                properties: Some(RunProperties {
-                    as_of: ctx.outcome.as_of.to_string(),
-                }),
-            }],
-        };
-        serde_json::to_writer_pretty(&mut *out, &log)?;
-        out.write_all(b"\n")
-    })
+            };
+            serde_json::to_writer_pretty(&mut out, &log)?;
+            out.write_all(b"\n")
+        },
+    )?;
+    // Only strings of many kilobytes in every result can make 25,000 results
+    // too large; said, never written silently.
+    let compressed = out.compressed_size()?;
+    if compressed > limits::SARIF_MAX_GZIP_BYTES {
+        eprintln!(
+            "edgeaudit: warning: this SARIF is {compressed} bytes gzip-compressed, over code scanning's limit of {} bytes: an upload would be refused; narrow the run with --select or the paths checked",
+            limits::SARIF_MAX_GZIP_BYTES
+        );
+    }
+    Ok(())
+}
+
+/// Writes through to `out` while measuring what the output would weigh
+/// gzip-compressed (code scanning's size limit is on the compressed file).
+/// Output no larger than the limit cannot weigh more than it compressed, so
+/// it is only held; compression starts once the output passes the limit.
+struct GzipMeasured<'a> {
+    out: &'a mut dyn std::io::Write,
+    /// What was written before the limit was passed.
+    held: Vec<u8>,
+    /// Fed in large pieces (the encoder costs per call, and serde writes many
+    /// small ones) once the output is over the limit.
+    gzip: Option<std::io::BufWriter<flate2::write::GzEncoder<Counter>>>,
+}
+
+/// Counts the bytes written to it, and keeps none.
+struct Counter(u64);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> GzipMeasured<'a> {
+    fn new(out: &'a mut dyn std::io::Write) -> Self {
+        GzipMeasured {
+            out,
+            held: Vec::new(),
+            gzip: None,
+        }
+    }
+
+    /// The compressed size, or the plain size when that is within the limit.
+    fn compressed_size(self) -> std::io::Result<u64> {
+        match self.gzip {
+            None => Ok(self.held.len() as u64),
+            Some(gzip) => {
+                let gzip = gzip.into_inner().map_err(|e| e.into_error())?;
+                Ok(gzip.finish()?.0)
+            }
+        }
+    }
+}
+
+impl std::io::Write for GzipMeasured<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        match &mut self.gzip {
+            Some(gzip) => gzip.write_all(&buf[..n])?,
+            None => {
+                self.held.extend_from_slice(&buf[..n]);
+                if self.held.len() as u64 > limits::SARIF_MAX_GZIP_BYTES {
+                    // The fastest level: an upper bound on what upload tools produce.
+                    let encoder = flate2::write::GzEncoder::new(Counter(0), flate2::Compression::fast());
+                    let mut gzip = std::io::BufWriter::with_capacity(1 << 18, encoder);
+                    gzip.write_all(&std::mem::take(&mut self.held))?;
+                    self.gzip = Some(gzip);
+                }
+            }
+        }
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
