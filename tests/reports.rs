@@ -165,6 +165,29 @@ fn statistics_count_findings_per_rule() {
         "{}",
         r.stdout
     );
+    // The counts instead of every finding.
+    assert!(
+        !r.stdout.contains("legacy `notification_email`"),
+        "no finding is printed:\n{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Found 19 findings"), "{}", r.stdout);
+}
+
+#[test]
+fn concise_is_one_line_per_finding() {
+    let r = run(&["check", "fixtures/demo", "--format", "concise", "--as-of", AS_OF]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 19, "{}", r.stdout);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("fixtures/demo/pools.json:") && l.contains(": LB001 Pool ")),
+        "{}",
+        r.stdout
+    );
+    assert!(lines.iter().all(|l| l.splitn(4, ':').count() == 4), "{}", r.stdout);
 }
 
 #[test]
@@ -496,4 +519,47 @@ fn a_sarif_over_the_compressed_size_limit_is_said() {
     // A small SARIF says nothing of the kind.
     let r = run(&["check", "fixtures/demo", "--format", "sarif", "--as-of", AS_OF]);
     assert!(!r.stderr.contains("limit"), "{}", r.stderr);
+}
+
+/// GitHub shows 10 annotations of each level per step: edgeaudit writes no
+/// more than that, skipped files first among the warnings, and one notice
+/// that counts what it left out and where to find it.
+#[test]
+fn github_annotations_are_capped_as_github_shows_them() {
+    let pool = |i: usize| format!(r#"{{"id": "p{i:031}", "name": "pool-{i:02}", "notification_email": "noc@example.com", "origins": []}}"#);
+    let covered: Vec<String> = (25..40).map(|i| format!(r#""p{i:031}""#)).collect();
+    let export = format!(
+        r#"{{"pools": [{}], "notification_policies": [{{"id": "n1", "name": "n", "alert_type": "load_balancing_health_alert", "mechanisms": {{"email": [{{"id": "noc@example.com"}}]}}, "filters": {{"pool_id": [{}]}}}}]}}"#,
+        (0..40).map(pool).collect::<Vec<_>>().join(",\n"),
+        covered.join(",")
+    );
+    let dir = common::temp_dir(&[
+        ("exports/account.json", export.as_bytes()),
+        ("exports/package.json", b"{\"name\": \"x\"}"),
+    ]);
+    let r = run(&[
+        "check",
+        &common::path_str(&dir.path().join("exports")),
+        "--format",
+        "github",
+        "--as-of",
+        AS_OF,
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let count = |prefix: &str| r.stdout.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(count("::error "), 10, "{}", r.stdout);
+    assert_eq!(count("::warning "), 10);
+    assert!(
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with("::warning "))
+            .is_some_and(|l| l.contains("package.json")),
+        "skipped files come first"
+    );
+    assert_eq!(count("::notice "), 2, "LB004 and the summary");
+    let summary = r.stdout.lines().last().unwrap_or_default();
+    assert!(
+        summary.starts_with("::notice title=edgeaudit: more findings::15 errors, 6 warnings and 0 notices more are not annotated"),
+        "{summary}"
+    );
 }

@@ -60,7 +60,7 @@ pub struct CheckArgs {
     /// Files or directories (walked recursively for *.json, *.yaml, *.yml); `-` reads stdin.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
-    /// Output format: human, json, sarif, github, markdown or junit; repeat it, and add `=FILE` to write one to a file
+    /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown or junit; repeat it, and add `=FILE` to write one to a file
     /// (e.g. `--format human --format sarif=out.sarif`).
     /// Default: human.
     #[arg(long, value_name = "FORMAT[=FILE]")]

@@ -14,48 +14,107 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    ctx.with_messages(Which::Active, |messages| {
-        for (f, message) in ctx.outcome.active().zip(messages) {
-            let level = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Note => "notice",
-            };
-            writeln!(
-                out,
-                "::{level} file={},line={},col={},title={}::{}",
-                escape_property(ctx.file(f)),
-                f.location.line,
-                f.location.column,
-                escape_property(&format!("{} {}", f.rule.id, f.rule.name)),
-                escape_data(&message)
-            )?;
+/// Annotations GitHub shows per step and level (actions/toolkit's
+/// documentation: 10 errors, 10 warnings and 10 notices per step, 50 per job);
+/// more are parsed and dropped, so they are not written.
+pub const ANNOTATIONS_PER_LEVEL: usize = 10;
+
+/// The annotations of one level, in priority order: the first are written,
+/// the rest counted.
+struct Level {
+    name: &'static str,
+    lines: Vec<String>,
+    more: usize,
+}
+
+impl Level {
+    fn new(name: &'static str) -> Self {
+        Level {
+            name,
+            lines: Vec::new(),
+            more: 0,
         }
-        for e in &ctx.outcome.skipped {
-            writeln!(
-                out,
+    }
+    fn push(&mut self, line: impl FnOnce() -> String) {
+        if self.lines.len() < ANNOTATIONS_PER_LEVEL {
+            self.lines.push(line());
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let [mut errors, mut warnings, mut notices] = [Level::new("error"), Level::new("warning"), Level::new("notice")];
+    // Files left out come first among the warnings: nothing is left out silently.
+    for e in &ctx.outcome.skipped {
+        warnings.push(|| {
+            format!(
                 "::warning file={},line={},col={},title={}::{}",
                 escape_property(&e.file),
                 e.line,
                 e.column,
                 escape_property("edgeaudit skipped file"),
                 escape_data(&format!("skipped, not analysed: {}", e.skip_reason()))
-            )?;
+            )
+        });
+    }
+    ctx.with_messages(Which::Active, |messages| {
+        for (f, message) in ctx.outcome.active().zip(messages) {
+            let level = match f.severity {
+                Severity::Error => &mut errors,
+                Severity::Warning => &mut warnings,
+                Severity::Note => &mut notices,
+            };
+            let name = level.name;
+            level.push(|| {
+                format!(
+                    "::{name} file={},line={},col={},title={}::{}",
+                    escape_property(ctx.file(f)),
+                    f.location.line,
+                    f.location.column,
+                    escape_property(&format!("{} {}", f.rule.id, f.rule.name)),
+                    escape_data(&message)
+                )
+            });
         }
-        for n in &ctx.outcome.triage.notices {
-            writeln!(
-                out,
+    });
+    for n in &ctx.outcome.triage.notices {
+        notices.push(|| {
+            format!(
                 "::notice file={},line={},col={},title={}::{}",
                 escape_property(&n.place.file),
                 n.place.line,
                 n.place.column,
                 escape_property(&format!("edgeaudit {}", n.code)),
                 escape_data(&n.message)
-            )?;
+            )
+        });
+    }
+    let left_out = errors.more + warnings.more + notices.more;
+    if left_out > 0 {
+        // The summary takes the last notice's place, so that it is shown.
+        if notices.lines.len() == ANNOTATIONS_PER_LEVEL {
+            notices.lines.pop();
+            notices.more += 1;
         }
-        Ok(())
-    })
+    }
+    for level in [&errors, &warnings, &notices] {
+        for line in &level.lines {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if left_out > 0 {
+        writeln!(
+            out,
+            "::notice title=edgeaudit: more findings::{}",
+            escape_data(&format!(
+                "{} errors, {} warnings and {} notices more are not annotated: GitHub shows {ANNOTATIONS_PER_LEVEL} of each level per step. Every finding is in the SARIF upload (code scanning) and in --format json.",
+                errors.more, warnings.more, notices.more
+            ))
+        )?;
+    }
+    Ok(())
 }
 
 /// A failed run: an `::error` annotation per error, at its file and line.

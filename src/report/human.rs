@@ -96,8 +96,10 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         .with_width(100)
         .with_wrap_lines(false)
         .with_links(false);
-    ctx.with_messages(Which::Active, |messages| -> std::io::Result<()> {
-        for (finding, message) in ctx.outcome.active().zip(messages) {
+    // `--statistics` prints the counts instead of every finding (as ruff does).
+    let each = if ctx.statistics { Which::Suppressed } else { Which::Active };
+    ctx.with_messages(each, |messages| -> std::io::Result<()> {
+        for (finding, message) in ctx.outcome.active().zip(messages).filter(|_| !ctx.statistics) {
             let mut out = String::new();
             let file = &ctx.outcome.files[finding.location.file.0 as usize];
             let report = Report {

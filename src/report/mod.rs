@@ -1,5 +1,6 @@
 //! Stage 6: every format renders the same sorted list of findings.
 
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -20,6 +21,8 @@ use crate::triage::waiver::Waiver;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Human,
+    /// One line per finding: `file:line:col: ID message`.
+    Concise,
     Json,
     Sarif,
     Github,
@@ -76,6 +79,7 @@ pub struct Failure<'a> {
 pub fn render_failure(format: Format, failure: &Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     match format {
         Format::Human => human::failure(failure, out),
+        Format::Concise => concise::failure(failure, out),
         Format::Json => json::failure(failure, out),
         Format::Sarif => sarif::failure(failure, out),
         Format::Github => github::failure(failure, out),
@@ -89,6 +93,7 @@ pub fn render_failure(format: Format, failure: &Failure, out: &mut dyn std::io::
 pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     match format {
         Format::Human => human::render(ctx, out),
+        Format::Concise => concise::render(ctx, out),
         Format::Json => json::render(ctx, out),
         Format::Sarif => sarif::render(ctx, out),
         Format::Github => github::render(ctx, out),

@@ -1,0 +1,44 @@
+//! One line per finding, `file:line:col: ID message`: the shape editors'
+//! quickfix lists and `grep` read.
+
+use super::{Context, Which};
+
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    ctx.with_messages(Which::Active, |messages| {
+        for (f, message) in ctx.outcome.active().zip(messages) {
+            writeln!(
+                out,
+                "{}:{}:{}: {} {}",
+                ctx.file(f),
+                f.location.line,
+                f.location.column,
+                f.rule.id,
+                one_line(&message)
+            )?;
+        }
+        for e in &ctx.outcome.skipped {
+            writeln!(
+                out,
+                "{}:{}:{}: skipped, not analysed: {}",
+                e.file,
+                e.line,
+                e.column,
+                e.skip_reason()
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// A failed run: one line per error, in the same shape.
+pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for e in failure.errors {
+        writeln!(out, "{}", one_line(&format!("error: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Line ends inside a message would break the one-line-per-finding shape.
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
