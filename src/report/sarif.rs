@@ -427,39 +427,54 @@ fn error_location(e: &crate::load::error::InputError) -> PlainLocation {
     })
 }
 
+/// The log of one run of edgeaudit.
+fn log<'a, R: Serialize>(
+    rules: &'a crate::engine::RuleSet,
+    results: R,
+    invocation: Invocation<'a>,
+    properties: Option<RunProperties>,
+) -> Log<'a, R> {
+    Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: tool(rules),
+            automation_details: AutomationDetails { id: "edgeaudit/".into() },
+            column_kind: "unicodeCodePoints",
+            results,
+            invocations: [invocation],
+            properties,
+        }],
+    }
+}
+
 /// A failed run: no results, `executionSuccessful: false`, and every error
 /// as a tool execution notification at its place, so the upload step of a
 /// CI workflow finds a valid file that says why.
 pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let log = Log {
-        schema: "https://json.schemastore.org/sarif-2.1.0.json",
-        version: "2.1.0",
-        runs: [Run {
-            tool: tool(failure.rules),
-            automation_details: AutomationDetails { id: "edgeaudit/".into() },
-            column_kind: "unicodeCodePoints",
-            results: [(); 0],
-            invocations: [Invocation {
-                execution_successful: false,
-                exit_code: crate::cli::EXIT_ERROR,
-                tool_configuration_notifications: Vec::new(),
-                tool_execution_notifications: failure
-                    .errors
-                    .iter()
-                    .map(|e| Notification {
-                        descriptor: Descriptor { id: "input-error" },
-                        level: "error",
-                        message: Text { text: &e.message },
-                        locations: if e.file.is_empty() { Vec::new() } else { vec![error_location(e)] },
-                    })
-                    .collect(),
-            }],
-            properties: failure.as_of.map(|d| RunProperties {
-                as_of: d.to_string(),
-                omitted_results: None,
-            }),
-        }],
-    };
+    let log = log(
+        failure.rules,
+        [(); 0],
+        Invocation {
+            execution_successful: false,
+            exit_code: crate::cli::EXIT_ERROR,
+            tool_configuration_notifications: Vec::new(),
+            tool_execution_notifications: failure
+                .errors
+                .iter()
+                .map(|e| Notification {
+                    descriptor: Descriptor { id: "input-error" },
+                    level: "error",
+                    message: Text { text: &e.message },
+                    locations: if e.file.is_empty() { Vec::new() } else { vec![error_location(e)] },
+                })
+                .collect(),
+        },
+        failure.as_of.map(|d| RunProperties {
+            as_of: d.to_string(),
+            omitted_results: None,
+        }),
+    );
     serde_json::to_writer_pretty(&mut *out, &log)?;
     out.write_all(b"\n")
 }
@@ -484,57 +499,49 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     ctx.with_messages_where(
         |i, _| kept.as_ref().is_none_or(|k| k[i]),
         |messages| -> std::io::Result<()> {
-            let log = Log {
-                schema: "https://json.schemastore.org/sarif-2.1.0.json",
-                version: "2.1.0",
-                runs: [Run {
-                    tool: tool(ctx.rules),
-                    automation_details: AutomationDetails { id: "edgeaudit/".into() },
-                    column_kind: "unicodeCodePoints",
-                    results: Results {
-                        ctx,
-                        kept: kept.as_deref(),
-                        messages: RefCell::new(messages),
-                    },
-                    invocations: [Invocation {
-                        execution_successful: true,
-                        exit_code: ctx.exit_code,
-                        tool_configuration_notifications: ctx
-                            .outcome
-                            .triage
-                            .notices
-                            .iter()
-                            .map(|n| Notification {
-                                descriptor: Descriptor { id: n.code },
-                                level: "note",
-                                message: Text { text: &n.message },
-                                locations: vec![plain_location(&n.place)],
-                            })
-                            .collect(),
-                        tool_execution_notifications: ctx
-                            .outcome
-                            .skipped
-                            .iter()
-                            .map(|e| Notification {
-                                descriptor: Descriptor { id: "skipped-file" },
-                                level: "warning",
-                                message: Text { text: &e.message },
-                                locations: vec![error_location(e)],
-                            })
-                            .chain(limit_notice.as_deref().map(|text| Notification {
-                                descriptor: Descriptor { id: "results-limit" },
-                                level: "warning",
-                                message: Text { text },
-                                locations: Vec::new(),
-                            }))
-                            .collect(),
-                    }],
-                    properties: Some(RunProperties {
-                        as_of: ctx.outcome.as_of.to_string(),
-                        omitted_results: omitted,
-                    }),
-                }],
+            let invocation = Invocation {
+                execution_successful: true,
+                exit_code: ctx.exit_code,
+                tool_configuration_notifications: ctx
+                    .outcome
+                    .triage
+                    .notices
+                    .iter()
+                    .map(|n| Notification {
+                        descriptor: Descriptor { id: n.code },
+                        level: "note",
+                        message: Text { text: &n.message },
+                        locations: vec![plain_location(&n.place)],
+                    })
+                    .collect(),
+                tool_execution_notifications: ctx
+                    .outcome
+                    .skipped
+                    .iter()
+                    .map(|e| Notification {
+                        descriptor: Descriptor { id: "skipped-file" },
+                        level: "warning",
+                        message: Text { text: &e.message },
+                        locations: vec![error_location(e)],
+                    })
+                    .chain(limit_notice.as_deref().map(|text| Notification {
+                        descriptor: Descriptor { id: "results-limit" },
+                        level: "warning",
+                        message: Text { text },
+                        locations: Vec::new(),
+                    }))
+                    .collect(),
             };
+            let results = Results {
+                ctx,
+                kept: kept.as_deref(),
+                messages: RefCell::new(messages),
+            };
+            let properties = RunProperties {
+                as_of: ctx.outcome.as_of.to_string(),
+                omitted_results: omitted,
+            };
+            let log = log(ctx.rules, results, invocation, Some(properties));
             serde_json::to_writer_pretty(&mut out, &log)?;
             out.write_all(b"\n")
         },
