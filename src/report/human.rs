@@ -86,20 +86,10 @@ fn label_len(text: &str, start: usize, end: usize) -> usize {
     }
 }
 
-pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let theme = if ctx.color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
-        .with_wrap_lines(false)
-        .with_links(false);
-    // `--statistics` prints the counts instead of every finding (as ruff does).
-    let each = if ctx.statistics { Which::Suppressed } else { Which::Active };
-    ctx.with_messages(each, |messages| -> std::io::Result<()> {
-        for (finding, message) in ctx.outcome.active().zip(messages).filter(|_| !ctx.statistics) {
+/// One report per active finding, with its snippet.
+fn findings(ctx: &Context, handler: &GraphicalReportHandler, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    ctx.with_messages(Which::Active, |messages| -> std::io::Result<()> {
+        for (finding, message) in ctx.outcome.active().zip(messages) {
             let mut out = String::new();
             let file = &ctx.outcome.files[finding.location.file.0 as usize];
             let report = Report {
@@ -130,7 +120,24 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
             sink.write_all(out.as_bytes())?;
         }
         Ok(())
-    })?;
+    })
+}
+
+pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let theme = if ctx.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_wrap_lines(false)
+        .with_links(false);
+    // `--statistics` prints the counts instead of every finding (as ruff
+    // does): no message is rendered at all.
+    if !ctx.statistics {
+        findings(ctx, &handler, sink)?;
+    }
     let mut out = String::new();
     let summary = Summary::of(ctx.outcome);
     // Even with --quiet: a run that left files out must say so.
