@@ -1,7 +1,7 @@
 //! GitHub Actions workflow commands: one annotation per finding, shown on the
 //! pull request's diff.
 
-use super::{Context, Which};
+use super::Context;
 use crate::findings::Severity;
 
 /// Workflow-command data: `%`, CR and LF are escaped.
@@ -44,11 +44,21 @@ impl Level {
     }
 }
 
+/// The level a finding of this severity is annotated at, as an index into
+/// `[error, warning, notice]`.
+fn slot(severity: Severity) -> usize {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Note => 2,
+    }
+}
+
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let [mut errors, mut warnings, mut notices] = [Level::new("error"), Level::new("warning"), Level::new("notice")];
+    let mut levels = [Level::new("error"), Level::new("warning"), Level::new("notice")];
     // Files left out come first among the warnings: nothing is left out silently.
     for e in &ctx.outcome.skipped {
-        warnings.push(|| {
+        levels[1].push(|| {
             format!(
                 "::warning file={},line={},col={},title={}::{}",
                 escape_property(&e.file),
@@ -59,28 +69,44 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             )
         });
     }
-    ctx.with_messages(Which::Active, |messages| {
-        for (f, message) in ctx.outcome.active().zip(messages) {
-            let level = match f.severity {
-                Severity::Error => &mut errors,
-                Severity::Warning => &mut warnings,
-                Severity::Note => &mut notices,
-            };
-            let name = level.name;
-            level.push(|| {
-                format!(
-                    "::{name} file={},line={},col={},title={}::{}",
-                    escape_property(ctx.file(f)),
-                    f.location.line,
-                    f.location.column,
-                    escape_property(&format!("{} {}", f.rule.id, f.rule.name)),
-                    escape_data(&message)
-                )
-            });
-        }
-    });
+    // Only the annotations GitHub shows have their messages rendered: a large
+    // account's other findings are counted, not written.
+    let mut room = levels.each_ref().map(|l| ANNOTATIONS_PER_LEVEL - l.lines.len());
+    let shown: Vec<bool> = ctx
+        .outcome
+        .findings
+        .iter()
+        .map(|f| {
+            let left = &mut room[slot(f.severity)];
+            let show = !f.is_suppressed() && *left > 0;
+            *left -= usize::from(show);
+            show
+        })
+        .collect();
+    ctx.with_messages_where(
+        |i, _| shown[i],
+        |messages| {
+            for (i, f) in ctx.outcome.findings.iter().enumerate().filter(|(_, f)| !f.is_suppressed()) {
+                let level = &mut levels[slot(f.severity)];
+                let name = level.name;
+                match shown[i].then(|| messages.next()).flatten() {
+                    Some(message) => level.push(|| {
+                        format!(
+                            "::{name} file={},line={},col={},title={}::{}",
+                            escape_property(ctx.file(f)),
+                            f.location.line,
+                            f.location.column,
+                            escape_property(&format!("{} {}", f.rule.id, f.rule.name)),
+                            escape_data(&message)
+                        )
+                    }),
+                    None => level.more += 1,
+                }
+            }
+        },
+    );
     for n in &ctx.outcome.triage.notices {
-        notices.push(|| {
+        levels[2].push(|| {
             format!(
                 "::notice file={},line={},col={},title={}::{}",
                 escape_property(&n.place.file),
@@ -91,26 +117,22 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             )
         });
     }
-    let left_out = errors.more + warnings.more + notices.more;
-    if left_out > 0 {
-        // The summary takes the last notice's place, so that it is shown.
-        if notices.lines.len() == ANNOTATIONS_PER_LEVEL {
-            notices.lines.pop();
-            notices.more += 1;
-        }
+    let left_out: usize = levels.iter().map(|l| l.more).sum();
+    // The summary takes the last notice's place, so that it is shown.
+    if left_out > 0 && levels[2].lines.len() == ANNOTATIONS_PER_LEVEL {
+        levels[2].lines.pop();
+        levels[2].more += 1;
     }
-    for level in [&errors, &warnings, &notices] {
-        for line in &level.lines {
-            writeln!(out, "{line}")?;
-        }
+    for line in levels.iter().flat_map(|l| &l.lines) {
+        writeln!(out, "{line}")?;
     }
     if left_out > 0 {
+        let [errors, warnings, notices] = levels.each_ref().map(|l| l.more);
         writeln!(
             out,
             "::notice title=edgeaudit: more findings::{}",
             escape_data(&format!(
-                "{} errors, {} warnings and {} notices more are not annotated: GitHub shows {ANNOTATIONS_PER_LEVEL} of each level per step. Every finding is in the SARIF upload (code scanning) and in --format json.",
-                errors.more, warnings.more, notices.more
+                "{errors} errors, {warnings} warnings and {notices} notices more are not annotated: GitHub shows {ANNOTATIONS_PER_LEVEL} of each level per step. Every finding is in the SARIF upload (code scanning) and in --format json."
             ))
         )?;
     }
