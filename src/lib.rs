@@ -15,3 +15,4 @@ pub mod locate;
 pub mod model;
 pub mod report;
 pub mod triage;
+pub mod words;

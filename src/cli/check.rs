@@ -212,10 +212,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                     eprintln!(
                         "edgeaudit: wrote {} with {} (accepted as known)",
                         baseline.file,
-                        match baseline.entries.len() {
-                            1 => "1 finding".to_string(),
-                            n => format!("{n} findings"),
-                        }
+                        crate::words::plural(baseline.entries.len(), "finding", "findings")
                     );
                 }
             }

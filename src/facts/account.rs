@@ -71,16 +71,15 @@ impl Facts for AccountFacts<'_> {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
-}
-
 /// The bulk clear's requests in words: one page holds 25 pools by default.
 fn bulk_clear_cost(pools: usize) -> String {
-    match pools.div_ceil(BULK_CLEAR_PAGE_SIZE) {
-        0 | 1 if pools <= 1 => "one request (the account has one pool)".to_string(),
-        0 | 1 => format!("one request (all {pools} pools fit on one page of {BULK_CLEAR_PAGE_SIZE})"),
-        n => format!("{n} requests at the default page size of {BULK_CLEAR_PAGE_SIZE} (or fewer with a larger `per_page`)"),
+    match pools {
+        0 | 1 => "one request (the account has one pool)".to_string(),
+        p if p <= BULK_CLEAR_PAGE_SIZE => format!("one request (all {p} pools fit on one page of {BULK_CLEAR_PAGE_SIZE})"),
+        p => format!(
+            "{} requests at the default page size of {BULK_CLEAR_PAGE_SIZE} (or fewer with a larger `per_page`)",
+            p.div_ceil(BULK_CLEAR_PAGE_SIZE)
+        ),
     }
 }
 
@@ -95,13 +94,15 @@ fn bulk_clear_caveat(pools: usize, not_replaced: usize) -> String {
         } else {
             "it clears"
         },
-        plural(not_replaced, "pool", "pools")
+        crate::words::plural(not_replaced, "pool", "pools")
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::origin::FileId;
+    use crate::model::origin::RecordOrigin;
 
     #[test]
     fn bulk_clear_words() {
@@ -112,8 +113,6 @@ mod tests {
         assert!(bulk_clear_caveat(10, 1).starts_with("; it clears its whole page, including the 1 pool without a complete replacement"));
         assert!(bulk_clear_caveat(30, 3).starts_with("; each request clears its whole page, including the 3 pools without"));
     }
-    use crate::model::origin::FileId;
-    use crate::model::origin::RecordOrigin;
 
     #[test]
     fn provides_every_catalogue_fact_and_counts_pages() {

@@ -11,6 +11,7 @@ use super::summary::Summary;
 use super::{Context, Which};
 use crate::findings::{Finding, Severity};
 use crate::model::Kind;
+use crate::words::plural;
 
 struct Report<'a> {
     finding: &'a Finding,
@@ -152,10 +153,6 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         out.push_str(&closing_line(&summary));
     }
     sink.write_all(out.as_bytes())
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn closing_line(summary: &Summary) -> String {

@@ -14,6 +14,7 @@ use chrono::NaiveDate;
 use self::baseline::{Baseline, Entry, fingerprint};
 use self::waiver::{Names, Waiver};
 use crate::findings::{Finding, Resource};
+use crate::words::plural;
 
 /// A place in one of edgeaudit's own files (config, baseline).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -185,7 +186,7 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
                     0 => format!("{what} expired on {date} and matches no finding: remove it"),
                     n => format!(
                         "{what} expired on {date}; the {} it matches {} reported again (reason was: {})",
-                        plural(n, "finding"),
+                        plural(n, "finding", "findings"),
                         if n == 1 { "is" } else { "are" },
                         w.reason
                     ),
@@ -232,8 +233,8 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
             notices.push(Notice {
                 code: "baseline-stale",
                 message: format!(
-                    "{more} more baseline {} no longer {} (the first {STALE_LISTED} are listed above): rewrite the baseline with --write-baseline to drop them",
-                    if more == 1 { "entry" } else { "entries" },
+                    "{} no longer {} (the first {STALE_LISTED} are listed above): rewrite the baseline with --write-baseline to drop them",
+                    plural(more, "more baseline entry", "more baseline entries"),
                     if more == 1 { "occurs" } else { "occur" },
                 ),
                 place: b.place(first),
@@ -250,10 +251,6 @@ pub fn apply<'a>(findings: &mut [Finding], resource_of: impl Fn(&Finding) -> Res
 
 /// Stale baseline entries listed one by one; the rest are counted in one note.
 const STALE_LISTED: usize = 20;
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,16 @@
+//! Words shared by every stage that writes to people.
+
+/// A count with its noun: `1 pool`, `3 pools`, `0 files`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_take_the_right_noun() {
+        assert_eq!(super::plural(1, "entry", "entries"), "1 entry");
+        assert_eq!(super::plural(0, "entry", "entries"), "0 entries");
+        assert_eq!(super::plural(3, "copy", "copies"), "3 copies");
+    }
+}
