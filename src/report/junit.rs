@@ -70,33 +70,26 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             if let Some(why) = ctx.justification(f) {
                 writeln!(out, r#"      <skipped message="{}"/>"#, xml(&why))?;
             }
+            let place = format!(
+                "{}:{}:{} {}",
+                xml(ctx.file(f)),
+                f.location.line,
+                f.location.column,
+                xml(&f.location.pointer)
+            );
             if fails(f) {
                 writeln!(
                     out,
-                    r#"      <failure type="{}" message="{}">{}:{}:{} {}</failure>"#,
+                    r#"      <failure type="{}" message="{}">{place}</failure>"#,
                     f.severity,
-                    xml(&messages[i]),
-                    xml(ctx.file(f)),
-                    f.location.line,
-                    f.location.column,
-                    xml(&f.location.pointer)
+                    xml(&messages[i])
                 )?;
+            } else if f.is_suppressed() {
+                writeln!(out, "      <system-out>{place}</system-out>")?;
             } else {
-                // Accepted, or below --fail-on: said, not failed.
-                let said = if f.is_suppressed() {
-                    String::new()
-                } else {
-                    format!(" {}: {}", f.severity, messages[i])
-                };
-                writeln!(
-                    out,
-                    r#"      <system-out>{}:{}:{} {}{}</system-out>"#,
-                    xml(ctx.file(f)),
-                    f.location.line,
-                    f.location.column,
-                    xml(&f.location.pointer),
-                    xml(&said)
-                )?;
+                // Below --fail-on: said, not failed.
+                let said = xml(&format!("{}: {}", f.severity, messages[i]));
+                writeln!(out, "      <system-out>{place} {said}</system-out>")?;
             }
             writeln!(out, "    </testcase>")?;
         }

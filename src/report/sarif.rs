@@ -418,13 +418,22 @@ fn tool(rules: &crate::engine::RuleSet) -> Tool<'_> {
     }
 }
 
-/// An error's place, when it is about a file.
-fn error_location(e: &crate::load::error::InputError) -> PlainLocation {
-    plain_location(&Place {
-        file: e.file.clone(),
-        line: e.line,
-        column: e.column,
-    })
+/// An input error (or a skipped file) as a notification, at its place when
+/// it is about a file.
+fn error_notification<'a>(e: &'a crate::load::error::InputError, id: &'a str, level: &'static str) -> Notification<'a> {
+    let place = || {
+        plain_location(&Place {
+            file: e.file.clone(),
+            line: e.line,
+            column: e.column,
+        })
+    };
+    Notification {
+        descriptor: Descriptor { id },
+        level,
+        message: Text { text: &e.message },
+        locations: if e.file.is_empty() { Vec::new() } else { vec![place()] },
+    }
 }
 
 /// The log of one run of edgeaudit.
@@ -462,12 +471,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
             tool_execution_notifications: failure
                 .errors
                 .iter()
-                .map(|e| Notification {
-                    descriptor: Descriptor { id: "input-error" },
-                    level: "error",
-                    message: Text { text: &e.message },
-                    locations: if e.file.is_empty() { Vec::new() } else { vec![error_location(e)] },
-                })
+                .map(|e| error_notification(e, "input-error", "error"))
                 .collect(),
         },
         failure.as_of.map(|d| RunProperties {
@@ -518,12 +522,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                     .outcome
                     .skipped
                     .iter()
-                    .map(|e| Notification {
-                        descriptor: Descriptor { id: "skipped-file" },
-                        level: "warning",
-                        message: Text { text: &e.message },
-                        locations: vec![error_location(e)],
-                    })
+                    .map(|e| error_notification(e, "skipped-file", "warning"))
                     .chain(limit_notice.as_deref().map(|text| Notification {
                         descriptor: Descriptor { id: "results-limit" },
                         level: "warning",
