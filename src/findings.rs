@@ -20,6 +20,16 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Its place counting from the most severe (error 0, warning 1, note 2):
+    /// an index for per-severity tallies.
+    pub fn rank(self) -> usize {
+        match self {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Note => 2,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Note => "note",

@@ -2,7 +2,6 @@
 //! pull request's diff.
 
 use super::Context;
-use crate::findings::Severity;
 
 /// Workflow-command data: `%`, CR and LF are escaped.
 fn escape_data(s: &str) -> String {
@@ -44,17 +43,8 @@ impl Level {
     }
 }
 
-/// The level a finding of this severity is annotated at, as an index into
-/// `[error, warning, notice]`.
-fn slot(severity: Severity) -> usize {
-    match severity {
-        Severity::Error => 0,
-        Severity::Warning => 1,
-        Severity::Note => 2,
-    }
-}
-
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    // One level per severity, in `Severity::rank` order.
     let mut levels = [Level::new("error"), Level::new("warning"), Level::new("notice")];
     // Files left out come first among the warnings: nothing is left out silently.
     for e in &ctx.outcome.skipped {
@@ -77,7 +67,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         .findings
         .iter()
         .map(|f| {
-            let left = &mut room[slot(f.severity)];
+            let left = &mut room[f.severity.rank()];
             let show = !f.is_suppressed() && *left > 0;
             *left -= usize::from(show);
             show
@@ -87,7 +77,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         |i, _| shown[i],
         |messages| {
             for (i, f) in ctx.outcome.findings.iter().enumerate().filter(|(_, f)| !f.is_suppressed()) {
-                let level = &mut levels[slot(f.severity)];
+                let level = &mut levels[f.severity.rank()];
                 let name = level.name;
                 match shown[i].then(|| messages.next()).flatten() {
                     Some(message) => level.push(|| {

@@ -26,7 +26,7 @@ pub fn most_severe<T>(items: &[T], severity: impl Fn(&T) -> Severity, max: usize
     }
     let mut counts = [0usize; 3];
     for item in items {
-        counts[rank(severity(item))] += 1;
+        counts[severity(item).rank()] += 1;
     }
     let mut room = max;
     let mut budget = [0usize; 3];
@@ -38,21 +38,13 @@ pub fn most_severe<T>(items: &[T], severity: impl Fn(&T) -> Severity, max: usize
         items
             .iter()
             .map(|item| {
-                let left = &mut budget[rank(severity(item))];
+                let left = &mut budget[severity(item).rank()];
                 let keep = *left > 0;
                 *left = left.saturating_sub(1);
                 keep
             })
             .collect(),
     )
-}
-
-fn rank(severity: Severity) -> usize {
-    match severity {
-        Severity::Error => 0,
-        Severity::Warning => 1,
-        Severity::Note => 2,
-    }
 }
 
 #[cfg(test)]
