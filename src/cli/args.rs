@@ -116,6 +116,10 @@ pub struct CheckArgs {
     /// Print the number of findings per rule.
     #[arg(long)]
     pub statistics: bool,
+    /// How many findings of each rule the Markdown report lists (default 10; the rest are
+    /// counted).
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,4 +181,8 @@ pub struct WalkArgs {
     /// an input error, never a read without end.
     #[arg(long, value_name = "SIZE")]
     pub max_input_size: Option<String>,
+    /// The file name standard input (`-`) stands for: reports name it, its extension names
+    /// its format (unless `--input-format`), and `--force-exclude` applies to it.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<String>,
 }

@@ -9,7 +9,7 @@ use crate::config::{self, Config};
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
 use crate::load::error::InputError;
-use crate::report::{self, Format};
+use crate::report::{self, Format, terminal};
 use crate::triage::Triage;
 use crate::triage::baseline::Baseline;
 
@@ -117,6 +117,9 @@ struct Plan {
     rules: RuleSet,
     triage: Triage,
     fail_on: FailOn,
+    as_of_source: report::AsOfSource,
+    /// The config file in force, if any.
+    config_file: Option<String>,
 }
 
 /// What a plan that failed knows, for the reports of the failure.
@@ -155,6 +158,12 @@ fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
         triage: triage(args, &config, load.max_input).map_err(partial)?,
         load,
         fail_on: args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning),
+        as_of_source: match (&args.as_of, config.as_of) {
+            (Some(_), _) => report::AsOfSource::Option,
+            (None, Some(_)) => report::AsOfSource::Config,
+            (None, None) => report::AsOfSource::Today,
+        },
+        config_file: Some(config.file.clone()).filter(|f| !f.is_empty()),
     })
 }
 
@@ -169,6 +178,8 @@ pub fn run(args: &CheckArgs) -> u8 {
         rules,
         triage,
         fail_on,
+        as_of_source,
+        config_file,
     } = match plan(args) {
         Ok(p) => p,
         Err((error, partial)) => {
@@ -230,6 +241,12 @@ pub fn run(args: &CheckArgs) -> u8 {
                         quiet: args.quiet,
                         exit_code: if failing { EXIT_FINDINGS } else { EXIT_CLEAN },
                         fail_on,
+                        settings: report::Settings {
+                            as_of_source,
+                            config: config_file.as_deref(),
+                        },
+                        layout: report::Layout { width: 100, unicode: true },
+                        max_listed: args.max_findings,
                     },
                 )?;
             }
@@ -291,13 +308,25 @@ fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write) -> std::io::Res
     }
 }
 
+/// Colour and layout follow the terminal for the output on standard output;
+/// a file gets no colour and the default width.
 fn write_output(args: &CheckArgs, output: &Output, ctx: &report::Context) -> Result<(), String> {
+    let env = |name: &str| std::env::var(name).ok();
+    let terminal = output.path.is_none() && std::io::stdout().is_terminal();
     let color = output.path.is_none()
         && match args.color {
             Color::Always => true,
             Color::Never => false,
-            Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            Color::Auto => terminal::auto_color(terminal, env),
         };
-    let ctx = report::Context { color, ..*ctx };
+    let layout = report::Layout {
+        width: if output.path.is_none() {
+            terminal::width(terminal, env)
+        } else {
+            100
+        },
+        unicode: !(output.path.is_none() && terminal::is_dumb(&env)),
+    };
+    let ctx = report::Context { color, layout, ..*ctx };
     write_to(output, |w| report::render(output.format, &ctx, w))
 }

@@ -95,6 +95,7 @@ pub(crate) fn load_options(
         input_format,
         exclude,
         max_input,
+        stdin_name: walk.stdin_filename.clone(),
     })
 }
 

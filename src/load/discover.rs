@@ -32,9 +32,11 @@ pub struct Discovered {
     pub errors: Vec<InputError>,
 }
 
-pub fn discover(paths: &[String], exclude: &Exclude) -> Discovered {
+/// `stdin_name` is what standard input (`-`) is called in reports
+/// (`--stdin-filename`); `-` when not given.
+pub fn discover(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>) -> Discovered {
     let mut found = Discovered::default();
-    discover_into(paths, exclude, &mut found);
+    discover_into(paths, exclude, stdin_name, &mut found);
     let Discovered {
         mut inputs,
         skipped,
@@ -50,11 +52,18 @@ pub fn discover(paths: &[String], exclude: &Exclude) -> Discovered {
     Discovered { inputs, skipped, errors }
 }
 
-fn discover_into(paths: &[String], exclude: &Exclude, found: &mut Discovered) {
+fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, found: &mut Discovered) {
     for given in paths {
         if given == "-" {
+            // Named, standard input is excluded as the file it stands for would be.
+            if let Some(name) = stdin_name
+                && exclude.force
+                && exclude.excludes(Path::new(name), false)
+            {
+                continue;
+            }
             found.inputs.push(Input {
-                name: "-".into(),
+                name: stdin_name.map_or_else(|| "-".to_string(), display),
                 path: None,
                 discovered: false,
             });

@@ -31,6 +31,9 @@ pub struct LoadOptions {
     pub exclude: exclude::Exclude,
     /// The size bound of each input (`--max-input-size`); 0 means the default.
     pub max_input: u64,
+    /// What standard input is called in reports (`--stdin-filename`); its
+    /// extension names its format when `--input-format` does not.
+    pub stdin_name: Option<String>,
 }
 
 #[derive(Debug)]
@@ -46,7 +49,7 @@ pub struct Loaded {
 /// Loads every input. All broken files are reported, not only the first:
 /// the rest of the input is still read to find them.
 pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S) -> Result<Loaded, InputErrors> {
-    let discovered = discover::discover(paths, &options.exclude);
+    let discovered = discover::discover(paths, &options.exclude, options.stdin_name.as_deref());
     let mut files = Vec::with_capacity(discovered.inputs.len());
     let mut errors = discovered.errors;
     for input in discovered.inputs {
@@ -133,8 +136,14 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
         // first line. Editors do not count the mark in columns either.
         text.drain(..3);
     }
-    let by_name = Format::from_path(&input.name).filter(|_| input.path.is_some());
-    let format = by_name.or(options.input_format).unwrap_or_else(|| sniff(&text));
+    // A file's extension wins over `--input-format`; for standard input the
+    // option wins over the extension of `--stdin-filename`.
+    let by_name = Format::from_path(&input.name);
+    let format = match input.path {
+        Some(_) => by_name.or(options.input_format),
+        None => options.input_format.or(by_name),
+    }
+    .unwrap_or_else(|| sniff(&text));
     Ok(SourceFile {
         name: input.name.clone(),
         text: Arc::from(text),

@@ -1,6 +1,7 @@
 //! One line per finding, `file:line:col: ID message`: the shape editors'
 //! quickfix lists and `grep` read.
 
+use super::terminal::escaped;
 use super::{Context, Which};
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -9,21 +10,21 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             writeln!(
                 out,
                 "{}:{}:{}: {} {}",
-                ctx.file(f),
+                escaped(ctx.file(f)),
                 f.location.line,
                 f.location.column,
                 f.rule.id,
-                one_line(&message)
+                escaped(&message)
             )?;
         }
         for e in &ctx.outcome.skipped {
             writeln!(
                 out,
                 "{}:{}:{}: skipped, not analysed: {}",
-                e.file,
+                escaped(&e.file),
                 e.line,
                 e.column,
-                e.skip_reason()
+                escaped(e.skip_reason())
             )?;
         }
         Ok(())
@@ -33,12 +34,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
 /// A failed run: one line per error, in the same shape.
 pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     for e in failure.errors {
-        writeln!(out, "{}", one_line(&format!("error: {e}")))?;
+        writeln!(out, "error: {}", escaped(&e.to_string()))?;
     }
     Ok(())
-}
-
-/// Line ends inside a message would break the one-line-per-finding shape.
-fn one_line(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
 }

@@ -3,9 +3,10 @@
 
 use super::Context;
 
-/// Workflow-command data: `%`, CR and LF are escaped.
+/// Workflow-command data: `%`, CR and LF are escaped as the runner expects,
+/// and every other character that would act on the log's terminal as text.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    super::terminal::escaped(&s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")).into_owned()
 }
 
 /// Workflow-command properties: also `:` and `,`.

@@ -6,8 +6,11 @@ use std::fmt::Write;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use super::snippet::{LABEL_CAP, Snippet};
+use std::sync::Arc;
+
+use super::snippet::{LABEL_CAP, Snippet, pem_first_line};
 use super::summary::Summary;
+use super::terminal::{escaped, shown_source, wrap};
 use super::{Context, Which};
 use crate::findings::{Finding, Severity};
 use crate::model::Kind;
@@ -70,7 +73,24 @@ fn help(ctx: &Context, f: &Finding) -> String {
         (true, false) => r.id.as_ref(),
         (true, true) => "(unnamed)",
     };
-    format!("{} {name} · `edgeaudit explain {}`", r.kind, f.rule.id)
+    format!("{} {} · `edgeaudit explain {}`", r.kind, escaped(name), f.rule.id)
+}
+
+/// The files' texts as snippets show them: the file itself, or a copy with
+/// what would act on the terminal replaced (made once per file, when needed).
+struct Sources<'a> {
+    ctx: &'a Context<'a>,
+    shown: std::collections::HashMap<u32, Arc<String>>,
+}
+
+impl Sources<'_> {
+    fn text(&mut self, file: crate::model::origin::FileId) -> Arc<String> {
+        let source = &self.ctx.outcome.files[file.0 as usize];
+        self.shown
+            .entry(file.0)
+            .or_insert_with(|| shown_source(&source.text).map_or_else(|| source.text.clone(), Arc::new))
+            .clone()
+    }
 }
 
 /// Underline a scalar whole; a container only at its opening bracket.
@@ -89,21 +109,30 @@ fn label_len(text: &str, start: usize, end: usize) -> usize {
 
 /// One report per active finding, with its snippet.
 fn findings(ctx: &Context, handler: &GraphicalReportHandler, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    // The message follows the severity mark and a space, on every line.
+    let width = ctx.layout.width.saturating_sub(4).max(20);
+    let mut sources = Sources {
+        ctx,
+        shown: Default::default(),
+    };
     ctx.with_messages(Which::Active, |messages| -> std::io::Result<()> {
         for (finding, message) in ctx.outcome.active().zip(messages) {
             let mut out = String::new();
-            let file = &ctx.outcome.files[finding.location.file.0 as usize];
+            let text = sources.text(finding.location.file);
+            let cut = pem_first_line(&text, finding.location.start);
+            let end = cut.map_or(finding.location.end, |cut| cut.min(finding.location.end));
             let report = Report {
                 finding,
-                message,
+                message: wrap(&escaped(&message), width),
                 help: help(ctx, finding),
-                label_len: label_len(&file.text, finding.location.start, finding.location.end),
+                label_len: label_len(&text, finding.location.start, end),
                 snippet: Snippet {
-                    name: ctx.file(finding).to_string(),
-                    text: file.text.clone(),
+                    name: escaped(ctx.file(finding)).into_owned(),
+                    text,
                     anchor: finding.location.start,
                     anchor_line: finding.location.line - 1,
                     anchor_column: finding.location.column - 1,
+                    cut,
                 },
             };
             if handler.render_report(&mut out, &report).is_err() {
@@ -125,13 +154,15 @@ fn findings(ctx: &Context, handler: &GraphicalReportHandler, sink: &mut dyn std:
 }
 
 pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let theme = if ctx.color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
+    let theme = match (ctx.color, ctx.layout.unicode) {
+        (true, true) => GraphicalTheme::unicode(),
+        (false, true) => GraphicalTheme::unicode_nocolor(),
+        (true, false) => GraphicalTheme::ascii(),
+        (false, false) => GraphicalTheme::none(),
     };
+    // Messages come wrapped (JSON bodies whole), so miette does not wrap.
     let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
+        .with_width(ctx.layout.width)
         .with_wrap_lines(false)
         .with_links(false);
     // `--statistics` prints the counts instead of every finding (as ruff
@@ -150,9 +181,26 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
         out.push_str(&statistics(ctx, &summary));
     }
     if !ctx.quiet {
+        // Whole lines, not wrapped: scripts and people grep for them.
         out.push_str(&closing_line(&summary));
+        out.push_str(&judged_by(ctx));
     }
     sink.write_all(out.as_bytes())
+}
+
+/// `Judged as of 2024-10-01 (--as-of); config: .edgeaudit.yaml.`: the date
+/// decides the certificate verdicts, and the config what was selected.
+fn judged_by(ctx: &Context) -> String {
+    let settings = ctx.settings;
+    format!(
+        "Judged as of {} ({}); {}.\n",
+        ctx.outcome.as_of,
+        settings.as_of_source.describe(settings.config),
+        match settings.config {
+            Some(file) => format!("config: {}", escaped(file)),
+            None => "no config file".to_string(),
+        }
+    )
 }
 
 fn closing_line(summary: &Summary) -> String {
@@ -219,7 +267,7 @@ fn closing_line(summary: &Summary) -> String {
 fn skipped(ctx: &Context) -> String {
     let mut out = String::new();
     for e in &ctx.outcome.skipped {
-        let _ = writeln!(out, "{}: skipped, not analysed: {}", e.file, e.skip_reason());
+        let _ = writeln!(out, "{}: skipped, not analysed: {}", escaped(&e.file), escaped(e.skip_reason()));
     }
     if !out.is_empty() {
         out.push('\n');
@@ -235,7 +283,11 @@ fn notices(ctx: &Context) -> String {
         let _ = writeln!(
             out,
             "{}:{}:{}: note[{}]: {}",
-            n.place.file, n.place.line, n.place.column, n.code, n.message
+            escaped(&n.place.file),
+            n.place.line,
+            n.place.column,
+            n.code,
+            escaped(&n.message)
         );
     }
     if !out.is_empty() {
@@ -260,7 +312,7 @@ fn statistics(ctx: &Context, summary: &Summary) -> String {
 /// A failed run: every error, then why there are no findings.
 pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     for e in failure.errors {
-        writeln!(out, "error: {}", crate::findings::shown(&e.to_string()))?;
+        writeln!(out, "error: {}", escaped(&crate::findings::shown(&e.to_string())))?;
     }
     writeln!(
         out,

@@ -9,6 +9,10 @@ use crate::triage::{Notice, Suppression};
 struct Document<'a> {
     version: u32,
     as_of: String,
+    /// `option` (`--as-of`), `config` or `today`.
+    as_of_source: super::AsOfSource,
+    /// The config file in force, or null.
+    config: Option<&'a str>,
     /// The findings that count (no waiver or baseline accepted them).
     findings: Findings<'a>,
     /// The accepted ones, each with why.
@@ -146,6 +150,8 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     let doc = Document {
         version: 1,
         as_of: ctx.outcome.as_of.to_string(),
+        as_of_source: ctx.settings.as_of_source,
+        config: ctx.settings.config,
         findings: Findings { ctx, which: Which::Active },
         suppressed: Findings {
             ctx,

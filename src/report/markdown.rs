@@ -1,150 +1,259 @@
-//! A Markdown report for pull-request comments and audits: a summary table by
-//! rule and severity, then the findings grouped by resource.
+//! A Markdown report for pull-request comments, step summaries and audits:
+//! one page whatever the account's size — a summary table by rule and
+//! severity, then the first findings of each rule with the rest counted,
+//! then what was accepted, skipped and noted.
 
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
+use super::Context;
 use super::summary::Summary;
-use super::{Context, Which};
 use crate::findings::{Finding, Severity};
+use crate::words::plural;
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// Findings listed per rule when `--max-findings` is not given.
+pub const DEFAULT_LISTED: usize = 10;
+/// Without `--max-findings`, the page stays below this many bytes: a
+/// pull-request comment holds 65,536 characters (GitHub's limit on a comment
+/// body), and a step summary 1 MiB.
+pub const PAGE_BUDGET: usize = 60_000;
+
+/// Text from an export inside Markdown: one line, no table break, no HTML,
+/// nothing that acts on a terminal.
+fn text(s: &str) -> String {
+    super::terminal::escaped(&s.replace('\n', " "))
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The findings of one rule at one severity: how many, and which are listed.
+struct Group<'a> {
+    name: &'a str,
+    count: usize,
+    listed: Vec<usize>,
 }
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let summary = Summary::of(ctx.outcome);
-    writeln!(out, "# edgeaudit report\n")?;
-    writeln!(
-        out,
-        "As of {} · {} finding(s): {} error(s), {} warning(s), {} note(s) · {} file(s), {} record(s){}\n",
+    let mut page = String::new();
+    header(ctx, &summary, &mut page);
+    if summary.findings == 0 {
+        page.push_str("No findings.\n");
+    } else {
+        findings(ctx, &mut page);
+    }
+    accepted(ctx, &summary, &mut page);
+    skipped(ctx, &mut page);
+    notices(ctx, &mut page);
+    out.write_all(page.as_bytes())
+}
+
+fn header(ctx: &Context, summary: &Summary, page: &mut String) {
+    let _ = writeln!(page, "# edgeaudit report\n");
+    let _ = writeln!(
+        page,
+        "As of {} ({}) · {} · {}: {}, {}, {} · {} ({}){}\n",
         ctx.outcome.as_of,
-        summary.findings,
-        summary.count(Severity::Error),
-        summary.count(Severity::Warning),
-        summary.count(Severity::Note),
-        summary.files,
-        summary.records_total(),
+        ctx.settings.as_of_source.describe(ctx.settings.config),
+        match ctx.settings.config {
+            Some(file) => format!("config `{}`", text(file)),
+            None => "no config file".to_string(),
+        },
+        plural(summary.findings, "finding", "findings"),
+        plural(summary.count(Severity::Error), "error", "errors"),
+        plural(summary.count(Severity::Warning), "warning", "warnings"),
+        plural(summary.count(Severity::Note), "note", "notes"),
+        plural(summary.files, "file", "files"),
+        plural(summary.records_total(), "record", "records"),
         match summary.skipped_files {
             0 => String::new(),
-            n => format!(" · **{n} file(s) skipped, not analysed**"),
+            n => format!(" · **{} skipped, not analysed**", plural(n, "file", "files")),
         }
-    )?;
-    let messages: Vec<String> = ctx.with_messages(Which::All, |m| m.collect());
-    if summary.findings == 0 {
-        writeln!(out, "No findings.")?;
-    } else {
-        findings(ctx, &messages, out)?;
-    }
-    accepted(ctx, &summary, out)?;
-    skipped(ctx, out)?;
-    notices(ctx, out)
+    );
 }
 
-fn skipped(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    if ctx.outcome.skipped.is_empty() {
-        return Ok(());
-    }
-    writeln!(out, "\n## Skipped files (not analysed)\n")?;
-    for e in &ctx.outcome.skipped {
-        writeln!(out, "- `{}`: {}", e.file, cell(e.skip_reason()))?;
-    }
-    Ok(())
-}
-
-fn findings(ctx: &Context, messages: &[String], out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    writeln!(out, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|")?;
-    let mut by_rule: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
-    for f in ctx.outcome.active() {
-        *by_rule
-            .entry((f.rule.id.as_str(), f.rule.name.as_str(), f.severity.as_str()))
-            .or_default() += 1;
-    }
-    for ((id, name, severity), n) in &by_rule {
-        writeln!(out, "| {id} | {name} | {severity} | {n} |")?;
-    }
-    // Findings grouped by resource, resources in the order of their first finding.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+/// The summary table, then a section per rule and severity listing its first
+/// findings. One pass groups the findings (linear in their number); only the
+/// listed ones have their messages rendered.
+fn findings(ctx: &Context, page: &mut String) {
+    let per_rule = ctx.max_listed.unwrap_or(DEFAULT_LISTED);
+    // Most severe first, then by rule id.
+    let mut groups: BTreeMap<(Reverse<Severity>, &str), Group> = BTreeMap::new();
     for (i, f) in ctx.outcome.findings.iter().enumerate() {
         if f.is_suppressed() {
             continue;
         }
-        let title = resource_title(ctx, f);
-        match groups.iter_mut().find(|(t, _)| *t == title) {
-            Some((_, list)) => list.push(i),
-            None => groups.push((title, vec![i])),
+        let group = groups.entry((Reverse(f.severity), f.rule.id.as_str())).or_insert_with(|| Group {
+            name: f.rule.name.as_str(),
+            count: 0,
+            listed: Vec::new(),
+        });
+        group.count += 1;
+        if group.listed.len() < per_rule {
+            group.listed.push(i);
         }
     }
-    for (title, list) in &groups {
-        writeln!(out, "\n## {title}\n")?;
-        for &i in list {
+    let _ = writeln!(page, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|");
+    for ((Reverse(severity), id), group) in &groups {
+        let _ = writeln!(page, "| {id} | {} | {severity} | {} |", group.name, group.count);
+    }
+    let mut listed = vec![false; ctx.outcome.findings.len()];
+    for group in groups.values() {
+        for &i in &group.listed {
+            listed[i] = true;
+        }
+    }
+    let messages: BTreeMap<usize, String> = ctx.with_messages_where(
+        |i, _| listed[i],
+        |messages| {
+            groups
+                .values()
+                .flat_map(|g| g.listed.iter().copied())
+                .collect::<std::collections::BTreeSet<usize>>()
+                .into_iter()
+                .zip(messages)
+                .collect()
+        },
+    );
+    // Only the default listing is bounded by size: `--max-findings N` lists
+    // what was asked for.
+    let budget = if ctx.max_listed.is_some() { usize::MAX } else { PAGE_BUDGET };
+    let mut unlisted_for_size = 0;
+    for ((Reverse(severity), id), group) in &groups {
+        let _ = writeln!(
+            page,
+            "\n## {id} {} · {severity} · {}\n",
+            group.name,
+            plural(group.count, "finding", "findings")
+        );
+        let mut shown = 0;
+        for &i in &group.listed {
             let f = &ctx.outcome.findings[i];
-            writeln!(
-                out,
-                "- **{}** {} — {} (`{}:{}:{}` `{}`)",
-                f.rule.id,
-                f.severity,
-                cell(&messages[i]),
-                ctx.file(f),
-                f.location.line,
-                f.location.column,
-                f.location.pointer
-            )?;
+            let line = item(ctx, f, messages.get(&i).map_or("", String::as_str));
+            if page.len() + line.len() > budget {
+                unlisted_for_size += group.listed.len() - shown;
+                break;
+            }
+            page.push_str(&line);
+            shown += 1;
+        }
+        if group.count > shown {
+            let _ = writeln!(page, "- … and {}", plural(group.count - shown, "more finding", "more findings"));
         }
     }
-    Ok(())
+    let _ = writeln!(
+        page,
+        "\n{}`--format json` or `--format sarif` lists every finding{}.",
+        if unlisted_for_size > 0 {
+            format!("{unlisted_for_size} listed findings were left out to keep this page within a pull-request comment's size. ")
+        } else {
+            String::new()
+        },
+        if ctx.max_listed.is_none() {
+            format!("; `--max-findings N` lists N of each rule here (default {DEFAULT_LISTED})")
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// `- pool `web` (17b5…) — message · `pools.json:15:29``
+fn item(ctx: &Context, f: &Finding, message: &str) -> String {
+    format!(
+        "- {} — {} · `{}:{}:{}`\n",
+        resource_title(ctx, f),
+        text(message),
+        text(ctx.file(f)).replace('`', "'"),
+        f.location.line,
+        f.location.column,
+    )
 }
 
 fn resource_title(ctx: &Context, f: &Finding) -> String {
     let r = ctx.resource(f);
-    match (r.name.is_empty(), r.id.is_empty()) {
-        (false, false) => format!("{} `{}` ({})", r.kind, r.name, r.id),
-        (false, true) => format!("{} `{}`", r.kind, r.name),
-        (true, false) => format!("{} `{}`", r.kind, r.id),
+    let (name, id) = (text(&r.name).replace('`', "'"), text(&r.id).replace('`', "'"));
+    match (name.is_empty(), id.is_empty()) {
+        (false, false) => format!("{} `{name}` ({id})", r.kind),
+        (false, true) => format!("{} `{name}`", r.kind),
+        (true, false) => format!("{} `{id}`", r.kind),
         (true, true) => r.kind.to_string(),
     }
 }
 
 /// What waivers and the baseline accepted, and why: an auditor reads this.
-fn accepted(ctx: &Context, summary: &Summary, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+/// Counted per rule and per waiver (a baseline can accept every finding).
+fn accepted(ctx: &Context, summary: &Summary, page: &mut String) {
     if summary.suppressed_total() == 0 {
-        return Ok(());
+        return;
     }
-    writeln!(
-        out,
+    let _ = writeln!(
+        page,
         "\n## Accepted findings\n\n{} waived, {} known from the baseline; they do not fail the run.\n",
         summary.suppressed.waived, summary.suppressed.baseline
-    )?;
-    writeln!(out, "| Rule | Severity | Resource | Why |\n|---|---|---|---|")?;
+    );
+    let mut by_rule: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut by_waiver: BTreeMap<u32, usize> = BTreeMap::new();
     for f in ctx.outcome.findings.iter().filter(|f| f.is_suppressed()) {
-        writeln!(
-            out,
-            "| {} | {} | {} | {} |",
-            f.rule.id,
-            f.severity,
-            cell(&resource_title(ctx, f)),
-            cell(&ctx.justification(f).unwrap_or_default())
-        )?;
+        let counts = by_rule.entry(f.rule.id.as_str()).or_default();
+        match f.suppression {
+            Some(crate::triage::Suppression::Waiver(w)) => {
+                counts.0 += 1;
+                *by_waiver.entry(w).or_default() += 1;
+            }
+            _ => counts.1 += 1,
+        }
     }
-    Ok(())
+    let _ = writeln!(page, "| Rule | Waived | Baseline |\n|---|---:|---:|");
+    for (id, (waived, baseline)) in &by_rule {
+        let _ = writeln!(page, "| {id} | {waived} | {baseline} |");
+    }
+    if by_waiver.is_empty() {
+        return;
+    }
+    let _ = writeln!(page, "\n| Waiver | Until | Findings | Why |\n|---|---|---:|---|");
+    for (w, count) in by_waiver {
+        if let Some(waiver) = ctx.outcome.triage.waivers.get(w as usize) {
+            let _ = writeln!(
+                page,
+                "| `{}:{}:{}` | {} | {count} | {} |",
+                text(&waiver.place.file),
+                waiver.place.line,
+                waiver.place.column,
+                waiver.expires.map_or_else(|| "—".to_string(), |d| d.to_string()),
+                text(&waiver.reason)
+            );
+        }
+    }
 }
 
-fn notices(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    if ctx.outcome.triage.notices.is_empty() {
-        return Ok(());
+fn skipped(ctx: &Context, page: &mut String) {
+    if ctx.outcome.skipped.is_empty() {
+        return;
     }
-    writeln!(out, "\n## Notices\n")?;
+    let _ = writeln!(page, "\n## Skipped files (not analysed)\n");
+    for e in &ctx.outcome.skipped {
+        let _ = writeln!(page, "- `{}`: {}", text(&e.file).replace('`', "'"), text(e.skip_reason()));
+    }
+}
+
+fn notices(ctx: &Context, page: &mut String) {
+    if ctx.outcome.triage.notices.is_empty() {
+        return;
+    }
+    let _ = writeln!(page, "\n## Notices\n");
     for n in &ctx.outcome.triage.notices {
-        writeln!(
-            out,
+        let _ = writeln!(
+            page,
             "- `{}` {} (`{}:{}:{}`)",
             n.code,
-            cell(&n.message),
-            n.place.file,
+            text(&n.message),
+            text(&n.place.file).replace('`', "'"),
             n.place.line,
             n.place.column
-        )?;
+        );
     }
-    Ok(())
 }
 
 /// A failed run: an error section naming every error.
@@ -157,7 +266,12 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
     writeln!(out, "| file | line | column | error |")?;
     writeln!(out, "|---|---:|---:|---|")?;
     for e in failure.errors {
-        writeln!(out, "| {} | {} | {} | {} |", cell(&e.file), e.line, e.column, cell(&e.message))?;
+        // A usage or config error without a place has no line to show.
+        let (line, column) = match e.line {
+            0 => (String::new(), String::new()),
+            line => (line.to_string(), e.column.to_string()),
+        };
+        writeln!(out, "| {} | {line} | {column} | {} |", text(&e.file), text(&e.message))?;
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod sarif;
 pub mod snippet;
 pub mod summary;
+pub mod terminal;
 
 use crate::check::Outcome;
 use crate::engine::RuleSet;
@@ -62,6 +63,53 @@ pub struct Context<'a> {
     pub exit_code: u8,
     /// The severity from which an active finding fails the run (JUnit's failures).
     pub fail_on: crate::findings::FailOn,
+    /// Where the as-of date came from, and the config file in force: a
+    /// verdict that depends on both says by which it was judged.
+    pub settings: Settings<'a>,
+    /// How a terminal report is laid out.
+    pub layout: Layout,
+    /// How many findings per rule the Markdown report lists (`--max-findings`).
+    pub max_listed: Option<usize>,
+}
+
+/// Where the as-of date of the run came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AsOfSource {
+    /// `--as-of` on the command line.
+    Option,
+    /// The config's `as_of`.
+    Config,
+    /// Today's date (UTC), as nothing named one.
+    Today,
+}
+
+impl AsOfSource {
+    /// `--as-of`, `as_of in .edgeaudit.yaml`, `today (UTC)`.
+    pub fn describe(self, config: Option<&str>) -> String {
+        match self {
+            AsOfSource::Option => "--as-of".to_string(),
+            AsOfSource::Config => format!("as_of in {}", config.unwrap_or("the config")),
+            AsOfSource::Today => "today, UTC".to_string(),
+        }
+    }
+}
+
+/// The run's settings that reports state.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a> {
+    pub as_of_source: AsOfSource,
+    /// The config file used, as found or named; `None` when there was none.
+    pub config: Option<&'a str>,
+}
+
+/// The terminal a human report is written for.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// Columns to wrap messages at.
+    pub width: usize,
+    /// Box-drawing characters (off for `TERM=dumb`).
+    pub unicode: bool,
 }
 
 /// A run that could not analyse its input (a broken file, a bad config or

@@ -68,7 +68,7 @@ struct Run<'a, R: Serialize> {
     results: R,
     invocations: [Invocation<'a>; 1],
     #[serde(skip_serializing_if = "Option::is_none")]
-    properties: Option<RunProperties>,
+    properties: Option<RunProperties<'a>>,
 }
 
 #[derive(Serialize)]
@@ -293,8 +293,12 @@ struct Invocation<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct RunProperties {
+struct RunProperties<'a> {
     as_of: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    as_of_source: Option<super::AsOfSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config: Option<&'a str>,
     /// Findings left out to stay within code scanning's results limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     omitted_results: Option<usize>,
@@ -441,7 +445,7 @@ fn log<'a, R: Serialize>(
     rules: &'a crate::engine::RuleSet,
     results: R,
     invocation: Invocation<'a>,
-    properties: Option<RunProperties>,
+    properties: Option<RunProperties<'a>>,
 ) -> Log<'a, R> {
     Log {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -476,6 +480,8 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
         },
         failure.as_of.map(|d| RunProperties {
             as_of: d.to_string(),
+            as_of_source: None,
+            config: None,
             omitted_results: None,
         }),
     );
@@ -538,6 +544,8 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             };
             let properties = RunProperties {
                 as_of: ctx.outcome.as_of.to_string(),
+                as_of_source: Some(ctx.settings.as_of_source),
+                config: ctx.settings.config,
                 omitted_results: omitted,
             };
             let log = log(ctx.rules, results, invocation, Some(properties));

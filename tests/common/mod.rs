@@ -26,22 +26,29 @@ pub fn run(args: &[&str]) -> Run {
 const HANG: Duration = Duration::from_secs(30);
 
 pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    run_full(&root(), args, stdin, None)
+    run_full(&root(), args, stdin, None, &[])
+}
+
+/// Runs the binary with these environment variables set (the terminal's
+/// width and colour settings are otherwise removed, so that tests do not
+/// depend on the shell that runs them).
+pub fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_full(&root(), args, None, None, env)
 }
 
 /// Runs the binary with `dir` as the working directory.
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
-    run_full(dir, args, None, None)
+    run_full(dir, args, None, None, &[])
 }
 
 /// Runs the binary with its address space limited to `mib` MiB (on Linux,
 /// by bash's `ulimit -v`): a run that needs more fails to allocate and
 /// aborts, which fails the test. A bound on memory, as `HANG` is on time.
 pub fn run_within(mib: u64, args: &[&str]) -> Run {
-    run_full(&root(), args, None, Some(mib))
+    run_full(&root(), args, None, Some(mib), &[])
 }
 
-fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, memory_mib: Option<u64>) -> Run {
+fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, memory_mib: Option<u64>, env: &[(&str, &str)]) -> Run {
     let start = Instant::now();
     let binary = env!("CARGO_BIN_EXE_edgeaudit");
     let mut command = match memory_mib {
@@ -57,10 +64,13 @@ fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, memory_mib: Option<
         }
         _ => Command::new(binary),
     };
+    for name in ["NO_COLOR", "COLUMNS", "TERM", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        command.env_remove(name);
+    }
     let mut child = command
         .args(args)
         .current_dir(dir)
-        .env_remove("NO_COLOR")
+        .envs(env.iter().copied())
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
