@@ -60,6 +60,10 @@ cat "$file" > /dev/null
 floor=$(best ./target/release/examples/scan_floor "$file")
 check=$(best ./target/release/edgeaudit check "$file" --format json --fail-on never --no-config "${as_of[@]}")
 jq_s=$(best jq "$filter" "$file")
+# The other report formats on the same findings (DESIGN §6: SARIF at most
+# 1.2x JSON; issue 10: the one-page Markdown linear, i.e. no dearer than JSON).
+sarif=$(best ./target/release/edgeaudit check "$file" --format sarif --fail-on never --no-config "${as_of[@]}")
+markdown=$(best ./target/release/edgeaudit check "$file" --format markdown --fail-on never --no-config "${as_of[@]}")
 /usr/bin/time -o "$data/.time" -f "%M" ./target/release/edgeaudit check "$file" --format json --fail-on never --no-config "${as_of[@]}" > /dev/null
 rss_kb=$(tail -n 1 "$data/.time")
 
@@ -78,10 +82,14 @@ echo "edgeaudit benchmark: $file ($(awk -v b="$size" 'BEGIN{printf "%.1f MB", b/
 printf "  %-44s %8.3f s\n" "serde_json IgnoredAny scan (floor)" "$floor"
 printf "  %-44s %8.3f s\n" "edgeaudit check --format json" "$check"
 printf "  %-44s %8.3f s\n" "jq (one filter)" "$jq_s"
+printf "  %-44s %8.3f s\n" "edgeaudit check --format sarif" "$sarif"
+printf "  %-44s %8.3f s\n" "edgeaudit check --format markdown" "$markdown"
 printf "  %-44s %8.3f s\n" "check with a full baseline and 50 waivers" "$triaged"
-awk -v c="$check" -v f="$floor" -v j="$jq_s" -v r="$rss_kb" -v s="$size" -v t="$triaged" 'BEGIN{
+awk -v c="$check" -v f="$floor" -v j="$jq_s" -v r="$rss_kb" -v s="$size" -v t="$triaged" -v sa="$sarif" -v md="$markdown" 'BEGIN{
   printf "  check / floor   = %5.2fx   (target <= 4x)\n", c/f
   printf "  jq / check      = %5.2fx   (target >= 10x)\n", j/c
   printf "  peak RSS / size = %5.2fx   (%.0f MB; target < 1.5x)\n", r*1024/s, r/1024
+  printf "  sarif / json    = %5.2fx   (target <= 1.2x)\n", sa/c
+  printf "  markdown / json = %5.2fx   (target <= 1x: one page, linear)\n", md/c
   printf "  triaged / check = %5.2fx   (informational)\n", t/c
 }'

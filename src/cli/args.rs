@@ -32,6 +32,20 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print a man page (roff): edgeaudit(1), or a command's, e.g.
+    /// `edgeaudit man check > edgeaudit-check.1`.
+    Man {
+        /// The command whose page to print (check, inventory, rules, init, explain, …).
+        command: Option<String>,
+    },
+    /// Print the JSON Schema of `.edgeaudit.yaml`, for editors.
+    ConfigSchema,
     /// Print a rule's documentation.
     Explain {
         /// A rule id, e.g. LB001.

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod check;
+mod generated;
 mod init;
 mod inventory;
 mod rules;
@@ -36,6 +37,9 @@ pub fn main() -> ExitCode {
         args::Command::Rules(a) => rules::list(&a),
         args::Command::Init { path, force } => init::run(&path, force),
         args::Command::Explain { id, rules } => rules::explain(&id, &rules),
+        args::Command::Completions { shell } => generated::completions(shell),
+        args::Command::Man { command } => generated::man(command.as_deref()),
+        args::Command::ConfigSchema => generated::config_schema(),
     };
     ExitCode::from(code)
 }

@@ -3,7 +3,10 @@
 //! and waivers. Found upward from the working directory, or named with
 //! `--config`. Every mistake in it is an error with its line and column.
 
+mod schema;
 pub mod starter;
+
+pub use schema::json_schema;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,31 +51,63 @@ pub struct Config {
     pub dir: PathBuf,
 }
 
-#[derive(Deserialize)]
+/// `.edgeaudit.yaml` as written. Its JSON Schema (`edgeaudit config-schema`,
+/// `docs/edgeaudit.schema.json`) is generated from these types, with the
+/// doc comments as descriptions: the schema cannot drift from the parser.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ConfigSpec {
+#[schemars(
+    title = "edgeaudit configuration (.edgeaudit.yaml)",
+    description = "Settings for `edgeaudit check`: the as-of date, what fails the run, which rules run and how severe they are, extra rule packs, waivers and excluded paths. Every key is optional; options on the command line win."
+)]
+pub(crate) struct ConfigSpec {
+    /// Evaluate as of this date (YYYY-MM-DD, UTC) instead of today; `--as-of` wins.
+    #[schemars(with = "Option<schema::Date>")]
     as_of: Option<Spanned<String>>,
+    /// Exit 1 when a finding at or above this severity remains; `--fail-on` wins.
+    #[schemars(with = "Option<schema::FailOn>")]
     fail_on: Option<Spanned<String>>,
+    /// Only these rules: ids or prefixes (`LB`, `CA00`, `LB001`, `ALL`); `--select` replaces it.
     #[serde(default)]
+    #[schemars(with = "Vec<schema::RuleSelector>")]
     select: Vec<Spanned<String>>,
+    /// Skip these rules: ids or prefixes; `--ignore` adds to it.
     #[serde(default)]
+    #[schemars(with = "Vec<schema::RuleSelector>")]
     ignore: Vec<Spanned<String>>,
+    /// Rule id or prefix → severity, e.g. `LB004: warning`.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, schema::Severity>")]
     severity: BTreeMap<String, Spanned<String>>,
+    /// Extra rule packs (YAML, the vocabulary of rules/*.yaml), relative to this file.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     packs: Vec<Spanned<String>>,
+    /// Findings accepted on purpose, each with its reason and maybe an expiry.
     #[serde(default)]
+    #[schemars(with = "Vec<WaiverSpec>")]
     waivers: Vec<Spanned<WaiverSpec>>,
+    /// Files and directories the walk skips: gitignore-style patterns, relative to this file.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     exclude: Vec<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+/// One waiver: a rule and a resource, and why the finding is accepted.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WaiverSpec {
+    /// A rule id or a glob over ids (`CA00*`).
+    #[schemars(with = "String")]
     rule: Spanned<String>,
+    /// `kind/id` or `kind/name`, globs allowed (`pool/17b5962d*`, `custom_hostname/*.example.com`), or `*`.
+    #[schemars(with = "schema::Resource")]
     resource: Spanned<String>,
+    /// Why the finding is accepted (required, not empty).
+    #[schemars(with = "schema::Reason")]
     reason: Option<Spanned<String>>,
+    /// The last day the waiver holds (YYYY-MM-DD); after it the finding counts again.
+    #[schemars(with = "Option<schema::Date>")]
     expires: Option<Spanned<String>>,
 }
 
