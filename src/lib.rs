@@ -13,6 +13,7 @@ pub mod inventory;
 pub mod load;
 pub mod locate;
 pub mod model;
+pub mod plan;
 pub mod report;
 pub mod triage;
 pub mod words;

@@ -18,6 +18,9 @@ pub struct Cli {
 pub enum Command {
     /// Check exports and report findings (the main job).
     Check(CheckArgs),
+    /// Plan the migration: ordered API calls, replayed on a model of the service to prove that
+    /// no alert is lost, as JSON, a bash script or Markdown.
+    Plan(PlanArgs),
     /// List every certificate with its CA, how the CA was chosen, bundle method, key type,
     /// dates and chain status.
     Inventory(InventoryArgs),
@@ -134,6 +137,41 @@ pub struct CheckArgs {
     /// counted).
     #[arg(long, value_name = "N")]
     pub max_findings: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// For a change review: what happens, in what order, how many requests.
+    Markdown,
+    /// The plan as data: steps, requests, what each covers, the proof.
+    Json,
+    /// A bash script with curl: `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_API_BASE`; resumable.
+    Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Files or directories, as for `check`.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: PlanFormat,
+    /// Write the plan to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<String>,
+    /// Judge the certificate rules as of this date (YYYY-MM-DD, UTC; default today).
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
+    /// Pools per page of the page-wide clear (the API's default is 25; a larger page needs
+    /// fewer requests where the API accepts it).
+    #[arg(long, value_name = "N", default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
+    pub per_page: u32,
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    #[command(flatten)]
+    pub walk: WalkArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,6 +6,7 @@ mod check;
 mod generated;
 mod init;
 mod inventory;
+mod plan;
 mod rules;
 
 use std::process::ExitCode;
@@ -34,6 +35,7 @@ pub fn main() -> ExitCode {
     let code = match cli.command {
         args::Command::Check(a) => check::run(&a),
         args::Command::Inventory(a) => inventory::run(&a),
+        args::Command::Plan(a) => plan::run(&a),
         args::Command::Rules(a) => rules::list(&a),
         args::Command::Init { path, force } => init::run(&path, force),
         args::Command::Explain { id, rules } => rules::explain(&id, &rules),

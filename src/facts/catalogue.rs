@@ -344,6 +344,7 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
 static TOTAL_TLS: &[FactSpec] = &[
     spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)"),
     choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings"),
+    spec("zone_id", Text, "the zone's id (`{zone_id}` when the export does not say)"),
 ];
 
 pub fn catalogue(kind: Kind) -> &'static [FactSpec] {

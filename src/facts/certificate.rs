@@ -245,6 +245,10 @@ impl Facts for TotalTlsFacts<'_> {
         Some(match name {
             "enabled" => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), s.fields.enabled),
             "authority" => Fact::new(static_text(s.authority.as_str()), s.fields.certificate_authority),
+            "zone_id" => Fact::new(
+                text(self.zone.and_then(|z| z.id.as_deref()).unwrap_or("{zone_id}")),
+                s.fields.enabled,
+            ),
             _ => return None,
         })
     }

@@ -202,6 +202,11 @@ impl<'a> Analysis<'a> {
 
     /// Runs `f` on the subject's facts; `None` when the subject has none (an
     /// account without pools).
+    /// The model the facts are computed from.
+    pub fn inventory(&self) -> &'a crate::model::Inventory {
+        self.inventory
+    }
+
     pub fn with_facts<R>(&self, subject: SubjectRef, f: impl FnOnce(&dyn Facts) -> R) -> Option<R> {
         let a = subject.account as usize;
         let account = self.inventory.accounts.get(a)?;

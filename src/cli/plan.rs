@@ -1,0 +1,70 @@
+use std::io::Write;
+
+use chrono::NaiveDate;
+
+use super::args::{PlanArgs, PlanFormat};
+use super::{EXIT_CLEAN, fail, load_options, warn_skipped};
+use crate::check::{CheckOptions, check};
+use crate::engine::RuleSet;
+use crate::plan::render::{self, Tally};
+
+/// Loads the exports, runs the rules (for the certificate steps), builds and
+/// replays the plan, and writes it; a plan the replay rejects is never
+/// written (exit 2, naming the step and the pool).
+pub fn run(args: &PlanArgs) -> u8 {
+    let as_of = match &args.as_of {
+        None => chrono::Utc::now().date_naive(),
+        Some(s) => match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+            Ok(d) => d,
+            Err(_) => return fail(format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
+        },
+    };
+    let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, None) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let rules = match RuleSet::builtin() {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let options = CheckOptions {
+        paths: args.paths.clone(),
+        load,
+        as_of,
+    };
+    let built = check(&options, &rules, Default::default(), |outcome, analysis| {
+        warn_skipped(&outcome.skipped);
+        crate::plan::build(outcome, analysis, args.per_page as usize)
+    });
+    let plans = match built {
+        Err(errors) => return fail(errors),
+        Ok(Err(refusal)) => {
+            return fail(format!("no plan written: {refusal}"));
+        }
+        Ok(Ok(plans)) => plans,
+    };
+    let text = match args.format {
+        PlanFormat::Json => {
+            let mut t = serde_json::to_string_pretty(&render::json(&plans, as_of)).unwrap_or_default();
+            t.push('\n');
+            t
+        }
+        PlanFormat::Shell => render::shell(&plans),
+        PlanFormat::Markdown => render::markdown(&plans, as_of),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write {path}: {e}")),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write to stdout: {e}")),
+                _ => Ok(()),
+            }
+        }
+    };
+    if let Err(e) = written {
+        return fail(e);
+    }
+    eprintln!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
+    EXIT_CLEAN
+}

@@ -1,0 +1,10 @@
+//! `edgeaudit plan`: the migration as ordered API calls (DESIGN §2.3),
+//! proved on a model of the service before it is shown.
+
+pub mod build;
+pub mod render;
+pub mod request;
+pub mod service;
+
+pub use build::{AccountPlan, Proof, Refusal, build, replay};
+pub use request::Request;

@@ -1,0 +1,132 @@
+//! The plan's steps: API requests as typed data (or a manual step), from which
+//! the JSON, the shell script and the Markdown are rendered, and which the
+//! replay reads.
+
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// `POST /accounts/{account_id}/alerting/v3/policies`.
+    CreatePolicy {
+        body: Value,
+        /// The pools whose legacy deliveries it takes over.
+        pools: Vec<String>,
+    },
+    /// `PUT /accounts/{account_id}/alerting/v3/policies/{policy_id}`.
+    UpdatePolicy { policy_id: String, body: Value },
+    /// `PATCH /accounts/{account_id}/load_balancers/pools?per_page=N&page=P`:
+    /// clears every pool of that page (by name).
+    ClearPage {
+        per_page: usize,
+        page: usize,
+        /// The pools of the page that carry a legacy e-mail.
+        pools: Vec<String>,
+    },
+    /// `PATCH /accounts/{account_id}/load_balancers/pools/{pool_id}`.
+    ClearPool { pool_id: String },
+    /// `PATCH /zones/{zone_id}/custom_hostnames/{id}`.
+    EditCustomHostname { zone_id: String, hostname_id: String, hostname: String, body: Value },
+    /// `POST /zones/{zone_id}/acm/total_tls`.
+    SetTotalTls { zone_id: String, body: Value },
+    /// A decision for a person: what to do, and why it is not automated.
+    Manual { rule: String, what: String },
+}
+
+/// An id from an export as one path segment: anything but unreserved
+/// characters percent-encoded, so no id can reach another endpoint.
+pub fn segment(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+const CLEAR: &str = r#"{"notification_email":""}"#;
+
+impl Request {
+    pub fn method(&self) -> Option<&'static str> {
+        Some(match self {
+            Request::CreatePolicy { .. } | Request::SetTotalTls { .. } => "POST",
+            Request::UpdatePolicy { .. } => "PUT",
+            Request::ClearPage { .. } | Request::ClearPool { .. } | Request::EditCustomHostname { .. } => "PATCH",
+            Request::Manual { .. } => return None,
+        })
+    }
+
+    /// The path (with its query), the account written as `account` (an id
+    /// from the export is encoded here; a placeholder is taken as it is).
+    pub fn path(&self, account: &str) -> Option<String> {
+        Some(match self {
+            Request::CreatePolicy { .. } => format!("/accounts/{account}/alerting/v3/policies"),
+            Request::UpdatePolicy { policy_id, .. } => format!("/accounts/{account}/alerting/v3/policies/{}", segment(policy_id)),
+            Request::ClearPage { per_page, page, .. } => {
+                format!("/accounts/{account}/load_balancers/pools?per_page={per_page}&page={page}")
+            }
+            Request::ClearPool { pool_id } => format!("/accounts/{account}/load_balancers/pools/{}", segment(pool_id)),
+            Request::EditCustomHostname { zone_id, hostname_id, .. } => {
+                format!("/zones/{}/custom_hostnames/{}", segment(zone_id), segment(hostname_id))
+            }
+            Request::SetTotalTls { zone_id, .. } => format!("/zones/{}/acm/total_tls", segment(zone_id)),
+            Request::Manual { .. } => return None,
+        })
+    }
+
+    /// The body, as compact JSON.
+    pub fn body(&self) -> Option<String> {
+        match self {
+            Request::CreatePolicy { body, .. }
+            | Request::UpdatePolicy { body, .. }
+            | Request::EditCustomHostname { body, .. }
+            | Request::SetTotalTls { body, .. } => Some(body.to_string()),
+            Request::ClearPage { .. } | Request::ClearPool { .. } => Some(CLEAR.to_string()),
+            Request::Manual { .. } => None,
+        }
+    }
+
+    /// What the step is for, in words.
+    pub fn reason(&self) -> String {
+        match self {
+            Request::CreatePolicy { pools, body } => format!(
+                "create policy `{}`: takes over the legacy e-mails of {}",
+                body.get("name").and_then(Value::as_str).unwrap_or(""),
+                crate::words::plural(pools.len(), "pool", "pools")
+            ),
+            Request::UpdatePolicy { policy_id, .. } => format!("complete policy {policy_id}"),
+            Request::ClearPage { per_page, page, pools } => format!(
+                "clear `notification_email` on page {page} of {per_page} pools by name ({} with a legacy e-mail, every one replaced by then)",
+                pools.len()
+            ),
+            Request::ClearPool { pool_id } => format!("clear `notification_email` on pool {pool_id} (replaced by then)"),
+            Request::EditCustomHostname { hostname, .. } => format!(
+                "move custom hostname {hostname} off Let's Encrypt (keeps its validation method and type): Android 7.0 and earlier and clients without ISRG Root X1 keep working"
+            ),
+            Request::SetTotalTls { .. } => "move Total TLS off Let's Encrypt: its certificates then chain to a CA legacy clients trust".to_string(),
+            Request::Manual { rule, what } => format!("{rule}: {what}"),
+        }
+    }
+
+    pub fn is_request(&self) -> bool {
+        !matches!(self, Request::Manual { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_from_exports_stay_one_path_segment() {
+        let r = Request::ClearPool {
+            pool_id: "../../zones/x?a=1 $(rm -rf /)".into(),
+        };
+        assert_eq!(
+            r.path("acc").as_deref(),
+            Some("/accounts/acc/load_balancers/pools/..%2F..%2Fzones%2Fx%3Fa%3D1%20%24%28rm%20-rf%20%2F%29")
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! A model of the service's load-balancing notifications, on which a plan is
+//! replayed request by request (DESIGN §2.3): the legacy `notification_email`
+//! of each pool, the policies with their coverage (§2.1), the page-wide bulk
+//! clear by name order and the per-pool clear. It reads the very requests
+//! the plan sends, bodies included, so what is proved is what is run.
+
+use serde_json::Value;
+
+use crate::model::Account;
+use crate::model::notification::{Event, EventSet, EventSource, HEALTH_ALERT_TYPES, Health, Policy};
+
+use super::request::Request;
+
+/// One pool as the service holds it.
+#[derive(Debug, Clone)]
+pub struct ServicePool {
+    pub id: String,
+    pub name: String,
+    /// Lower-cased legacy recipients; empty once cleared.
+    pub recipients: Vec<String>,
+    pub events: EventSet,
+}
+
+/// One policy, reduced to what decides delivery.
+#[derive(Debug, Clone)]
+pub struct ServicePolicy {
+    pub id: String,
+    /// Health alert, enabled, with a mechanism.
+    pub can_deliver: bool,
+    /// Lower-cased; empty = all pools.
+    pub pool_ids: Vec<String>,
+    /// Raw filter values (exact spelling); empty = all.
+    pub sources: Vec<String>,
+    pub healths: Vec<String>,
+    /// Lower-cased e-mail mechanism ids.
+    pub emails: Vec<String>,
+}
+
+impl ServicePolicy {
+    pub fn from_model(p: &Policy) -> Self {
+        ServicePolicy {
+            id: p.id.clone(),
+            can_deliver: crate::facts::coverage::can_cover(p),
+            pool_ids: p.pool_ids.iter().map(|v| v.value.to_ascii_lowercase()).collect(),
+            sources: p.event_source.iter().map(|v| v.value.clone()).collect(),
+            healths: p.new_health.iter().map(|v| v.value.clone()).collect(),
+            emails: p.email_recipients().map(|e| e.trim().to_ascii_lowercase()).collect(),
+        }
+    }
+
+    /// A policy as a create or update body makes it.
+    pub fn from_body(id: &str, body: &Value) -> Self {
+        let strings = |v: Option<&Value>| -> Vec<String> {
+            v.and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default()
+        };
+        let filters = body.get("filters");
+        let mechanisms = body.get("mechanisms").and_then(Value::as_object);
+        let has_mechanism = mechanisms.is_some_and(|m| m.values().any(|v| v.as_array().is_some_and(|a| !a.is_empty())));
+        let emails = mechanisms
+            .and_then(|m| m.get("email"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| e.get("id").and_then(Value::as_str))
+                    .map(|e| e.trim().to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let alert_type = body.get("alert_type").and_then(Value::as_str).unwrap_or("");
+        ServicePolicy {
+            id: id.to_string(),
+            can_deliver: HEALTH_ALERT_TYPES.contains(&alert_type)
+                && body.get("enabled").and_then(Value::as_bool).unwrap_or(true)
+                && has_mechanism,
+            pool_ids: strings(filters.and_then(|f| f.get("pool_id")))
+                .into_iter()
+                .map(|s| s.to_ascii_lowercase())
+                .collect(),
+            sources: strings(filters.and_then(|f| f.get("event_source"))),
+            healths: strings(filters.and_then(|f| f.get("new_health"))),
+            emails,
+        }
+    }
+
+    /// Whether this policy e-mails `recipient` about `event` on pool `pool_id` (lower-cased).
+    pub fn delivers(&self, pool_id: &str, event: Event, recipient: &str) -> bool {
+        let admits = |values: &[String], wanted: &str| values.is_empty() || values.iter().any(|v| v == wanted);
+        self.can_deliver
+            && (self.pool_ids.is_empty() || self.pool_ids.iter().any(|p| p == pool_id))
+            && admits(&self.sources, event.source.api_value())
+            && admits(&self.healths, event.health.api_value())
+            && self.emails.iter().any(|e| e == recipient)
+    }
+}
+
+/// What must never be lost: `recipient` hears about `event` on pool `pool`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub pool: usize,
+    pub event: Event,
+    pub recipient: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Service {
+    /// In the order the bulk clear pages them: by name, then id.
+    pub pools: Vec<ServicePool>,
+    pub policies: Vec<ServicePolicy>,
+    created: usize,
+}
+
+impl Service {
+    pub fn of(account: &Account) -> Self {
+        let mut pools: Vec<ServicePool> = account
+            .pools
+            .iter()
+            .map(|p| ServicePool {
+                id: p.id.clone(),
+                name: p.name.clone(),
+                recipients: p.legacy_recipients.iter().map(|r| r.to_ascii_lowercase()).collect(),
+                events: p.legacy_events,
+            })
+            .collect();
+        pools.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        Service {
+            pools,
+            policies: account.policies.iter().map(ServicePolicy::from_model).collect(),
+            created: 0,
+        }
+    }
+
+    /// Every delivery the legacy e-mails make now.
+    pub fn legacy_deliveries(&self) -> Vec<Delivery> {
+        let mut all = Vec::new();
+        for (i, pool) in self.pools.iter().enumerate() {
+            for event in pool.events.iter() {
+                for r in &pool.recipients {
+                    all.push(Delivery {
+                        pool: i,
+                        event,
+                        recipient: r.clone(),
+                    });
+                }
+            }
+        }
+        all
+    }
+
+    /// Whether the delivery still happens: by the pool's legacy e-mail, or by a policy.
+    pub fn delivers(&self, d: &Delivery) -> bool {
+        let Some(pool) = self.pools.get(d.pool) else { return false };
+        let legacy = pool.events.iter().any(|e| e == d.event) && pool.recipients.iter().any(|r| *r == d.recipient);
+        legacy || self.by_policy(&pool.id.to_ascii_lowercase(), d.event, &d.recipient)
+    }
+
+    pub fn by_policy(&self, pool_id: &str, event: Event, recipient: &str) -> bool {
+        self.policies.iter().any(|p| p.delivers(pool_id, event, recipient))
+    }
+
+    /// Pools that still carry a legacy e-mail.
+    pub fn legacy_pools(&self) -> impl Iterator<Item = &ServicePool> {
+        self.pools.iter().filter(|p| !p.recipients.is_empty())
+    }
+
+    /// Runs one request as the service would.
+    pub fn apply(&mut self, request: &Request) -> Result<(), String> {
+        match request {
+            Request::CreatePolicy { body, .. } => {
+                self.created += 1;
+                let id = format!("planned-{}", self.created);
+                self.policies.push(ServicePolicy::from_body(&id, body));
+            }
+            Request::UpdatePolicy { policy_id, body, .. } => {
+                let Some(p) = self.policies.iter_mut().find(|p| p.id == *policy_id) else {
+                    return Err(format!("no policy {policy_id} to update"));
+                };
+                *p = ServicePolicy::from_body(policy_id, body);
+            }
+            Request::ClearPage { per_page, page, .. } => {
+                if *per_page == 0 || *page == 0 {
+                    return Err("pages and page sizes start at 1".into());
+                }
+                let start = (page - 1).saturating_mul(*per_page);
+                for pool in self.pools.iter_mut().skip(start).take(*per_page) {
+                    pool.recipients.clear();
+                }
+            }
+            Request::ClearPool { pool_id, .. } => {
+                let Some(pool) = self.pools.iter_mut().find(|p| p.id.eq_ignore_ascii_case(pool_id)) else {
+                    return Err(format!("no pool {pool_id} to clear"));
+                };
+                pool.recipients.clear();
+            }
+            // Certificate changes and manual steps do not touch notifications.
+            Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } | Request::Manual { .. } => {}
+        }
+        Ok(())
+    }
+}
+
+/// The four legacy events, for generated accounts and tests.
+pub const ALL_EVENTS: [Event; 4] = [
+    Event {
+        source: EventSource::Pool,
+        health: Health::Healthy,
+    },
+    Event {
+        source: EventSource::Pool,
+        health: Health::Unhealthy,
+    },
+    Event {
+        source: EventSource::Origin,
+        health: Health::Healthy,
+    },
+    Event {
+        source: EventSource::Origin,
+        health: Health::Unhealthy,
+    },
+];
