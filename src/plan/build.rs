@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::request::Request;
-use super::service::{Delivery, Service};
+use super::service::Service;
 use crate::check::Outcome;
 use crate::facts::{Analysis, Value as FactValue};
 use crate::model::Account;
@@ -60,17 +60,37 @@ impl std::fmt::Display for Refusal {
 /// pool carries a legacy e-mail.
 pub fn replay(mut service: Service, steps: &[Request]) -> Result<Proof, Refusal> {
     let deliveries = service.legacy_deliveries();
+    // Deliveries by pool: a clear can only lose the deliveries of the pools it clears.
+    let mut of_pool: Vec<Vec<usize>> = vec![Vec::new(); service.pools.len()];
+    for (i, d) in deliveries.iter().enumerate() {
+        of_pool[d.pool].push(i);
+    }
     for (i, step) in steps.iter().enumerate() {
-        let pool_name = |service: &Service, d: &Delivery| service.pools.get(d.pool).map_or(String::new(), |p| describe(&p.name, &p.id));
         service.apply(step).map_err(|e| Refusal {
             step: i + 1,
             pool: String::new(),
             what: e,
         })?;
-        if let Some(lost) = deliveries.iter().find(|d| !service.delivers(d)) {
+        // Which deliveries the step could have lost: those of the pools it
+        // cleared; every one after an update (a policy may deliver less);
+        // none after a create (policies only add deliveries).
+        let cleared: Vec<usize> = match step {
+            Request::ClearPage { per_page, page, .. } => {
+                let start = page.saturating_sub(1).saturating_mul(*per_page).min(service.pools.len());
+                (start..start.saturating_add(*per_page).min(service.pools.len())).collect()
+            }
+            Request::ClearPool { pool_id } => service.pool_position(pool_id).into_iter().collect(),
+            _ => Vec::new(),
+        };
+        let at_risk: Vec<usize> = match step {
+            Request::UpdatePolicy { .. } => (0..deliveries.len()).collect(),
+            _ => cleared.iter().flat_map(|&p| of_pool[p].iter().copied()).collect(),
+        };
+        if let Some(lost) = at_risk.into_iter().map(|d| &deliveries[d]).find(|d| !service.delivers(d)) {
+            let pool = service.pools.get(lost.pool).map_or(String::new(), |p| describe(&p.name, &p.id));
             return Err(Refusal {
                 step: i + 1,
-                pool: pool_name(&service, lost),
+                pool,
                 what: format!("would no longer e-mail {} about {}", lost.recipient, lost.event),
             });
         }
@@ -115,24 +135,8 @@ type Need = (Vec<EventSource>, Vec<Health>, Vec<String>);
 fn creates(service: &Service) -> Vec<Request> {
     let mut needs: BTreeMap<Need, Vec<(String, String)>> = BTreeMap::new();
     for pool in service.legacy_pools() {
-        let id = pool.id.to_ascii_lowercase();
-        // Per recipient, the events no policy delivers to it yet.
-        let mut by_events: BTreeMap<Vec<Event>, Vec<String>> = BTreeMap::new();
-        for r in &pool.recipients {
-            let missing: Vec<Event> = pool.events.iter().filter(|&e| !service.by_policy(&id, e, r)).collect();
-            if !missing.is_empty() {
-                by_events.entry(missing).or_default().push(r.clone());
-            }
-        }
-        for (events, mut recipients) in by_events {
-            recipients.sort();
-            recipients.dedup();
-            for (sources, healths) in products(&events) {
-                needs
-                    .entry((sources, healths, recipients.clone()))
-                    .or_default()
-                    .push((pool.id.clone(), pool.name.clone()));
-            }
+        for need in needs_of(service, pool) {
+            needs.entry(need).or_default().push((pool.id.clone(), pool.name.clone()));
         }
     }
     needs
@@ -143,7 +147,11 @@ fn creates(service: &Service) -> Vec<Request> {
             let label = |(id, name): &(String, String)| if name.is_empty() { id.clone() } else { name.clone() };
             let name = match pools.as_slice() {
                 [one] => format!("{} health alerts", label(one)),
-                [first, rest @ ..] => format!("{} and {} health alerts", label(first), crate::words::plural(rest.len(), "more pool", "more pools")),
+                [first, rest @ ..] => format!(
+                    "{} and {} health alerts",
+                    label(first),
+                    crate::words::plural(rest.len(), "more pool", "more pools")
+                ),
                 [] => String::new(),
             };
             let body = json!({
@@ -163,6 +171,34 @@ fn creates(service: &Service) -> Vec<Request> {
             }
         })
         .collect()
+}
+
+/// What one pool needs that no policy delivers yet: per group of recipients
+/// missing the same events, one filter product each.
+fn needs_of(service: &Service, pool: &super::service::ServicePool) -> Vec<Need> {
+    let id = pool.id.to_ascii_lowercase();
+    let mut by_events: BTreeMap<Vec<Event>, Vec<String>> = BTreeMap::new();
+    for r in &pool.recipients {
+        let missing: Vec<Event> = pool.events.iter().filter(|&e| !service.by_policy(&id, e, r)).collect();
+        if !missing.is_empty() {
+            by_events.entry(missing).or_default().push(r.clone());
+        }
+    }
+    let mut needs = Vec::new();
+    for (events, mut recipients) in by_events {
+        recipients.sort();
+        recipients.dedup();
+        for (sources, healths) in products(&events) {
+            needs.push((sources, healths, recipients.clone()));
+        }
+    }
+    needs
+}
+
+/// The notification requests of a pool-by-pool migration: each pool its own
+/// policies and its own clear.
+pub fn per_pool_requests(service: &Service) -> usize {
+    service.legacy_pools().map(|p| needs_of(service, p).len() + 1).sum()
 }
 
 /// Events as filter products (sources × healths): one when they are a
@@ -188,12 +224,16 @@ fn clears(service: &Service, per_page: usize) -> Vec<Request> {
     let replaced = |i: usize| {
         let pool = &service.pools[i];
         let id = pool.id.to_ascii_lowercase();
-        pool.events.iter().all(|e| pool.recipients.iter().all(|r| service.by_policy(&id, e, r)))
+        pool.events
+            .iter()
+            .all(|e| pool.recipients.iter().all(|r| service.by_policy(&id, e, r)))
     };
     let mut steps = Vec::new();
     for (page_index, page) in service.pools.chunks(per_page).enumerate() {
         let start = page_index * per_page;
-        let legacy: Vec<usize> = (start..start + page.len()).filter(|&i| !service.pools[i].recipients.is_empty()).collect();
+        let legacy: Vec<usize> = (start..start + page.len())
+            .filter(|&i| !service.pools[i].recipients.is_empty())
+            .collect();
         if legacy.len() >= 2 && legacy.iter().all(|&i| replaced(i)) {
             steps.push(Request::ClearPage {
                 per_page,
@@ -231,7 +271,11 @@ fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize) -> 
                 rule: f.rule.id.clone(),
                 what: format!(
                     "the export does not give the zone id of this {}: find it, then {}",
-                    if f.rule.id == "CA004" { "custom hostname" } else { "Total TLS setting" },
+                    if f.rule.id == "CA004" {
+                        "custom hostname"
+                    } else {
+                        "Total TLS setting"
+                    },
                     analysis
                         .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
                         .unwrap_or_default()
@@ -276,20 +320,247 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
         let proof = replay(Service::of(account), &steps)?;
         let service = Service::of(account);
         let legacy_pools = service.legacy_pools().count();
-        let needing_policy = service
-            .legacy_pools()
-            .filter(|p| {
-                let id = p.id.to_ascii_lowercase();
-                p.events.iter().any(|e| p.recipients.iter().any(|r| !service.by_policy(&id, e, r)))
-            })
-            .count();
         plans.push(AccountPlan {
             account_id: account.id.clone(),
             steps,
             proof,
-            per_pool_requests: needing_policy + legacy_pools,
+            per_pool_requests: per_pool_requests(&service),
             legacy_pools,
         });
     }
     Ok(plans)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::model::notification::{Event, EventSource, Health, Pool};
+    use crate::model::samples::{all_events, health_policy, pool, valued};
+
+    fn named(id: &str, name: &str, recipients: &[&str], events: Vec<Event>) -> Pool {
+        Pool {
+            name: name.into(),
+            ..pool(id, recipients, events)
+        }
+    }
+
+    fn account(pools: Vec<Pool>, policies: Vec<crate::model::notification::Policy>) -> Account {
+        Account {
+            pools,
+            policies,
+            ..Account::default()
+        }
+    }
+
+    fn creates_of(steps: &[Request]) -> Vec<&Value> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Request::CreatePolicy { body, .. } => Some(body),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pools_with_the_same_need_share_one_policy_and_are_cleared_in_one_page() {
+        let a = account(
+            vec![
+                named("p1", "a", &["ops@x.io"], all_events()),
+                named("p2", "b", &["OPS@x.io "], all_events()),
+                named("p3", "c", &["other@x.io"], all_events()),
+            ],
+            vec![],
+        );
+        let steps = notification_steps(&a, 25);
+        let creates = creates_of(&steps);
+        assert_eq!(creates.len(), 2, "{steps:#?}");
+        let shared = creates
+            .iter()
+            .find(|b| b["filters"]["pool_id"] == json!(["p1", "p2"]))
+            .expect("p1 and p2 share");
+        assert_eq!(shared["mechanisms"]["email"], json!([{"id": "ops@x.io"}]));
+        assert_eq!(shared["name"], "a and 1 more pool health alerts");
+        assert!(matches!(steps.last(), Some(Request::ClearPage { page: 1, per_page: 25, pools }) if pools.len() == 3));
+        assert_eq!(replay(Service::of(&a), &steps).map(|p| p.deliveries), Ok(12));
+    }
+
+    #[test]
+    fn only_what_no_policy_delivers_is_created() {
+        let mut existing = health_policy(&["ops@x.io"]);
+        existing.pool_ids = valued("pool_id", &["P1"]);
+        existing.event_source = valued("event_source", &["pool"]);
+        let a = account(vec![named("p1", "a", &["ops@x.io"], all_events())], vec![existing]);
+        let steps = notification_steps(&a, 25);
+        let creates = creates_of(&steps);
+        assert_eq!(creates.len(), 1);
+        assert_eq!(
+            creates[0]["filters"]["event_source"],
+            json!(["origin"]),
+            "pool events are delivered already"
+        );
+        assert_eq!(creates[0]["filters"]["new_health"], json!(["Healthy", "Unhealthy"]));
+        // One legacy pool on the page: a per-pool clear is as cheap and clears nothing else.
+        assert!(matches!(steps.last(), Some(Request::ClearPool { pool_id }) if pool_id == "p1"));
+        assert!(replay(Service::of(&a), &steps).is_ok());
+        // Fully covered already: no create, only the clear.
+        let covered = account(
+            vec![named("p1", "a", &["ops@x.io"], all_events())],
+            vec![health_policy(&["ops@x.io"])],
+        );
+        assert_eq!(notification_steps(&covered, 25).len(), 1);
+    }
+
+    #[test]
+    fn a_page_holding_a_pool_that_is_not_replaced_is_cleared_pool_by_pool() {
+        // On the model after creates: p2 (page 1) has no replacement.
+        let mut service = Service::of(&account(
+            vec![
+                named("p1", "a", &["ops@x.io"], all_events()),
+                named("p2", "b", &["dev@x.io"], all_events()),
+                named("p3", "c", &["ops@x.io"], all_events()),
+                named("p4", "d", &["ops@x.io"], all_events()),
+            ],
+            vec![],
+        ));
+        service.add_policy(ServicePolicyBuilder::all_pools_to("ops@x.io"));
+        let steps = clears(&service, 2);
+        assert_eq!(steps.len(), 2, "{steps:#?}");
+        assert!(matches!(&steps[0], Request::ClearPool { pool_id } if pool_id == "p1"));
+        assert!(matches!(&steps[1], Request::ClearPage { page: 2, per_page: 2, .. }));
+    }
+
+    struct ServicePolicyBuilder;
+
+    impl ServicePolicyBuilder {
+        fn all_pools_to(recipient: &str) -> super::super::service::ServicePolicy {
+            super::super::service::ServicePolicy::from_body(
+                "existing",
+                &json!({"alert_type": HEALTH_ALERT_TYPE, "enabled": true, "mechanisms": {"email": [{"id": recipient}]}}),
+            )
+        }
+    }
+
+    #[test]
+    fn the_replay_rejects_a_bulk_clear_before_the_policies_exist() {
+        let a = account(
+            vec![
+                named("p1", "a", &["ops@x.io"], all_events()),
+                named("p2", "b", &["ops@x.io"], all_events()),
+            ],
+            vec![],
+        );
+        let planned = notification_steps(&a, 25);
+        let (creates, clears): (Vec<Request>, Vec<Request>) = planned.into_iter().partition(|s| matches!(s, Request::CreatePolicy { .. }));
+        let naive: Vec<Request> = clears.into_iter().chain(creates).collect();
+        let refusal = replay(Service::of(&a), &naive).expect_err("the naive order loses alerts");
+        assert_eq!(refusal.step, 1);
+        assert_eq!(refusal.pool, "a (p1)");
+        assert!(
+            refusal
+                .to_string()
+                .contains("step 1 would lose an alert: pool a (p1) would no longer e-mail ops@x.io about pool Healthy"),
+            "{refusal}"
+        );
+        // A plan that forgets a pool is refused at the end.
+        let forgetful = vec![Request::ClearPool { pool_id: "p1".into() }];
+        let covered = account(
+            vec![
+                named("p1", "a", &["ops@x.io"], all_events()),
+                named("p2", "b", &["ops@x.io"], all_events()),
+            ],
+            vec![health_policy(&["ops@x.io"])],
+        );
+        assert_eq!(replay(Service::of(&covered), &forgetful).map_err(|r| r.step), Err(0));
+    }
+
+    #[test]
+    fn events_that_are_no_product_get_a_policy_per_source() {
+        let events = vec![
+            Event {
+                source: EventSource::Pool,
+                health: Health::Healthy,
+            },
+            Event {
+                source: EventSource::Origin,
+                health: Health::Unhealthy,
+            },
+        ];
+        let a = account(vec![named("p1", "a", &["ops@x.io"], events)], vec![]);
+        let steps = notification_steps(&a, 25);
+        assert_eq!(creates_of(&steps).len(), 2);
+        assert!(replay(Service::of(&a), &steps).is_ok());
+    }
+
+    const ADDRESSES: [&str; 4] = ["a@x.io", "B@x.io", "c@y.org", "d@y.org"];
+
+    fn arbitrary_pool(i: usize) -> impl Strategy<Value = Pool> {
+        (
+            prop::sample::subsequence(ADDRESSES.to_vec(), 0..=3),
+            prop::sample::subsequence(all_events(), 0..=4),
+            "[a-c]{1,2}",
+        )
+            .prop_map(move |(recipients, events, name)| named(&format!("p{i}"), &name, &recipients, events))
+    }
+
+    fn arbitrary_policy(pools: usize) -> impl Strategy<Value = crate::model::notification::Policy> {
+        (
+            prop::sample::subsequence(ADDRESSES.to_vec(), 0..=2),
+            prop::collection::vec(0..pools.max(1), 0..=2),
+            prop::sample::subsequence(vec!["pool", "origin", "Pool"], 0..=2),
+            prop::sample::subsequence(vec!["Healthy", "Unhealthy", "unhealthy"], 0..=2),
+            any::<bool>(),
+        )
+            .prop_map(|(recipients, pool_ids, sources, healths, enabled)| {
+                let mut p = health_policy(&recipients);
+                let ids: Vec<String> = pool_ids.iter().map(|i| format!("P{i}")).collect();
+                let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                p.pool_ids = valued("pool_id", &ids);
+                p.event_source = valued("event_source", &sources);
+                p.new_health = valued("new_health", &healths);
+                p.enabled = enabled;
+                p
+            })
+    }
+
+    fn arbitrary_account() -> impl Strategy<Value = (Account, usize)> {
+        (1usize..12)
+            .prop_flat_map(|n| {
+                (
+                    (0..n).map(arbitrary_pool).collect::<Vec<_>>(),
+                    prop::collection::vec(arbitrary_policy(n), 0..4),
+                    1usize..5,
+                )
+            })
+            .prop_map(|(pools, policies, per_page)| (account(pools, policies), per_page))
+    }
+
+    proptest! {
+        /// Whatever the pools, filters, recipients, existing (partial, broken,
+        /// disabled) policies and name orders, the planner's plan passes its
+        /// own replay, and it sends no more notification requests than a
+        /// pool-by-pool migration.
+        #[test]
+        fn the_planner_never_produces_a_plan_the_replay_rejects((a, per_page) in arbitrary_account()) {
+            let steps = notification_steps(&a, per_page);
+            prop_assert!(replay(Service::of(&a), &steps).is_ok(), "{:#?}", steps);
+            let service = Service::of(&a);
+            let per_pool = per_pool_requests(&service);
+            prop_assert!(steps.len() <= per_pool, "{} steps against {} pool by pool", steps.len(), per_pool);
+        }
+
+        /// Clearing before creating loses an alert whenever a legacy delivery
+        /// has no policy yet, and the replay says so.
+        #[test]
+        fn a_naive_plan_is_rejected_whenever_it_would_lose_an_alert((a, per_page) in arbitrary_account()) {
+            let service = Service::of(&a);
+            let unreplaced = service.legacy_deliveries().iter().any(|d| !service.by_policy(&service.pools[d.pool].id.to_ascii_lowercase(), d.event, &d.recipient));
+            let planned = notification_steps(&a, per_page);
+            let (creates, clears): (Vec<Request>, Vec<Request>) = planned.into_iter().partition(|s| matches!(s, Request::CreatePolicy { .. }));
+            let naive: Vec<Request> = clears.into_iter().chain(creates).collect();
+            prop_assert_eq!(replay(service, &naive).is_err(), unreplaced);
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! plan as data), a bash script (curl, resumable), and Markdown for a change
 //! review.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
@@ -68,21 +69,38 @@ impl Tally {
 
 /// The account as a path writes it: its id, or the shell variable / placeholder.
 fn account_in_path(plan: &AccountPlan, placeholder: &str) -> String {
-    plan.account_id.as_deref().map_or_else(|| placeholder.to_string(), super::request::segment)
+    plan.account_id
+        .as_deref()
+        .map_or_else(|| placeholder.to_string(), super::request::segment)
 }
 
-/// Steps (1-based, over all accounts) each clear depends on: the creates that replace its pools.
-fn depends_on(steps: &[(usize, &Request)], step: &Request) -> Vec<usize> {
-    let cleared: Vec<&str> = match step {
-        Request::ClearPage { pools, .. } => pools.iter().map(String::as_str).collect(),
-        Request::ClearPool { pool_id } => vec![pool_id.as_str()],
+/// The create steps (1-based) that replace each pool, by lower-cased pool id.
+fn creates_by_pool(steps: &[(usize, &AccountPlan, &Request)]) -> HashMap<String, Vec<usize>> {
+    let mut by_pool: HashMap<String, Vec<usize>> = HashMap::new();
+    for (n, _, step) in steps {
+        if let Request::CreatePolicy { pools, .. } = step {
+            for p in pools {
+                by_pool.entry(p.to_ascii_lowercase()).or_default().push(*n);
+            }
+        }
+    }
+    by_pool
+}
+
+/// The steps a clear depends on: the creates that replace its pools.
+fn depends_on(creates: &HashMap<String, Vec<usize>>, step: &Request) -> Vec<usize> {
+    let cleared: Vec<&String> = match step {
+        Request::ClearPage { pools, .. } => pools.iter().collect(),
+        Request::ClearPool { pool_id } => vec![pool_id],
         _ => return Vec::new(),
     };
+    let mut steps: Vec<usize> = cleared
+        .into_iter()
+        .flat_map(|p| creates.get(&p.to_ascii_lowercase()).into_iter().flatten().copied())
+        .collect();
+    steps.sort_unstable();
+    steps.dedup();
     steps
-        .iter()
-        .filter(|(_, s)| matches!(s, Request::CreatePolicy { pools, .. } if pools.iter().any(|p| cleared.iter().any(|c| c.eq_ignore_ascii_case(p)))))
-        .map(|(n, _)| *n)
-        .collect()
 }
 
 fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Request)> {
@@ -96,7 +114,7 @@ fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Request)> {
 
 pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
     let all = numbered(plans);
-    let by_number: Vec<(usize, &Request)> = all.iter().map(|(n, _, s)| (*n, *s)).collect();
+    let creates = creates_by_pool(&all);
     let tally = Tally::of(plans);
     json!({
         "version": 1,
@@ -124,7 +142,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
                 let mut step = json!({
                     "step": n,
                     "reason": s.reason(),
-                    "depends_on": depends_on(&by_number, s),
+                    "depends_on": depends_on(&creates, s),
                 });
                 if let (Some(method), Some(path)) = (s.method(), s.path(&account_in_path(p, "{account_id}"))) {
                     step["method"] = json!(method);
@@ -159,7 +177,10 @@ pub fn shell(plans: &[AccountPlan]) -> String {
     let tally = Tally::of(plans);
     let mut out = String::new();
     let _ = writeln!(out, "#!/usr/bin/env bash");
-    let _ = writeln!(out, "# Written by `edgeaudit plan`. Review it, then run it: bash plan.sh [FIRST_STEP]");
+    let _ = writeln!(
+        out,
+        "# Written by `edgeaudit plan`. Review it, then run it: bash plan.sh [FIRST_STEP]"
+    );
     let _ = writeln!(out, "# {}.", tally.headline(plans));
     let _ = writeln!(
         out,
@@ -207,10 +228,13 @@ manual() {
     }
     for (n, plan, step) in numbered(plans) {
         // Everything from the export is single-quoted; only the account variable is expanded.
-        let account = plan.account_id.as_deref().map_or_else(|| ACCOUNT_MARK.to_string(), super::request::segment);
-        let path = step.path(&account).map(|path| {
-            path.split(ACCOUNT_MARK).map(quoted).collect::<Vec<_>>().join("\"$ACCOUNT\"")
-        });
+        let account = plan
+            .account_id
+            .as_deref()
+            .map_or_else(|| ACCOUNT_MARK.to_string(), super::request::segment);
+        let path = step
+            .path(&account)
+            .map(|path| path.split(ACCOUNT_MARK).map(quoted).collect::<Vec<_>>().join("\"$ACCOUNT\""));
         let _ = writeln!(out, "# {}", escaped(&step.reason()));
         match (step.method(), path, step.body()) {
             (Some(method), Some(path), Some(body)) => {
@@ -247,7 +271,12 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
                 (Some(m), Some(path), Some(body)) => format!("`{m} {path}` `{body}`"),
                 _ => "manual".to_string(),
             };
-            let _ = writeln!(out, "| {n} | {} | {} |", request.replace('|', "\\|"), step.reason().replace('|', "\\|"));
+            let _ = writeln!(
+                out,
+                "| {n} | {} | {} |",
+                request.replace('|', "\\|"),
+                step.reason().replace('|', "\\|")
+            );
         }
         out.push('\n');
     }

@@ -25,7 +25,12 @@ pub enum Request {
     /// `PATCH /accounts/{account_id}/load_balancers/pools/{pool_id}`.
     ClearPool { pool_id: String },
     /// `PATCH /zones/{zone_id}/custom_hostnames/{id}`.
-    EditCustomHostname { zone_id: String, hostname_id: String, hostname: String, body: Value },
+    EditCustomHostname {
+        zone_id: String,
+        hostname_id: String,
+        hostname: String,
+        body: Value,
+    },
     /// `POST /zones/{zone_id}/acm/total_tls`.
     SetTotalTls { zone_id: String, body: Value },
     /// A decision for a person: what to do, and why it is not automated.
@@ -105,7 +110,9 @@ impl Request {
             Request::EditCustomHostname { hostname, .. } => format!(
                 "move custom hostname {hostname} off Let's Encrypt (keeps its validation method and type): Android 7.0 and earlier and clients without ISRG Root X1 keep working"
             ),
-            Request::SetTotalTls { .. } => "move Total TLS off Let's Encrypt: its certificates then chain to a CA legacy clients trust".to_string(),
+            Request::SetTotalTls { .. } => {
+                "move Total TLS off Let's Encrypt: its certificates then chain to a CA legacy clients trust".to_string()
+            }
             Request::Manual { rule, what } => format!("{rule}: {what}"),
         }
     }

@@ -4,10 +4,12 @@
 //! clear by name order and the per-pool clear. It reads the very requests
 //! the plan sends, bodies included, so what is proved is what is run.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::model::Account;
-use crate::model::notification::{Event, EventSet, EventSource, HEALTH_ALERT_TYPES, Health, Policy};
+use crate::model::notification::{Event, EventSet, HEALTH_ALERT_TYPES, Policy};
 
 use super::request::Request;
 
@@ -107,7 +109,13 @@ pub struct Delivery {
 pub struct Service {
     /// In the order the bulk clear pages them: by name, then id.
     pub pools: Vec<ServicePool>,
-    pub policies: Vec<ServicePolicy>,
+    policies: Vec<ServicePolicy>,
+    /// Policies by the pool ids they name (lower-cased), and those naming none (all pools):
+    /// a lookup per delivery stays small at 200 000 pools.
+    by_pool: HashMap<String, Vec<usize>>,
+    all_pools: Vec<usize>,
+    /// Pools by lower-cased id.
+    pool_index: HashMap<String, usize>,
     created: usize,
 }
 
@@ -119,15 +127,57 @@ impl Service {
             .map(|p| ServicePool {
                 id: p.id.clone(),
                 name: p.name.clone(),
-                recipients: p.legacy_recipients.iter().map(|r| r.to_ascii_lowercase()).collect(),
+                recipients: p.legacy_recipients.iter().map(|r| r.trim().to_ascii_lowercase()).collect(),
                 events: p.legacy_events,
             })
             .collect();
         pools.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
-        Service {
+        let mut service = Service {
             pools,
-            policies: account.policies.iter().map(ServicePolicy::from_model).collect(),
+            policies: Vec::new(),
+            by_pool: HashMap::new(),
+            all_pools: Vec::new(),
+            pool_index: HashMap::new(),
             created: 0,
+        };
+        service.pool_index = service
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.to_ascii_lowercase(), i))
+            .collect();
+        for policy in account.policies.iter().map(ServicePolicy::from_model) {
+            service.add_policy(policy);
+        }
+        service
+    }
+
+    /// The index of the pool with this id (compared case-insensitively).
+    pub fn pool_position(&self, id: &str) -> Option<usize> {
+        self.pool_index.get(&id.to_ascii_lowercase()).copied()
+    }
+
+    pub fn add_policy(&mut self, policy: ServicePolicy) {
+        let index = self.policies.len();
+        if policy.pool_ids.is_empty() {
+            self.all_pools.push(index);
+        } else {
+            let mut ids = policy.pool_ids.clone();
+            ids.sort();
+            ids.dedup();
+            for id in ids {
+                self.by_pool.entry(id).or_default().push(index);
+            }
+        }
+        self.policies.push(policy);
+    }
+
+    fn reindex(&mut self) {
+        let policies = std::mem::take(&mut self.policies);
+        self.by_pool.clear();
+        self.all_pools.clear();
+        for policy in policies {
+            self.add_policy(policy);
         }
     }
 
@@ -151,12 +201,17 @@ impl Service {
     /// Whether the delivery still happens: by the pool's legacy e-mail, or by a policy.
     pub fn delivers(&self, d: &Delivery) -> bool {
         let Some(pool) = self.pools.get(d.pool) else { return false };
-        let legacy = pool.events.iter().any(|e| e == d.event) && pool.recipients.iter().any(|r| *r == d.recipient);
+        let legacy = pool.events.iter().any(|e| e == d.event) && pool.recipients.contains(&d.recipient);
         legacy || self.by_policy(&pool.id.to_ascii_lowercase(), d.event, &d.recipient)
     }
 
+    /// Whether a policy e-mails `recipient` about `event` on `pool_id` (lower-cased).
     pub fn by_policy(&self, pool_id: &str, event: Event, recipient: &str) -> bool {
-        self.policies.iter().any(|p| p.delivers(pool_id, event, recipient))
+        let named = self.by_pool.get(pool_id).map_or(&[][..], Vec::as_slice);
+        self.all_pools
+            .iter()
+            .chain(named)
+            .any(|&i| self.policies[i].delivers(pool_id, event, recipient))
     }
 
     /// Pools that still carry a legacy e-mail.
@@ -170,13 +225,14 @@ impl Service {
             Request::CreatePolicy { body, .. } => {
                 self.created += 1;
                 let id = format!("planned-{}", self.created);
-                self.policies.push(ServicePolicy::from_body(&id, body));
+                self.add_policy(ServicePolicy::from_body(&id, body));
             }
             Request::UpdatePolicy { policy_id, body, .. } => {
                 let Some(p) = self.policies.iter_mut().find(|p| p.id == *policy_id) else {
                     return Err(format!("no policy {policy_id} to update"));
                 };
                 *p = ServicePolicy::from_body(policy_id, body);
+                self.reindex();
             }
             Request::ClearPage { per_page, page, .. } => {
                 if *per_page == 0 || *page == 0 {
@@ -188,10 +244,10 @@ impl Service {
                 }
             }
             Request::ClearPool { pool_id, .. } => {
-                let Some(pool) = self.pools.iter_mut().find(|p| p.id.eq_ignore_ascii_case(pool_id)) else {
+                let Some(i) = self.pool_position(pool_id) else {
                     return Err(format!("no pool {pool_id} to clear"));
                 };
-                pool.recipients.clear();
+                self.pools[i].recipients.clear();
             }
             // Certificate changes and manual steps do not touch notifications.
             Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } | Request::Manual { .. } => {}
@@ -199,23 +255,3 @@ impl Service {
         Ok(())
     }
 }
-
-/// The four legacy events, for generated accounts and tests.
-pub const ALL_EVENTS: [Event; 4] = [
-    Event {
-        source: EventSource::Pool,
-        health: Health::Healthy,
-    },
-    Event {
-        source: EventSource::Pool,
-        health: Health::Unhealthy,
-    },
-    Event {
-        source: EventSource::Origin,
-        health: Health::Healthy,
-    },
-    Event {
-        source: EventSource::Origin,
-        health: Health::Unhealthy,
-    },
-];
