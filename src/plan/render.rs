@@ -205,7 +205,9 @@ step() {
     echo "step $n failed: no answer from $API. Nothing after it was sent; resume with: bash $script $n" >&2
     exit 1
   fi
-  if ! printf '%s' "$response" | tr -d ' \n\r\t' | grep -q '"success":true'; then
+  # No pipe: with pipefail, a reader that stops early would fail the step.
+  local compact="${response//[[:space:]]/}"
+  if [[ "$compact" != *'"success":true'* ]]; then
     echo "step $n failed: the API answered: $response" >&2
     echo "Nothing after it was sent; resume with: bash $script $n" >&2
     exit 1
