@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use service::{Service, State, TOKEN};
 
 const ACCOUNT: &str = "023e105f4ecef8ad9ca31a8372d0c353";
+const ZONE: &str = "9a7806061c88ada191ed06f989cc3dac";
 const ADDRESSES: [&str; 3] = ["noc@example.com", "oncall@example.com", "sre@example.org"];
 
 fn have_curl() -> bool {
@@ -57,12 +58,46 @@ fn account() -> State {
                "mechanisms": {"email": [{"id": "oncall@example.com"}]},
                "filters": {"new_health": ["unhealthy"]}}),
     ];
+    // 120 custom hostnames (three pages of 50), a third on Let's Encrypt, with both validation methods.
+    let custom_hostnames = (0..120usize)
+        .map(|i| {
+            let ca = ["lets_encrypt", "google", ""][i % 3];
+            json!({
+                "id": format!("{:08x}-0000-4000-8000-{:012x}", i, i),
+                "hostname": format!("shop{i}.customer.example"),
+                "status": "active",
+                "ssl": {
+                    "id": format!("{:032x}", 5000 + i),
+                    "type": "dv",
+                    "method": if i % 2 == 0 { "http" } else { "txt" },
+                    "status": "active",
+                    "certificate_authority": ca,
+                },
+            })
+        })
+        .collect();
     State {
         account: ACCOUNT.into(),
         pools,
         policies,
+        zone: ZONE.into(),
+        custom_hostnames,
+        total_tls: json!({"enabled": true, "certificate_authority": "lets_encrypt", "validity_period": 90}),
         ..State::default()
     }
+}
+
+/// The account exported by `scripts/export.sh`, run with bash and curl.
+fn export_with_script(service: &Service, dir: &std::path::Path) -> String {
+    let out = Command::new("bash")
+        .arg(common::root().join("scripts/export.sh"))
+        .args([ACCOUNT, &path_str(dir), ZONE])
+        .env("CLOUDFLARE_API_TOKEN", TOKEN)
+        .env("CLOUDFLARE_API_BASE", service.base())
+        .output()
+        .expect("bash runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    path_str(&dir.join("account.json"))
 }
 
 /// Every page of a list, as the export script would read them.
@@ -184,7 +219,7 @@ fn assert_migrated(service: &Service, original: &BTreeSet<Delivery>) {
 }
 
 #[test]
-fn the_plan_runs_against_the_service_and_loses_no_alert() {
+fn export_plan_run_export_the_migration_is_done_and_no_alert_is_lost() {
     if !have_curl() {
         return;
     }
@@ -192,13 +227,44 @@ fn the_plan_runs_against_the_service_and_loses_no_alert() {
     let original = legacy_deliveries(&service.state.lock().unwrap().pools);
     assert!(original.len() > 100, "a real migration: {} deliveries", original.len());
     let dir = temp_dir(&[]);
-    let export = export(&service, dir.path());
-    let before = run(&["check", &export, "--no-config", "--select", "LB", "--format", "json"]);
-    assert_eq!(before.code, 1, "the account needs migrating");
+    let export = export_with_script(&service, dir.path());
+    // The export is complete (every page of every list, no EX001) and gives the expected findings.
+    let before = run(&["check", &export, "--no-config", "--format", "json", "--as-of", "2024-10-01"]);
+    assert_eq!(before.code, 1, "{}", before.stderr);
+    let doc = json(&before);
+    let count = |rule: &str| doc["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == rule).count();
+    assert_eq!(doc["summary"]["records"]["pool"], 60);
+    assert_eq!(doc["summary"]["records"]["custom_hostname"], 120);
+    assert_eq!(count("EX001"), 0, "complete");
+    assert_eq!(count("CA004"), 40);
+    assert_eq!(count("CA003"), 1);
+    assert!(count("LB001") + count("LB003") > 0);
+
     let script = plan_script(&export, dir.path());
     let out = run_script(&script, &service, None);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_migrated(&service, &original);
+    // The certificate steps ran too, each hostname keeping its validation method.
+    let again_dir = temp_dir(&[]);
+    let again = export_with_script(&service, again_dir.path());
+    let after = run(&[
+        "check",
+        &again,
+        "--no-config",
+        "--select",
+        "CA003,CA004,EX001",
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+    ]);
+    assert_eq!(after.code, 0, "{}", after.stdout);
+    let state = service.state.lock().unwrap();
+    for (i, host) in state.custom_hostnames.iter().enumerate() {
+        assert_eq!(host["ssl"]["method"], if i % 2 == 0 { "http" } else { "txt" });
+        assert_ne!(host["ssl"]["certificate_authority"], "lets_encrypt");
+    }
+    assert_eq!(state.total_tls["certificate_authority"], "google");
 }
 
 #[test]

@@ -18,6 +18,10 @@ pub struct State {
     /// Pool records as the API returns them.
     pub pools: Vec<Value>,
     pub policies: Vec<Value>,
+    /// One zone: its id, custom hostnames and Total TLS settings.
+    pub zone: String,
+    pub custom_hostnames: Vec<Value>,
+    pub total_tls: Value,
     /// The 1-based number of the changing request (POST, PUT, PATCH) that fails with a 500.
     pub fail_at: Option<usize>,
     pub changes: usize,
@@ -153,6 +157,10 @@ fn by_name(state: &mut State) {
 fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, Value) {
     let path = target.split('?').next().unwrap_or("");
     let account = format!("/accounts/{}", state.account);
+    let zone = format!("/zones/{}", state.zone);
+    if let Some(rest) = path.strip_prefix(&zone).filter(|_| !state.zone.is_empty()) {
+        return handle_zone(state, method, rest, target, body);
+    }
     let Some(rest) = path.strip_prefix(&account) else {
         return (404, error(7003, "Could not route to the account"));
     };
@@ -204,6 +212,46 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
                 }
                 None => (404, error(1003, "pool not found")),
             }
+        }
+        _ => (404, error(7000, "No route for that URI")),
+    }
+}
+
+fn handle_zone(state: &mut State, method: &str, rest: &str, target: &str, body: &[u8]) -> (u16, Value) {
+    if method != "GET" {
+        state.changes += 1;
+        if state.fail_at == Some(state.changes) {
+            return (500, error(10001, "Internal error (injected)"));
+        }
+    }
+    let body: Value = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(body).unwrap_or(Value::Null)
+    };
+    match (method, rest) {
+        // Custom hostnames come 50 to a page by default.
+        ("GET", "/custom_hostnames") => (200, page(&state.custom_hostnames, target, 50)),
+        ("GET", "/acm/total_tls") => (200, ok(state.total_tls.clone())),
+        ("GET", "/ssl/certificate_packs" | "/custom_certificates" | "/dns_records") => (200, page(&[], target, 20)),
+        ("GET", "/ssl/universal/settings") => (200, ok(json!({"enabled": true}))),
+        ("POST", "/acm/total_tls") => {
+            state.total_tls =
+                json!({"enabled": body["enabled"], "certificate_authority": body["certificate_authority"], "validity_period": 90});
+            (200, ok(state.total_tls.clone()))
+        }
+        ("PATCH", p) if p.starts_with("/custom_hostnames/") => {
+            let id = &p["/custom_hostnames/".len()..];
+            let Some(host) = state.custom_hostnames.iter_mut().find(|h| h["id"] == id) else {
+                return (404, error(1436, "custom hostname not found"));
+            };
+            let (Some(method), Some(kind)) = (body["ssl"]["method"].as_str(), body["ssl"]["type"].as_str()) else {
+                return (400, error(1409, "ssl.method and ssl.type are required"));
+            };
+            host["ssl"]["method"] = json!(method);
+            host["ssl"]["type"] = json!(kind);
+            host["ssl"]["certificate_authority"] = body["ssl"]["certificate_authority"].clone();
+            (200, ok(host.clone()))
         }
         _ => (404, error(7000, "No route for that URI")),
     }
