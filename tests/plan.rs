@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::collections::BTreeSet;
+
 use common::{json, path_str, run, temp_dir};
 
 fn demo(format: &str) -> common::Run {
@@ -100,4 +102,71 @@ fn a_broken_export_gives_no_plan() {
     assert_eq!(r.code, 2);
     assert!(r.stdout.is_empty());
     assert!(r.stderr.contains("pools.json:1:"), "{}", r.stderr);
+}
+
+/// Every JSON value embedded in a message.
+fn json_values(message: &str) -> Vec<serde_json::Value> {
+    let mut values = Vec::new();
+    for (i, _) in message.match_indices('{') {
+        let mut stream = serde_json::Deserializer::from_str(&message[i..]).into_iter::<serde_json::Value>();
+        if let Some(Ok(v)) = stream.next() {
+            values.push(v);
+        }
+    }
+    values
+}
+
+#[test]
+fn findings_carry_their_remedy_as_actions_that_agree_with_their_messages() {
+    for format in ["json", "sarif"] {
+        let r = run(&["check", "fixtures/demo", "--as-of", "2024-10-01", "--format", format]);
+        let doc = json(&r);
+        let findings: Vec<(serde_json::Value, serde_json::Value, String)> = if format == "json" {
+            doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| (f["rule"].clone(), f["actions"].clone(), f["message"].as_str().unwrap().to_string()))
+                .collect()
+        } else {
+            common::assert_valid_sarif(&doc);
+            doc["runs"][0]["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    (
+                        f["ruleId"].clone(),
+                        f["properties"]["actions"].clone(),
+                        f["message"]["text"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        };
+        let mut with_requests = BTreeSet::new();
+        for (rule, actions, message) in findings {
+            let Some(actions) = actions.as_array() else { continue };
+            let embedded = json_values(&message);
+            for a in actions {
+                if a["manual"] == true {
+                    continue;
+                }
+                with_requests.insert(rule.as_str().unwrap().to_string());
+                let path = a["path"].as_str().unwrap();
+                // The message names the endpoint (the bulk clear without its page query) and the body.
+                let endpoint = path.split('?').next().unwrap();
+                assert!(message.contains(endpoint), "{format} {rule}: {endpoint} not in: {message}");
+                assert!(
+                    embedded.contains(&a["body"]),
+                    "{format} {rule}: body {} not in: {message}",
+                    a["body"]
+                );
+            }
+        }
+        let expected: BTreeSet<String> = ["LB001", "LB002", "LB003", "LB004", "CA003", "CA004"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(with_requests, expected, "{format}");
+    }
 }

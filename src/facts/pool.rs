@@ -109,6 +109,16 @@ fn replacement(pool: &Pool, cover: &PoolCoverage) -> String {
     }
 }
 
+/// The name of a policy that replaces `label`'s legacy e-mail: the label cut
+/// to 100 characters (a policy name is a label for people, and the API
+/// bounds its length), then ` health alerts`.
+pub fn policy_name(label: &str) -> String {
+    match label.char_indices().nth(100) {
+        Some((cut, _)) => format!("{}… health alerts", &label[..cut]),
+        None => format!("{label} health alerts"),
+    }
+}
+
 #[derive(Serialize)]
 struct PolicyBody<'a> {
     name: String,
@@ -159,7 +169,7 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) ->
         .iter()
         .map(|(sources, healths)| {
             let body = PolicyBody {
-                name: format!("{label} health alerts"),
+                name: policy_name(label),
                 alert_type: HEALTH_ALERT_TYPE,
                 enabled: true,
                 mechanisms: Mechanisms {

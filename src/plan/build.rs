@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::request::Request;
 use super::service::Service;
 use crate::check::Outcome;
-use crate::facts::{Analysis, Value as FactValue};
+use crate::facts::Analysis;
 use crate::model::Account;
 use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health};
 
@@ -251,59 +251,18 @@ fn clears(service: &Service, per_page: usize) -> Vec<Request> {
     steps
 }
 
-/// The certificate changes the account's findings call for: CA004 and CA003
-/// as requests built from the same facts as their messages, and the remedies
-/// that are a person's decision (CA002, CA008, LB007) as manual steps.
+/// The certificate changes and decisions the account's findings call for, as
+/// their remedies give them (`remedy::actions`, the same data the findings
+/// carry): CA004 and CA003 as requests, and the remedies that are a person's
+/// decision (CA002, CA008, LB005, LB007, a request without its zone id) as
+/// manual steps. The notification rules' own remedies are the planner's job.
 fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize) -> Vec<Request> {
-    let mut steps = Vec::new();
-    for f in outcome.active().filter(|f| f.subject.account as usize == account) {
-        let fact = |name: &str| -> String {
-            analysis
-                .with_facts(f.subject, |facts| match facts.get(name).map(|fact| fact.value) {
-                    Some(FactValue::Text(t)) => t.into_owned(),
-                    _ => String::new(),
-                })
-                .unwrap_or_default()
-        };
-        let step = match f.rule.id.as_str() {
-            // Without its zone's id, the request cannot be addressed: a person looks it up.
-            "CA004" | "CA003" if fact(if f.rule.id == "CA004" { "zone" } else { "zone_id" }) == "{zone_id}" => Request::Manual {
-                rule: f.rule.id.clone(),
-                what: format!(
-                    "the export does not give the zone id of this {}: find it, then {}",
-                    if f.rule.id == "CA004" {
-                        "custom hostname"
-                    } else {
-                        "Total TLS setting"
-                    },
-                    analysis
-                        .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
-                        .unwrap_or_default()
-                ),
-            },
-            "CA004" => match serde_json::from_str::<Value>(&fact("ca_change_body")) {
-                Ok(body) => Request::EditCustomHostname {
-                    zone_id: fact("zone"),
-                    hostname_id: fact("id"),
-                    hostname: fact("hostname"),
-                    body,
-                },
-                Err(_) => continue,
-            },
-            "CA003" => Request::SetTotalTls {
-                zone_id: fact("zone_id"),
-                body: json!({"enabled": true, "certificate_authority": "google"}),
-            },
-            "CA002" | "CA008" | "LB007" => Request::Manual {
-                rule: f.rule.id.clone(),
-                what: analysis
-                    .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
-                    .unwrap_or_default(),
-            },
-            _ => continue,
-        };
-        steps.push(step);
-    }
+    let mut steps: Vec<Request> = outcome
+        .active()
+        .filter(|f| f.subject.account as usize == account)
+        .filter(|f| matches!(f.rule.id.as_str(), "CA002" | "CA003" | "CA004" | "CA008" | "LB005" | "LB007"))
+        .flat_map(|f| super::remedy::actions(f, analysis).into_iter().map(|a| a.request))
+        .collect();
     // Requests first, then the decisions for a person: the script stops at the first manual step.
     steps.sort_by_key(|s| !s.is_request());
     steps

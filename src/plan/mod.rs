@@ -2,6 +2,7 @@
 //! proved on a model of the service before it is shown.
 
 pub mod build;
+pub mod remedy;
 pub mod render;
 pub mod request;
 pub mod service;

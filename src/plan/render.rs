@@ -214,13 +214,14 @@ step() {
   fi
 }
 
-# manual NUMBER TEXT: a step for a person; the script stops there.
+# manual NUMBER TEXT: a step for a person, listed (manual steps come last,
+# after every request).
+manual_steps=0
 manual() {
   local n="$1" text="$2"
   if [ "$n" -lt "$FIRST" ]; then return 0; fi
-  echo "step $n is manual: $text" >&2
-  echo "Do it, then resume with: bash $script $((n + 1))" >&2
-  exit 3
+  echo "step $n is yours to do: $text" >&2
+  manual_steps=$((manual_steps + 1))
 }
 
 "#,
@@ -247,7 +248,7 @@ manual() {
             }
         }
     }
-    let _ = writeln!(out, "echo \"done: every step ran\" >&2");
+    out.push_str("if [ \"$manual_steps\" -gt 0 ]; then\n  echo \"done: every request ran; $manual_steps manual steps above are yours to do\" >&2\nelse\n  echo \"done: every step ran\" >&2\nfi\n");
     out
 }
 

@@ -102,6 +102,9 @@ impl Request {
                 crate::words::plural(pools.len(), "pool", "pools")
             ),
             Request::UpdatePolicy { policy_id, .. } => format!("complete policy {policy_id}"),
+            Request::ClearPage { per_page, page, pools } if pools.is_empty() => format!(
+                "clear `notification_email` on page {page} of {per_page} pools by name: it clears every pool on the page, so create the missing policies first (`edgeaudit plan` orders this)"
+            ),
             Request::ClearPage { per_page, page, pools } => format!(
                 "clear `notification_email` on page {page} of {per_page} pools by name ({} with a legacy e-mail, every one replaced by then)",
                 pools.len()

@@ -59,6 +59,7 @@ fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, message: Strin
             column: f.location.column,
         },
         fingerprint: ctx.fingerprint(f),
+        actions: ctx.actions(f),
         suppression,
     }
 }
@@ -94,6 +95,10 @@ struct Finding<'a> {
     /// The finding's identity: rule, resource, field, element (as in the
     /// baseline and SARIF's `primaryLocationLineHash`).
     fingerprint: String,
+    /// The remedy as typed actions (requests or manual steps), from the
+    /// same facts as the message; absent when the remedy is not an action.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actions: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     suppression: Option<SuppressionOut<'a>>,
 }

@@ -201,6 +201,22 @@ impl Context<'_> {
         crate::triage::finding_fingerprint(f, &f.resource(self.analysis))
     }
 
+    /// The finding's remedy as typed actions, in JSON; `None` when it has none.
+    pub fn actions(&self, f: &Finding) -> Option<serde_json::Value> {
+        let actions = crate::plan::remedy::actions(f, self.analysis);
+        if actions.is_empty() {
+            return None;
+        }
+        let account = self
+            .analysis
+            .inventory()
+            .accounts
+            .get(f.subject.account as usize)
+            .and_then(|a| a.id.as_deref())
+            .map_or_else(|| "{account_id}".to_string(), crate::plan::request::segment);
+        Some(crate::plan::remedy::actions_json(&actions, &account))
+    }
+
     /// The waiver that accepted a finding, if one did.
     pub fn waiver(&self, f: &Finding) -> Option<&Waiver> {
         match f.suppression {

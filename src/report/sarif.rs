@@ -276,6 +276,9 @@ struct Fingerprints {
 #[derive(Serialize)]
 struct ResultProperties<'a> {
     pointer: &'a str,
+    /// The remedy as typed actions (as in the JSON report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actions: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -367,6 +370,7 @@ impl Serialize for Results<'_> {
                     .map(|b| if b.contains(&resource_fingerprint) { "unchanged" } else { "new" }),
                 properties: ResultProperties {
                     pointer: &f.location.pointer,
+                    actions: ctx.actions(f),
                 },
             }
         }))

@@ -1,0 +1,172 @@
+//! A finding's remedy as typed data: the requests (or the decision for a
+//! person) its message describes, built from the same facts the message is
+//! rendered from, so the text, the JSON/SARIF `actions` and the plan cannot
+//! disagree.
+
+use serde_json::{Value, json};
+
+use super::request::Request;
+use crate::facts::{Analysis, Value as FactValue};
+use crate::findings::Finding;
+
+/// The page size of the bulk clear the LB004 message counts with.
+const BULK_PAGE: usize = crate::facts::account::BULK_CLEAR_PAGE_SIZE;
+
+/// One action of a finding's remedy: a request and the actions (by index in
+/// the same list) it must wait for.
+pub struct Action {
+    pub request: Request,
+    pub depends_on: Vec<usize>,
+}
+
+fn fact_text(analysis: &Analysis, f: &Finding, name: &str) -> String {
+    analysis
+        .with_facts(f.subject, |facts| match facts.get(name).map(|fact| fact.value) {
+            Some(FactValue::Text(t)) => t.into_owned(),
+            Some(FactValue::Int(n)) => n.to_string(),
+            _ => String::new(),
+        })
+        .unwrap_or_default()
+}
+
+/// The message, for a manual step that is a person's decision.
+fn message(analysis: &Analysis, f: &Finding) -> String {
+    analysis
+        .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
+        .unwrap_or_default()
+}
+
+/// The policy bodies of `replacement_policy`: compact JSON objects joined by ` and `.
+fn bodies(text: &str) -> Vec<Value> {
+    let mut bodies = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(body)) => {
+                bodies.push(body);
+                rest = rest[stream.byte_offset()..].trim_start();
+                rest = rest.strip_prefix("and").unwrap_or(rest).trim_start();
+            }
+            _ => break,
+        }
+    }
+    bodies
+}
+
+/// The actions of a finding; empty for findings whose remedy is not an action
+/// (an export to fix, a note).
+pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
+    let fact = |name: &str| fact_text(analysis, f, name);
+    let manual = |what: String| {
+        vec![Action {
+            request: Request::Manual {
+                rule: f.rule.id.clone(),
+                what,
+            },
+            depends_on: Vec::new(),
+        }]
+    };
+    match f.rule.id.as_str() {
+        // Create the replacement, then clear the pool.
+        "LB001" | "LB003" => {
+            let pool = fact("id");
+            let mut actions: Vec<Action> = bodies(&fact("replacement_policy"))
+                .into_iter()
+                .map(|body| Action {
+                    request: Request::CreatePolicy {
+                        body,
+                        pools: vec![pool.clone()],
+                    },
+                    depends_on: Vec::new(),
+                })
+                .collect();
+            let creates = (0..actions.len()).collect();
+            actions.push(Action {
+                request: Request::ClearPool { pool_id: pool },
+                depends_on: creates,
+            });
+            actions
+        }
+        "LB002" => vec![Action {
+            request: Request::ClearPool { pool_id: fact("id") },
+            depends_on: Vec::new(),
+        }],
+        // Every page of the bulk clear, once the pools' replacements exist (the message's caveat).
+        "LB004" => {
+            let total: usize = fact("pools_total").parse().unwrap_or(0);
+            (1..=total.div_ceil(BULK_PAGE))
+                .map(|page| Action {
+                    request: Request::ClearPage {
+                        per_page: BULK_PAGE,
+                        page,
+                        pools: Vec::new(),
+                    },
+                    depends_on: Vec::new(),
+                })
+                .collect()
+        }
+        "CA004" if fact("zone") != "{zone_id}" => match serde_json::from_str::<Value>(&fact("ca_change_body")) {
+            Ok(body) => vec![Action {
+                request: Request::EditCustomHostname {
+                    zone_id: fact("zone"),
+                    hostname_id: fact("id"),
+                    hostname: fact("hostname"),
+                    body,
+                },
+                depends_on: Vec::new(),
+            }],
+            Err(_) => manual(message(analysis, f)),
+        },
+        "CA003" if fact("zone_id") != "{zone_id}" => vec![Action {
+            request: Request::SetTotalTls {
+                zone_id: fact("zone_id"),
+                body: json!({"enabled": true, "certificate_authority": "google"}),
+            },
+            depends_on: Vec::new(),
+        }],
+        // Without the zone id the request cannot be addressed; the rest are a person's decision.
+        "CA003" | "CA004" => manual(format!(
+            "the export does not give the zone id: find it, then: {}",
+            message(analysis, f)
+        )),
+        "CA002" | "CA008" | "LB005" | "LB007" => manual(message(analysis, f)),
+        _ => Vec::new(),
+    }
+}
+
+/// The actions as JSON (the `actions` of a finding in JSON and SARIF output).
+pub fn actions_json(actions: &[Action], account: &str) -> Value {
+    Value::Array(
+        actions
+            .iter()
+            .map(|a| {
+                let mut out = json!({"reason": a.request.reason(), "depends_on": a.depends_on});
+                match (a.request.method(), a.request.path(account), a.request.body()) {
+                    (Some(method), Some(path), Some(body)) => {
+                        out["method"] = json!(method);
+                        out["path"] = json!(path);
+                        out["body"] = serde_json::from_str(&body).unwrap_or(Value::Null);
+                    }
+                    _ => out["manual"] = json!(true),
+                }
+                out
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bodies;
+
+    #[test]
+    fn replacement_bodies_are_read_back_whatever_their_names_hold() {
+        let text = r#"{"name":"east and west health alerts","a":1} and {"name":"b","a":2}"#;
+        let read = bodies(text);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[0]["name"], "east and west health alerts");
+        assert_eq!(read[1]["a"], 2);
+        assert!(bodies("").is_empty());
+    }
+}
