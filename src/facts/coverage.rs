@@ -155,12 +155,41 @@ impl<'a> CoverageIndex<'a> {
             .filter(|r| !covering.iter().any(|p| p.email_recipients().any(|m| m.eq_ignore_ascii_case(r))))
             .cloned()
             .collect();
+        // Delivery is per (event, recipient): one policy must both admit the
+        // event and e-mail the recipient. Events and recipients each covered
+        // by different policies (pool events to A, origin events to B) still
+        // leave (origin, A) undelivered.
+        let missing_pairs: Vec<(Event, &String)> = pool
+            .legacy_events
+            .iter()
+            .flat_map(|e| pool.legacy_recipients.iter().map(move |r| (e, r)))
+            .filter(|(e, r)| {
+                !covering
+                    .iter()
+                    .any(|p| p.admits(*e) && p.email_recipients().any(|m| m.trim().eq_ignore_ascii_case(r)))
+            })
+            .collect();
+        let (mut uncovered_events, mut uncovered_recipients) = (uncovered_events, uncovered_recipients);
+        if uncovered_events.is_empty() && uncovered_recipients.is_empty() && !missing_pairs.is_empty() {
+            // Only combinations are missing: name the events and recipients involved.
+            let mut events: Vec<Event> = missing_pairs.iter().map(|(e, _)| *e).collect();
+            events.sort();
+            events.dedup();
+            let mut recipients: Vec<String> = Vec::new();
+            for (_, r) in &missing_pairs {
+                if !recipients.contains(r) {
+                    recipients.push((*r).clone());
+                }
+            }
+            uncovered_events = events;
+            uncovered_recipients = recipients;
+        }
         let coverage = if pool.legacy_events.is_empty() {
             // A filter that disables both sources delivers nothing: clearing it loses nothing.
             Coverage::Full
         } else if covering.is_empty() {
             Coverage::None
-        } else if uncovered_events.is_empty() && uncovered_recipients.is_empty() {
+        } else if missing_pairs.is_empty() {
             Coverage::Full
         } else {
             Coverage::Partial

@@ -282,4 +282,31 @@ mod tests {
         );
         assert!(body.contains(r#"[{"id":"a@x.io"}]"#), "{body}");
     }
+
+    #[test]
+    fn events_and_recipients_covered_by_different_policies_are_not_covered() {
+        // Pool events to a@, origin events to b@: (origin, a@) and (pool, b@) are delivered by nobody.
+        let mut to_a = health_policy(&["a@x.io"]);
+        to_a.event_source = valued("event_source", &["pool"]);
+        let mut to_b = health_policy(&["b@x.io"]);
+        to_b.event_source = valued("event_source", &["origin"]);
+        let account = Account {
+            pools: vec![pool("p1", &["a@x.io", "b@x.io"], all_events())],
+            policies: vec![to_a, to_b],
+            ..Account::default()
+        };
+        let index = CoverageIndex::new(&account);
+        let facts = PoolFacts::new(&account.pools[0], None, &index);
+        assert_eq!(facts.coverage(), Coverage::Partial, "not LB002: clearing would lose alerts");
+        let Some(Fact {
+            value: Value::Text(body), ..
+        }) = facts.get("replacement_policy")
+        else {
+            panic!("text")
+        };
+        assert!(
+            body.contains(r#""event_source":["pool","origin"]"#) && body.contains(r#"{"id":"a@x.io"},{"id":"b@x.io"}"#),
+            "{body}"
+        );
+    }
 }
