@@ -64,6 +64,12 @@ jq_s=$(best jq "$filter" "$file")
 # 1.2x JSON; issue 10: the one-page Markdown linear, i.e. no dearer than JSON).
 sarif=$(best ./target/release/edgeaudit check "$file" --format sarif --fail-on never --no-config "${as_of[@]}")
 markdown=$(best ./target/release/edgeaudit check "$file" --format markdown --fail-on never --no-config "${as_of[@]}")
+# The migration plan of the same account (informational, pools only): load,
+# rules, planner and replay; linear like check.
+plan_s=0
+if [ "$kind" = pools ]; then
+  plan_s=$(best ./target/release/edgeaudit plan "$file" --format json "${as_of[@]}")
+fi
 /usr/bin/time -o "$data/.time" -f "%M" ./target/release/edgeaudit check "$file" --format json --fail-on never --no-config "${as_of[@]}" > /dev/null
 rss_kb=$(tail -n 1 "$data/.time")
 
@@ -85,11 +91,13 @@ printf "  %-44s %8.3f s\n" "jq (one filter)" "$jq_s"
 printf "  %-44s %8.3f s\n" "edgeaudit check --format sarif" "$sarif"
 printf "  %-44s %8.3f s\n" "edgeaudit check --format markdown" "$markdown"
 printf "  %-44s %8.3f s\n" "check with a full baseline and 50 waivers" "$triaged"
-awk -v c="$check" -v f="$floor" -v j="$jq_s" -v r="$rss_kb" -v s="$size" -v t="$triaged" -v sa="$sarif" -v md="$markdown" 'BEGIN{
+if [ "$kind" = pools ]; then printf "  %-44s %8.3f s\n" "edgeaudit plan --format json" "$plan_s"; fi
+awk -v c="$check" -v f="$floor" -v j="$jq_s" -v r="$rss_kb" -v s="$size" -v t="$triaged" -v sa="$sarif" -v md="$markdown" -v pl="$plan_s" 'BEGIN{
   printf "  check / floor   = %5.2fx   (target <= 4x)\n", c/f
   printf "  jq / check      = %5.2fx   (target >= 10x)\n", j/c
   printf "  peak RSS / size = %5.2fx   (%.0f MB; target < 1.5x)\n", r*1024/s, r/1024
   printf "  sarif / json    = %5.2fx   (target <= 1.2x)\n", sa/c
   printf "  markdown / json = %5.2fx   (target <= 1x: one page, linear)\n", md/c
   printf "  triaged / check = %5.2fx   (informational)\n", t/c
+  if (pl > 0) printf "  plan / check    = %5.2fx   (informational)\n", pl/c
 }'

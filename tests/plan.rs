@@ -59,10 +59,34 @@ fn the_demo_plan_creates_before_it_clears_and_every_clear_depends_on_its_creates
         hostname["body"]["ssl"],
         serde_json::json!({"method": "txt", "type": "dv", "certificate_authority": "google"})
     );
+    // The policy that filters on `unhealthy` is corrected and completed in place (PUT), not duplicated.
+    let update = &steps[0];
+    assert_eq!(update["method"], "PUT");
+    assert_eq!(
+        update["path"],
+        "/accounts/{account_id}/alerting/v3/policies/2b8f3c1d-7e4a-4b6c-9d0e-1f2a3b4c5d6e"
+    );
+    assert_eq!(update["pools"], serde_json::json!(["9290f38c5d07c2e2f4df57b1f61d4196"]));
+    assert_eq!(update["body"]["name"], "API pool health");
+    assert_eq!(update["body"]["filters"]["new_health"], serde_json::json!(["Unhealthy", "Healthy"]));
+    assert_eq!(
+        update["body"]["mechanisms"]["email"],
+        serde_json::json!([{"id": "ops@example.com"}, {"id": "noc@example.com"}])
+    );
+    assert!(update["body"].get("id").is_none(), "read-only fields are not sent");
     let summary = &doc["summary"];
-    assert_eq!(summary["policy_creates"], 3);
+    assert_eq!(summary["policy_creates"], 2);
+    assert_eq!(summary["policy_updates"], 1);
     assert_eq!(summary["page_clears"], 1);
-    assert_eq!(summary["per_pool_requests"], 7);
+    assert_eq!(summary["per_pool_requests"], 9);
+    // The LB005 value the update respells needs no manual step; LB007's decision stays one.
+    let manual: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["manual"] == true)
+        .map(|s| s["reason"].as_str().unwrap())
+        .collect();
+    assert!(!manual.iter().any(|m| m.starts_with("LB005")), "{manual:?}");
+    assert!(manual.iter().any(|m| m.starts_with("LB007")), "{manual:?}");
 }
 
 #[test]

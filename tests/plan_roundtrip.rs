@@ -51,6 +51,7 @@ fn account() -> State {
     let policies = vec![
         // Covers part of pool 1: pool events to noc only.
         json!({"id": "aaaa0000000000000000000000000001", "name": "partial", "alert_type": "load_balancing_health_alert", "enabled": true,
+               "description": "pool 1 to the NOC", "alert_interval": "30m", "created": "2024-01-01T00:00:00Z",
                "mechanisms": {"email": [{"id": "noc@example.com"}]},
                "filters": {"pool_id": [format!("{:032x}", 1001)], "event_source": ["pool"]}}),
         // Broken filter value: delivers nothing.
@@ -244,6 +245,36 @@ fn export_plan_run_export_the_migration_is_done_and_no_alert_is_lost() {
     let out = run_script(&script, &service, None);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_migrated(&service, &original);
+    {
+        // The existing policies were updated in place, keeping what the plan did not change.
+        let state = service.state.lock().unwrap();
+        let policy = |id: &str| state.policies.iter().find(|p| p["id"] == id).unwrap().clone();
+        let partial = policy("aaaa0000000000000000000000000001");
+        assert_eq!(partial["description"], "pool 1 to the NOC");
+        assert_eq!(partial["alert_interval"], "30m");
+        assert_eq!(partial["filters"]["pool_id"], json!([format!("{:032x}", 1001)]));
+        assert_ne!(partial["filters"]["event_source"], json!(["pool"]), "completed: {partial}");
+        assert_eq!(
+            policy("aaaa0000000000000000000000000002")["filters"]["new_health"],
+            json!(["Unhealthy"])
+        );
+        // Completed rather than duplicated: no created policy names pool 1 for the NOC.
+        let pool_1 = format!("{:032x}", 1001);
+        let duplicates = state
+            .policies
+            .iter()
+            .filter(|p| !p["id"].as_str().unwrap().starts_with("aaaa"))
+            .filter(|p| p["filters"]["pool_id"].as_array().unwrap().iter().any(|id| *id == pool_1))
+            .filter(|p| {
+                p["mechanisms"]["email"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|m| m["id"] == "noc@example.com")
+            })
+            .count();
+        assert_eq!(duplicates, 0);
+    }
     // The certificate steps ran too, each hostname keeping its validation method.
     let again_dir = temp_dir(&[]);
     let again = export_with_script(&service, again_dir.path());

@@ -86,14 +86,18 @@ impl Facts for PolicyFacts<'_> {
     }
 }
 
+/// The allowed value a misspelt one was meant to be: the same up to case and
+/// surrounding blanks (`unhealthy`, ` Pool`). `edgeaudit plan` corrects these.
+pub fn intended_value<'a>(value: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    allowed.iter().copied().find(|a| a.eq_ignore_ascii_case(value.trim()))
+}
+
 fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item> {
     values
         .iter()
         .filter(|v| !allowed.contains(&v.value.as_str()))
         .map(|v| {
-            let hint = allowed
-                .iter()
-                .find(|a| a.eq_ignore_ascii_case(v.value.trim()))
+            let hint = intended_value(&v.value, allowed)
                 .map(|a| format!("; did you mean `{a}`?"))
                 .unwrap_or_default();
             Item {

@@ -63,3 +63,39 @@ pub fn health_policy(recipients: &[&str]) -> Policy {
         event_source: vec![],
     }
 }
+
+/// The writable body an API export of `p` holds (what `edgeaudit plan` reads
+/// back to update it), with a description the model does not keep.
+pub fn api_body(p: &Policy) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let values = |v: &[Valued]| v.iter().map(|v| v.value.clone()).collect::<Vec<_>>();
+    let mut mechanisms = serde_json::Map::new();
+    for m in &p.mechanisms {
+        let list = mechanisms.entry(m.kind.clone()).or_insert_with(|| json!([]));
+        if let Some(list) = list.as_array_mut() {
+            list.push(json!({"id": m.target}));
+        }
+    }
+    let mut filters = serde_json::Map::new();
+    for (field, v) in [
+        ("pool_id", &p.pool_ids),
+        ("new_health", &p.new_health),
+        ("event_source", &p.event_source),
+    ] {
+        if !v.is_empty() {
+            filters.insert(field.into(), json!(values(v)));
+        }
+    }
+    let body = json!({
+        "name": p.name,
+        "description": "kept as exported",
+        "alert_type": p.alert_type,
+        "enabled": p.enabled,
+        "mechanisms": mechanisms,
+        "filters": filters,
+    });
+    match body {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}

@@ -66,6 +66,11 @@ pub fn replay(mut service: Service, steps: &[Request]) -> Result<Proof, Refusal>
         of_pool[d.pool].push(i);
     }
     for (i, step) in steps.iter().enumerate() {
+        // An update can only lose deliveries of the pools it named before or names after.
+        let named_before = match step {
+            Request::UpdatePolicy { policy_id, .. } => service.pools_named_by(policy_id),
+            _ => None,
+        };
         service.apply(step).map_err(|e| Refusal {
             step: i + 1,
             pool: String::new(),
@@ -83,7 +88,15 @@ pub fn replay(mut service: Service, steps: &[Request]) -> Result<Proof, Refusal>
             _ => Vec::new(),
         };
         let at_risk: Vec<usize> = match step {
-            Request::UpdatePolicy { .. } => (0..deliveries.len()).collect(),
+            Request::UpdatePolicy { policy_id, .. } => match (named_before, service.pools_named_by(policy_id)) {
+                (Some(mut before), Some(after)) => {
+                    before.extend(after);
+                    before.sort_unstable();
+                    before.dedup();
+                    before.iter().flat_map(|&p| of_pool[p].iter().copied()).collect()
+                }
+                _ => (0..deliveries.len()).collect(),
+            },
             _ => cleared.iter().flat_map(|&p| of_pool[p].iter().copied()).collect(),
         };
         if let Some(lost) = at_risk.into_iter().map(|d| &deliveries[d]).find(|d| !service.delivers(d)) {
@@ -112,26 +125,50 @@ fn describe(name: &str, id: &str) -> String {
     crate::facts::pool::describe(name, id)
 }
 
-/// The notification part of an account's plan: creates, then clears.
-pub fn notification_steps(account: &Account, per_page: usize) -> Vec<Request> {
-    let service = Service::of(account);
-    let mut steps = creates(&service);
-    let mut after = service.clone();
-    for step in &steps {
+/// The notification part of an account's plan.
+pub struct NotificationSteps {
+    /// Policy updates (corrections, completions), then creates, then clears.
+    pub steps: Vec<Request>,
+    /// The filter values the updates correct, by policy id.
+    pub corrected: BTreeMap<String, Vec<String>>,
+    /// Requests a pool-by-pool migration would send: the same corrections,
+    /// then per pool its own policies and its own clear.
+    pub per_pool_requests: usize,
+}
+
+/// Existing policies corrected and completed first (from their exported
+/// `bodies`, by policy id), then one create per remaining need, then the clears.
+pub fn notification_steps(
+    account: &Account,
+    per_page: usize,
+    bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
+) -> NotificationSteps {
+    let mut service = Service::of(account);
+    let mut updates = super::complete::correct(&mut service, bodies);
+    let per_pool = updates.len() + per_pool_requests(&service);
+    super::complete::complete(&mut service, bodies, &mut updates);
+    let corrected = std::mem::take(&mut updates.corrected);
+    let mut steps = updates.requests();
+    let created = creates(&service);
+    for step in &created {
         // Creates cannot fail on the model.
-        let _ = after.apply(step);
+        let _ = service.apply(step);
     }
-    steps.extend(clears(&after, per_page.max(1)));
-    steps
+    steps.extend(created);
+    steps.extend(clears(&service, per_page.max(1)));
+    NotificationSteps {
+        steps,
+        corrected,
+        per_pool_requests: per_pool,
+    }
 }
 
 /// A group of pools that need the same events sent to the same recipients.
 type Need = (Vec<EventSource>, Vec<Health>, Vec<String>);
 
 /// One policy per distinct need, naming every pool that has it, so that
-/// pools share policies the way the service intends. Only what no existing
-/// policy delivers is asked for: an existing policy is never rewritten (a
-/// PUT replaces the whole policy, and an export need not hold all of it).
+/// pools share policies the way the service intends. Only what no policy
+/// delivers once the updates have run is asked for.
 fn creates(service: &Service) -> Vec<Request> {
     let mut needs: BTreeMap<Need, Vec<(String, String)>> = BTreeMap::new();
     for pool in service.legacy_pools() {
@@ -254,37 +291,50 @@ fn clears(service: &Service, per_page: usize) -> Vec<Request> {
 /// The certificate changes and decisions the account's findings call for, as
 /// their remedies give them (`remedy::actions`, the same data the findings
 /// carry): CA004 and CA003 as requests, and the remedies that are a person's
-/// decision (CA002, CA008, LB005, LB007, a request without its zone id) as
-/// manual steps. The notification rules' own remedies are the planner's job.
-fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize) -> Vec<Request> {
+/// decision (CA002, CA008, LB007, LB005 values the plan cannot respell, a
+/// request without its zone id) as manual steps. The notification rules' own
+/// remedies are the planner's job.
+fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, corrected: &BTreeMap<String, Vec<String>>) -> Vec<Request> {
+    let settled = |f: &crate::findings::Finding| {
+        f.rule.id == "LB005"
+            && analysis
+                .with_facts(f.subject, |facts| match facts.get("id").map(|fact| fact.value) {
+                    Some(crate::facts::Value::Text(id)) => {
+                        corrected.get(id.as_ref()).is_some_and(|paths| paths.iter().any(|p| *p == f.path))
+                    }
+                    _ => false,
+                })
+                .unwrap_or(false)
+    };
     let mut steps: Vec<Request> = outcome
         .active()
         .filter(|f| f.subject.account as usize == account)
         .filter(|f| matches!(f.rule.id.as_str(), "CA002" | "CA003" | "CA004" | "CA008" | "LB005" | "LB007"))
+        .filter(|f| !settled(f))
         .flat_map(|f| super::remedy::actions(f, analysis).into_iter().map(|a| a.request))
         .collect();
-    // Requests first, then the decisions for a person: the script stops at the first manual step.
+    // Requests first, then the decisions for a person: the script lists them at the end.
     steps.sort_by_key(|s| !s.is_request());
     steps
 }
 
-/// The whole plan: per account, notifications first (creates, then clears),
-/// then certificates; each account's steps replayed, and refused when the
-/// replay finds a lost alert.
+/// The whole plan: per account, notifications first (updates, creates,
+/// clears), then certificates; each account's steps replayed, and refused
+/// when the replay finds a lost alert.
 pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<Vec<AccountPlan>, Refusal> {
     let mut plans = Vec::new();
     for (i, account) in analysis.inventory().accounts.iter().enumerate() {
-        let mut steps = notification_steps(account, per_page);
-        steps.extend(certificate_steps(outcome, analysis, i));
+        let bodies = super::record::policy_bodies(&outcome.files, account);
+        let notifications = notification_steps(account, per_page, &bodies);
+        let mut steps = notifications.steps;
+        steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
         let proof = replay(Service::of(account), &steps)?;
-        let service = Service::of(account);
-        let legacy_pools = service.legacy_pools().count();
         plans.push(AccountPlan {
             account_id: account.id.clone(),
             steps,
             proof,
-            per_pool_requests: per_pool_requests(&service),
-            legacy_pools,
+            per_pool_requests: notifications.per_pool_requests,
+            legacy_pools: Service::of(account).legacy_pools().count(),
         });
     }
     Ok(plans)
@@ -313,6 +363,10 @@ mod tests {
         }
     }
 
+    fn steps_of(a: &Account, per_page: usize) -> Vec<Request> {
+        notification_steps(a, per_page, &BTreeMap::new()).steps
+    }
+
     fn creates_of(steps: &[Request]) -> Vec<&Value> {
         steps
             .iter()
@@ -333,7 +387,7 @@ mod tests {
             ],
             vec![],
         );
-        let steps = notification_steps(&a, 25);
+        let steps = steps_of(&a, 25);
         let creates = creates_of(&steps);
         assert_eq!(creates.len(), 2, "{steps:#?}");
         let shared = creates
@@ -352,7 +406,7 @@ mod tests {
         existing.pool_ids = valued("pool_id", &["P1"]);
         existing.event_source = valued("event_source", &["pool"]);
         let a = account(vec![named("p1", "a", &["ops@x.io"], all_events())], vec![existing]);
-        let steps = notification_steps(&a, 25);
+        let steps = steps_of(&a, 25);
         let creates = creates_of(&steps);
         assert_eq!(creates.len(), 1);
         assert_eq!(
@@ -369,7 +423,7 @@ mod tests {
             vec![named("p1", "a", &["ops@x.io"], all_events())],
             vec![health_policy(&["ops@x.io"])],
         );
-        assert_eq!(notification_steps(&covered, 25).len(), 1);
+        assert_eq!(steps_of(&covered, 25).len(), 1);
     }
 
     #[test]
@@ -411,7 +465,7 @@ mod tests {
             ],
             vec![],
         );
-        let planned = notification_steps(&a, 25);
+        let planned = steps_of(&a, 25);
         let (creates, clears): (Vec<Request>, Vec<Request>) = planned.into_iter().partition(|s| matches!(s, Request::CreatePolicy { .. }));
         let naive: Vec<Request> = clears.into_iter().chain(creates).collect();
         let refusal = replay(Service::of(&a), &naive).expect_err("the naive order loses alerts");
@@ -448,7 +502,7 @@ mod tests {
             },
         ];
         let a = account(vec![named("p1", "a", &["ops@x.io"], events)], vec![]);
-        let steps = notification_steps(&a, 25);
+        let steps = steps_of(&a, 25);
         assert_eq!(creates_of(&steps).len(), 2);
         assert!(replay(Service::of(&a), &steps).is_ok());
     }
@@ -471,9 +525,16 @@ mod tests {
             prop::sample::subsequence(vec!["pool", "origin", "Pool"], 0..=2),
             prop::sample::subsequence(vec!["Healthy", "Unhealthy", "unhealthy"], 0..=2),
             any::<bool>(),
+            prop::bool::weighted(0.2),
         )
-            .prop_map(|(recipients, pool_ids, sources, healths, enabled)| {
+            .prop_map(|(recipients, pool_ids, sources, healths, enabled, webhook)| {
                 let mut p = health_policy(&recipients);
+                if webhook {
+                    p.mechanisms.push(crate::model::notification::Mechanism {
+                        kind: "webhooks".into(),
+                        target: Some("hook".into()),
+                    });
+                }
                 let ids: Vec<String> = pool_ids.iter().map(|i| format!("P{i}")).collect();
                 let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
                 p.pool_ids = valued("pool_id", &ids);
@@ -493,7 +554,27 @@ mod tests {
                     1usize..5,
                 )
             })
-            .prop_map(|(pools, policies, per_page)| (account(pools, policies), per_page))
+            .prop_map(|(pools, mut policies, per_page)| {
+                for (i, p) in policies.iter_mut().enumerate() {
+                    p.id = format!("pol{i}");
+                }
+                (account(pools, policies), per_page)
+            })
+    }
+
+    /// An account and the exported bodies of some of its policies (the
+    /// others came without a readable record).
+    fn arbitrary_account_with_bodies() -> impl Strategy<Value = (Account, usize, BTreeMap<String, serde_json::Map<String, Value>>)> {
+        (arbitrary_account(), prop::collection::vec(prop::bool::weighted(0.8), 4)).prop_map(|((a, per_page), readable)| {
+            let bodies = a
+                .policies
+                .iter()
+                .zip(readable)
+                .filter(|(_, readable)| *readable)
+                .map(|(p, _)| (p.id.clone(), crate::model::samples::api_body(p)))
+                .collect();
+            (a, per_page, bodies)
+        })
     }
 
     proptest! {
@@ -503,11 +584,40 @@ mod tests {
         /// pool-by-pool migration.
         #[test]
         fn the_planner_never_produces_a_plan_the_replay_rejects((a, per_page) in arbitrary_account()) {
-            let steps = notification_steps(&a, per_page);
+            let steps = steps_of(&a, per_page);
             prop_assert!(replay(Service::of(&a), &steps).is_ok(), "{:#?}", steps);
             let service = Service::of(&a);
             let per_pool = per_pool_requests(&service);
             prop_assert!(steps.len() <= per_pool, "{} steps against {} pool by pool", steps.len(), per_pool);
+        }
+
+        /// With existing policies corrected and completed from their records:
+        /// the replay passes, no more requests than pool by pool, and no
+        /// policy e-mails anyone about anything that neither a legacy e-mail
+        /// nor a policy (once its misspellings are corrected) did before.
+        #[test]
+        fn updates_keep_every_alert_and_add_none_nobody_had((a, per_page, bodies) in arbitrary_account_with_bodies()) {
+            let planned = notification_steps(&a, per_page, &bodies);
+            prop_assert!(replay(Service::of(&a), &planned.steps).is_ok(), "{:#?}", planned.steps);
+            prop_assert!(planned.steps.len() <= planned.per_pool_requests, "{} steps against {} pool by pool", planned.steps.len(), planned.per_pool_requests);
+            let mut before = Service::of(&a);
+            let _ = crate::plan::complete::correct(&mut before, &bodies);
+            let mut after = Service::of(&a);
+            for step in &planned.steps {
+                prop_assert!(after.apply(step).is_ok());
+            }
+            for (i, pool) in before.pools.iter().enumerate() {
+                let id = pool.id.to_ascii_lowercase();
+                for event in crate::model::samples::all_events() {
+                    for r in ADDRESSES.iter().map(|r| r.to_ascii_lowercase()) {
+                        let legacy = pool.events.iter().any(|e| e == event) && pool.recipients.contains(&r);
+                        prop_assert!(
+                            !after.by_policy(&id, event, &r) || before.by_policy(&id, event, &r) || legacy,
+                            "pool {i} now e-mails {r} about {event}: {:#?}", planned.steps
+                        );
+                    }
+                }
+            }
         }
 
         /// Clearing before creating loses an alert whenever a legacy delivery
@@ -516,7 +626,7 @@ mod tests {
         fn a_naive_plan_is_rejected_whenever_it_would_lose_an_alert((a, per_page) in arbitrary_account()) {
             let service = Service::of(&a);
             let unreplaced = service.legacy_deliveries().iter().any(|d| !service.by_policy(&service.pools[d.pool].id.to_ascii_lowercase(), d.event, &d.recipient));
-            let planned = notification_steps(&a, per_page);
+            let planned = steps_of(&a, per_page);
             let (creates, clears): (Vec<Request>, Vec<Request>) = planned.into_iter().partition(|s| matches!(s, Request::CreatePolicy { .. }));
             let naive: Vec<Request> = clears.into_iter().chain(creates).collect();
             prop_assert_eq!(replay(service, &naive).is_err(), unreplaced);

@@ -2,6 +2,8 @@
 //! proved on a model of the service before it is shown.
 
 pub mod build;
+pub mod complete;
+pub mod record;
 pub mod remedy;
 pub mod render;
 pub mod request;

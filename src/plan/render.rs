@@ -17,6 +17,7 @@ pub struct Tally {
     pub steps: usize,
     pub requests: usize,
     pub creates: usize,
+    pub updates: usize,
     pub page_clears: usize,
     pub pool_clears: usize,
     pub certificate_changes: usize,
@@ -29,6 +30,7 @@ impl Tally {
             steps: 0,
             requests: 0,
             creates: 0,
+            updates: 0,
             page_clears: 0,
             pool_clears: 0,
             certificate_changes: 0,
@@ -38,7 +40,8 @@ impl Tally {
             t.steps += 1;
             t.requests += usize::from(step.is_request());
             match step {
-                Request::CreatePolicy { .. } | Request::UpdatePolicy { .. } => t.creates += 1,
+                Request::CreatePolicy { .. } => t.creates += 1,
+                Request::UpdatePolicy { .. } => t.updates += 1,
                 Request::ClearPage { .. } => t.page_clears += 1,
                 Request::ClearPool { .. } => t.pool_clears += 1,
                 Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } => t.certificate_changes += 1,
@@ -53,10 +56,11 @@ impl Tally {
         let deliveries: usize = plans.iter().map(|p| p.proof.deliveries).sum();
         let per_pool: usize = plans.iter().map(|p| p.per_pool_requests).sum();
         format!(
-            "{}, {}: {} and {} page-wide and {} per-pool clears (a pool-by-pool migration would send {} for these), {}, {}; replayed on a model of the service: no alert lost at any step ({} checked after every step), and no pool keeps a legacy e-mail",
+            "{}, {}: {}, {}, {} page-wide and {} per-pool clears (a pool-by-pool migration would send {} for these), {}, {}; replayed on a model of the service: no alert lost at any step ({} checked after every step), and no pool keeps a legacy e-mail",
             plural(self.steps, "step", "steps"),
             plural(self.requests, "request", "requests"),
             plural(self.creates, "policy create", "policy creates"),
+            plural(self.updates, "policy update", "policy updates"),
             self.page_clears,
             self.pool_clears,
             plural(per_pool, "request", "requests"),
@@ -74,11 +78,11 @@ fn account_in_path(plan: &AccountPlan, placeholder: &str) -> String {
         .map_or_else(|| placeholder.to_string(), super::request::segment)
 }
 
-/// The create steps (1-based) that replace each pool, by lower-cased pool id.
+/// The create and update steps (1-based) that replace each pool, by lower-cased pool id.
 fn creates_by_pool(steps: &[(usize, &AccountPlan, &Request)]) -> HashMap<String, Vec<usize>> {
     let mut by_pool: HashMap<String, Vec<usize>> = HashMap::new();
     for (n, _, step) in steps {
-        if let Request::CreatePolicy { pools, .. } = step {
+        if let Request::CreatePolicy { pools, .. } | Request::UpdatePolicy { pools, .. } = step {
             for p in pools {
                 by_pool.entry(p.to_ascii_lowercase()).or_default().push(*n);
             }
@@ -87,7 +91,7 @@ fn creates_by_pool(steps: &[(usize, &AccountPlan, &Request)]) -> HashMap<String,
     by_pool
 }
 
-/// The steps a clear depends on: the creates that replace its pools.
+/// The steps a clear depends on: the creates and updates that replace its pools.
 fn depends_on(creates: &HashMap<String, Vec<usize>>, step: &Request) -> Vec<usize> {
     let cleared: Vec<&String> = match step {
         Request::ClearPage { pools, .. } => pools.iter().collect(),
@@ -123,6 +127,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
             "steps": tally.steps,
             "requests": tally.requests,
             "policy_creates": tally.creates,
+            "policy_updates": tally.updates,
             "page_clears": tally.page_clears,
             "pool_clears": tally.pool_clears,
             "certificate_changes": tally.certificate_changes,
@@ -152,7 +157,9 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
                     step["manual"] = json!(true);
                 }
                 match s {
-                    Request::CreatePolicy { pools, .. } | Request::ClearPage { pools, .. } => step["pools"] = json!(pools),
+                    Request::CreatePolicy { pools, .. }
+                    | Request::UpdatePolicy { pools, .. }
+                    | Request::ClearPage { pools, .. } => step["pools"] = json!(pools),
                     Request::ClearPool { pool_id } => step["pools"] = json!([pool_id]),
                     _ => {}
                 }
@@ -259,7 +266,7 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
     let _ = writeln!(out, "As of {as_of}. {}.\n", tally.headline(plans));
     let _ = writeln!(
         out,
-        "Order: policies are created first; a pool's `notification_email` is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. A page-wide clear (`?per_page=N&page=P`, pools by name) is used only where every pool with a legacy e-mail on that page is replaced by then.\n"
+        "Order: existing policies are corrected and completed (PUT, the exported policy with only filter values and e-mail recipients changed) and missing ones created first; a pool's `notification_email` is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. A page-wide clear (`?per_page=N&page=P`, pools by name) is used only where every pool with a legacy e-mail on that page is replaced by then.\n"
     );
     for plan in plans {
         if plans.len() > 1 || plan.account_id.is_some() {

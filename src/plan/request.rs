@@ -12,8 +12,17 @@ pub enum Request {
         /// The pools whose legacy deliveries it takes over.
         pools: Vec<String>,
     },
-    /// `PUT /accounts/{account_id}/alerting/v3/policies/{policy_id}`.
-    UpdatePolicy { policy_id: String, body: Value },
+    /// `PUT /accounts/{account_id}/alerting/v3/policies/{policy_id}`: the
+    /// exported policy, whole, with its filter values corrected and extended
+    /// to take over the legacy e-mails of `pools`.
+    UpdatePolicy {
+        policy_id: String,
+        body: Value,
+        /// The pools whose legacy deliveries it takes over once updated.
+        pools: Vec<String>,
+        /// The filter values it corrects, as `field: from → to`.
+        corrections: Vec<String>,
+    },
     /// `PATCH /accounts/{account_id}/load_balancers/pools?per_page=N&page=P`:
     /// clears every pool of that page (by name).
     ClearPage {
@@ -101,7 +110,28 @@ impl Request {
                 body.get("name").and_then(Value::as_str).unwrap_or(""),
                 crate::words::plural(pools.len(), "pool", "pools")
             ),
-            Request::UpdatePolicy { policy_id, .. } => format!("complete policy {policy_id}"),
+            Request::UpdatePolicy {
+                policy_id,
+                body,
+                pools,
+                corrections,
+            } => {
+                let mut what = Vec::new();
+                if !corrections.is_empty() {
+                    what.push(format!("correct {}", corrections.join(", ")));
+                }
+                if !pools.is_empty() {
+                    what.push(format!(
+                        "complete it to take over the legacy e-mails of {}",
+                        crate::words::plural(pools.len(), "pool", "pools")
+                    ));
+                }
+                format!(
+                    "update policy `{}` ({policy_id}), keeping the rest of it as exported: {}",
+                    body.get("name").and_then(Value::as_str).unwrap_or(""),
+                    what.join("; ")
+                )
+            }
             Request::ClearPage { per_page, page, pools } if pools.is_empty() => format!(
                 "clear `notification_email` on page {page} of {per_page} pools by name: it clears every pool on the page, so create the missing policies first (`edgeaudit plan` orders this)"
             ),

@@ -36,6 +36,9 @@ pub struct ServicePolicy {
     pub healths: Vec<String>,
     /// Lower-cased e-mail mechanism ids.
     pub emails: Vec<String>,
+    /// Whether it also delivers elsewhere (webhooks, PagerDuty): more events
+    /// would reach those too.
+    pub other_mechanisms: bool,
 }
 
 impl ServicePolicy {
@@ -47,6 +50,7 @@ impl ServicePolicy {
             sources: p.event_source.iter().map(|v| v.value.clone()).collect(),
             healths: p.new_health.iter().map(|v| v.value.clone()).collect(),
             emails: p.email_recipients().map(|e| e.trim().to_ascii_lowercase()).collect(),
+            other_mechanisms: p.mechanisms.iter().any(|m| m.kind != "email"),
         }
     }
 
@@ -70,6 +74,8 @@ impl ServicePolicy {
                     .collect()
             })
             .unwrap_or_default();
+        let other_mechanisms =
+            mechanisms.is_some_and(|m| m.iter().any(|(k, v)| k != "email" && v.as_array().is_some_and(|a| !a.is_empty())));
         let alert_type = body.get("alert_type").and_then(Value::as_str).unwrap_or("");
         ServicePolicy {
             id: id.to_string(),
@@ -83,6 +89,7 @@ impl ServicePolicy {
             sources: strings(filters.and_then(|f| f.get("event_source"))),
             healths: strings(filters.and_then(|f| f.get("new_health"))),
             emails,
+            other_mechanisms,
         }
     }
 
@@ -158,26 +165,35 @@ impl Service {
     }
 
     pub fn add_policy(&mut self, policy: ServicePolicy) {
-        let index = self.policies.len();
-        if policy.pool_ids.is_empty() {
-            self.all_pools.push(index);
-        } else {
-            let mut ids = policy.pool_ids.clone();
-            ids.sort();
-            ids.dedup();
-            for id in ids {
-                self.by_pool.entry(id).or_default().push(index);
-            }
-        }
         self.policies.push(policy);
+        self.index(self.policies.len() - 1);
     }
 
-    fn reindex(&mut self) {
-        let policies = std::mem::take(&mut self.policies);
-        self.by_pool.clear();
-        self.all_pools.clear();
-        for policy in policies {
-            self.add_policy(policy);
+    /// The distinct pool ids a policy names.
+    fn named_ids(&self, index: usize) -> Vec<String> {
+        let mut ids = self.policies[index].pool_ids.clone();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    fn index(&mut self, index: usize) {
+        if self.policies[index].pool_ids.is_empty() {
+            self.all_pools.push(index);
+        }
+        for id in self.named_ids(index) {
+            self.by_pool.entry(id).or_default().push(index);
+        }
+    }
+
+    /// Takes one policy out of the indexes (before it is replaced): an
+    /// update costs what the policy names, not what the account holds.
+    fn unindex(&mut self, index: usize) {
+        self.all_pools.retain(|&i| i != index);
+        for id in self.named_ids(index) {
+            if let Some(list) = self.by_pool.get_mut(&id) {
+                list.retain(|&i| i != index);
+            }
         }
     }
 
@@ -214,6 +230,26 @@ impl Service {
             .any(|&i| self.policies[i].delivers(pool_id, event, recipient))
     }
 
+    /// The policy with this id.
+    pub fn policy(&self, id: &str) -> Option<&ServicePolicy> {
+        self.policies.iter().find(|p| p.id == id)
+    }
+
+    /// The policies whose `filters.pool_id` names this pool (lower-cased id).
+    pub fn policies_naming(&self, pool_id: &str) -> impl Iterator<Item = &ServicePolicy> {
+        self.by_pool.get(pool_id).into_iter().flatten().map(|&i| &self.policies[i])
+    }
+
+    /// The pools (by index) a policy names; `None` when it names none (all
+    /// pools) or there is no such policy.
+    pub fn pools_named_by(&self, id: &str) -> Option<Vec<usize>> {
+        let policy = self.policy(id)?;
+        if policy.pool_ids.is_empty() {
+            return None;
+        }
+        Some(policy.pool_ids.iter().filter_map(|p| self.pool_index.get(p).copied()).collect())
+    }
+
     /// Pools that still carry a legacy e-mail.
     pub fn legacy_pools(&self) -> impl Iterator<Item = &ServicePool> {
         self.pools.iter().filter(|p| !p.recipients.is_empty())
@@ -228,11 +264,12 @@ impl Service {
                 self.add_policy(ServicePolicy::from_body(&id, body));
             }
             Request::UpdatePolicy { policy_id, body, .. } => {
-                let Some(p) = self.policies.iter_mut().find(|p| p.id == *policy_id) else {
+                let Some(index) = self.policies.iter().position(|p| p.id == *policy_id) else {
                     return Err(format!("no policy {policy_id} to update"));
                 };
-                *p = ServicePolicy::from_body(policy_id, body);
-                self.reindex();
+                self.unindex(index);
+                self.policies[index] = ServicePolicy::from_body(policy_id, body);
+                self.index(index);
             }
             Request::ClearPage { per_page, page, .. } => {
                 if *per_page == 0 || *page == 0 {

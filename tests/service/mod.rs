@@ -189,6 +189,22 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
             state.policies.push(policy);
             (200, ok(json!({"id": id})))
         }
+        // PUT replaces the whole policy: what the body leaves out is gone.
+        ("PUT", p) if p.starts_with("/alerting/v3/policies/") => {
+            let id = &p["/alerting/v3/policies/".len()..];
+            if body["name"].as_str().is_none() || body["alert_type"].as_str().is_none() {
+                return (400, error(17000, "name and alert_type are required"));
+            }
+            match state.policies.iter_mut().find(|policy| policy["id"] == id) {
+                Some(policy) => {
+                    let mut replaced = body.clone();
+                    replaced["id"] = json!(id);
+                    *policy = replaced;
+                    (200, ok(json!({"id": id})))
+                }
+                None => (404, error(17001, "policy not found")),
+            }
+        }
         ("PATCH", "/load_balancers/pools") => {
             if body != json!({"notification_email": ""}) {
                 return (400, error(1002, "only notification_email can be patched in bulk"));
