@@ -83,6 +83,9 @@ pub struct Resource<'a> {
     pub kind: Kind,
     pub id: Cow<'a, str>,
     pub name: Cow<'a, str>,
+    /// The Terraform address, for a resource read from Terraform.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<Cow<'a, str>>,
 }
 
 /// The longest string a report shows whole, in bytes; a longer one (a name of
@@ -111,6 +114,7 @@ impl<'a> Resource<'a> {
             kind: self.kind,
             id: cap(self.id),
             name: cap(self.name),
+            address: self.address.map(cap),
         }
     }
 }
@@ -163,11 +167,13 @@ impl Finding {
                 kind: s.kind,
                 id: Cow::Borrowed(s.id),
                 name: Cow::Borrowed(s.name),
+                address: s.origin.address.as_deref().map(Cow::Borrowed),
             },
             None => Resource {
                 kind: self.subject.kind,
                 id: Cow::Borrowed(""),
                 name: Cow::Borrowed(""),
+                address: None,
             },
         }
     }

@@ -140,3 +140,10 @@ fn a_yaml_export_larger_than_the_parser_default_budgets_loads() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(json(&r)["summary"]["records"]["pool"], 30_000);
 }
+
+#[test]
+fn terraform_findings_point_at_the_attribute_in_state_plan_and_tfstate() {
+    // show -json state (provider v4, a child module), a plan (provider v5), a raw .tfstate (v4, module, index keys).
+    let dir = common::root().join("tests/fixtures/terraform");
+    assert_eq!(check_locations(&dir), 14, "the three documents name one account: one LB004");
+}

@@ -11,12 +11,12 @@ use chrono::{DateTime, Utc};
 use crate::load::shape::{Shape, SourceFilter, Text};
 use crate::load::walk::{FieldError, RecordSink};
 use crate::model::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, Zone, ZoneSetting,
-    issuer_is_lets_encrypt, parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, Zone, ZoneKey,
+    ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
 use crate::model::fields::{
-    CertificateFields, CustomCertificateFields, HostnameFields, PackFields, PolicyFields, PoolFields, SettingFields, join,
+    CertificateFields, CustomCertificateFields, HostnameFields, Layout, PackFields, PolicyFields, PoolFields, SettingFields, join,
 };
 use crate::model::list::Page;
 use crate::model::origin::RecordOrigin;
@@ -42,7 +42,7 @@ pub static POLICY: PolicyFields = PolicyFields {
 };
 
 /// An issued certificate's fields, relative to the certificate's object.
-const ISSUED: CertificateFields = CertificateFields {
+pub const ISSUED: CertificateFields = CertificateFields {
     id: "/id",
     issuer: "/issuer",
     signature: "/signature",
@@ -85,6 +85,17 @@ pub static SETTING: SettingFields = SettingFields {
     certificate_authority: "/certificate_authority",
 };
 
+/// The API's exports: every field where the API puts it.
+pub static LAYOUT: Layout = Layout {
+    pool: &POOL,
+    policy: &POLICY,
+    custom_certificate: &CUSTOM_CERTIFICATE,
+    pack: &PACK,
+    hostname: &HOSTNAME,
+    setting: &SETTING,
+    dns_data: "/data",
+};
+
 #[derive(Default)]
 pub struct Builder {
     inventory: Inventory,
@@ -118,9 +129,21 @@ impl Builder {
 
 impl RecordSink for Builder {
     fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError> {
+        let zone = zone_of(&origin);
+        self.record_as(kind, origin, shape, &LAYOUT, zone)
+    }
+
+    fn record_as(
+        &mut self,
+        kind: Kind,
+        origin: RecordOrigin,
+        shape: &Shape<'_>,
+        layout: &'static Layout,
+        zone: Option<ZoneKey>,
+    ) -> Result<(), FieldError> {
         match kind {
             Kind::Pool => {
-                let pool = pool(origin, shape)?;
+                let pool = pool(origin, shape, layout.pool)?;
                 // Account-level findings point at the list the pools are in.
                 let list = pool_list(&pool.origin);
                 if self.staged.pool_lists.last() != Some(&list) {
@@ -128,19 +151,20 @@ impl RecordSink for Builder {
                 }
                 self.staged.pools.push(pool);
             }
-            Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape)),
-            Kind::CustomCertificate => self
-                .staged
-                .custom_certificates
-                .push(custom_certificate(&mut self.texts, origin, shape)?),
+            Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape, layout.policy)),
+            Kind::CustomCertificate => {
+                self.staged
+                    .custom_certificates
+                    .push(custom_certificate(&mut self.texts, origin, shape, layout.custom_certificate)?)
+            }
             Kind::CertificatePack => self.staged.certificate_packs.push(CertificatePack {
-                fields: &PACK,
+                fields: layout.pack,
                 id: text(&shape.id),
                 pack_type: text(&shape.record_type),
                 hosts: shape.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
                 authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
                 status: text(&shape.status),
-                zone: zone_of(&origin),
+                zone,
                 certificates: shape
                     .certificates
                     .iter()
@@ -170,7 +194,8 @@ impl RecordSink for Builder {
                     .and_then(|s| s.certificate_authority.as_ref())
                     .map_or(Authority::Unknown, |ca| Authority::parse(ca.as_ref().map(Text::as_str)));
                 let hostname = text(&shape.hostname);
-                let mut chain = hostname_chain(ssl);
+                let fields = layout.hostname;
+                let mut chain = hostname_chain(ssl, fields);
                 let mut certificate = match ssl {
                     Some(s)
                         if s.issuer.is_some()
@@ -189,23 +214,23 @@ impl RecordSink for Builder {
                             &s.uploaded_on,
                             &s.expires_on,
                             &s.status,
-                            Cow::Borrowed("/ssl"),
+                            Cow::Borrowed(fields.certificate),
                         )?)
                     }
                     _ => None,
                 };
                 if let (Some(certificate), Some(chain)) = (certificate.as_mut(), chain.as_mut()) {
-                    reconcile(certificate, &HOSTNAME.issued, chain, &mut self.texts);
+                    reconcile(certificate, &fields.issued, chain, &mut self.texts);
                 }
                 self.staged.custom_hostnames.push(CustomHostname {
-                    fields: &HOSTNAME,
+                    fields,
                     id: text(&shape.id),
                     wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
                     hostname,
                     authority,
                     ssl_method: ssl.and_then(|s| s.method.as_ref()).map(|m| self.texts.get(m.as_str())),
                     ssl_type: ssl.and_then(|s| s.ssl_type.as_ref()).map(|t| self.texts.get(t.as_str())),
-                    zone: zone_of(&origin),
+                    zone,
                     certificate,
                     chain,
                     origin,
@@ -214,7 +239,7 @@ impl RecordSink for Builder {
             Kind::DnsRecord => {
                 let is_caa = shape.record_type.as_ref().is_some_and(|t| t.as_str().eq_ignore_ascii_case("CAA"));
                 if is_caa {
-                    let (flags, tag, value) = caa_value(shape)?;
+                    let (flags, tag, value) = caa_value(shape, layout.dns_data)?;
                     self.staged.caa_records.push(CaaRecord {
                         name: normalise_name(&text(&shape.name)),
                         flags,
@@ -226,10 +251,10 @@ impl RecordSink for Builder {
             }
             Kind::TotalTls | Kind::UniversalSsl => {
                 let setting = ZoneSetting {
-                    fields: &SETTING,
+                    fields: layout.setting,
                     enabled: shape.enabled,
                     authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
-                    zone: zone_of(&origin),
+                    zone,
                     origin,
                 };
                 if kind == Kind::TotalTls {
@@ -270,6 +295,10 @@ impl RecordSink for Builder {
         append(&mut target.zones, staged.zones);
         append(&mut target.pool_lists, staged.pool_lists);
         append(&mut target.pages, staged.pages);
+    }
+
+    fn zone_found(&mut self, zone: Zone) {
+        self.staged.zones.push(zone);
     }
 
     fn zone(&mut self, origin: RecordOrigin, shape: &Shape<'_>) {
@@ -365,7 +394,12 @@ fn timestamp(value: &Option<Text<'_>>, path: &str) -> Result<Option<DateTime<Utc
     }
 }
 
-fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<'_>) -> Result<CustomCertificate, FieldError> {
+fn custom_certificate(
+    texts: &mut Interner,
+    origin: RecordOrigin,
+    shape: &Shape<'_>,
+    fields: &'static CustomCertificateFields,
+) -> Result<CustomCertificate, FieldError> {
     let s = shape;
     let mut certificate = issued(
         texts,
@@ -381,13 +415,13 @@ fn custom_certificate(texts: &mut Interner, origin: RecordOrigin, shape: &Shape<
     let mut chain = s
         .certificate
         .as_ref()
-        .and_then(|pem| Chain::read([("/certificate".to_string(), pem.as_str())]))
+        .and_then(|pem| Chain::read([(fields.certificate.to_string(), pem.as_str())]))
         .map(Box::new);
     if let Some(chain) = chain.as_mut() {
-        reconcile(&mut certificate, &CUSTOM_CERTIFICATE.issued, chain, texts);
+        reconcile(&mut certificate, &fields.issued, chain, texts);
     }
     Ok(CustomCertificate {
-        fields: &CUSTOM_CERTIFICATE,
+        fields,
         zone_id: s.zone_id.as_ref().map(|t| t.as_str().to_string()),
         hosts: s.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
         certificate,
@@ -456,27 +490,30 @@ fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, ch
 
 /// The uploaded chains of a custom hostname: `ssl.custom_certificate` and
 /// every `ssl.custom_cert_bundle[].custom_certificate`, as one chain.
-fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>) -> Option<Box<Chain>> {
+fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>, fields: &HostnameFields) -> Option<Box<Chain>> {
     let ssl = ssl?;
     let single = ssl
         .custom_certificate
         .as_ref()
-        .map(|pem| ("/ssl/custom_certificate".to_string(), pem.as_str()));
+        .map(|pem| (fields.custom_certificate.to_string(), pem.as_str()));
     let bundled = ssl.custom_cert_bundle.iter().flatten().enumerate().filter_map(|(i, b)| {
-        b.custom_certificate
-            .as_ref()
-            .map(|pem| (format!("/ssl/custom_cert_bundle/{i}/custom_certificate"), pem.as_str()))
+        b.custom_certificate.as_ref().map(|pem| {
+            (
+                format!("{}/custom_cert_bundle/{i}/custom_certificate", fields.certificate),
+                pem.as_str(),
+            )
+        })
     });
     Chain::read(single.into_iter().chain(bundled)).map(Box::new)
 }
 
 /// A CAA record's value: from `content` (`0 issue "letsencrypt.org"`), or
 /// from `data: {flags, tag, value}` in exports that have no `content`.
-fn caa_value(shape: &Shape<'_>) -> Result<(u8, String, String), FieldError> {
+fn caa_value(shape: &Shape<'_>, data_path: &str) -> Result<(u8, String, String), FieldError> {
     let content = shape.content.as_ref().map(Text::as_str).filter(|c| !c.trim().is_empty());
     match (content, &shape.data) {
         (None, Some(data)) => {
-            let at = |field: &str| format!("/data/{field}");
+            let at = |field: &str| format!("{data_path}/{field}");
             let flags = match data.flags.as_deref().map(str::trim) {
                 None | Some("") => 0,
                 Some(f) => f.parse::<u8>().map_err(|_| FieldError {
@@ -487,7 +524,7 @@ fn caa_value(shape: &Shape<'_>) -> Result<(u8, String, String), FieldError> {
             let tag = data.tag.as_deref().map(str::trim).unwrap_or("");
             if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_alphanumeric()) {
                 return Err(FieldError {
-                    path: if data.tag.is_some() { at("tag") } else { "/data".into() },
+                    path: if data.tag.is_some() { at("tag") } else { data_path.into() },
                     message: format!("a CAA record needs a tag of letters and digits (issue, issuewild, iodef), not `{tag}`"),
                 });
             }
@@ -521,6 +558,7 @@ fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
         file: origin.file,
         pointer: parent.to_string(),
         anchor: None,
+        address: None,
     }
 }
 
@@ -528,11 +566,11 @@ fn text(t: &Option<Text<'_>>) -> String {
     t.as_ref().map(|t| t.as_str().to_string()).unwrap_or_default()
 }
 
-fn pool(origin: RecordOrigin, shape: &Shape<'_>) -> Result<Pool, FieldError> {
+fn pool(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PoolFields) -> Result<Pool, FieldError> {
     let id = text(&shape.id);
     if id.is_empty() {
         return Err(FieldError {
-            path: "/id".into(),
+            path: fields.id.into(),
             message: "this pool has no `id`: policies name pools by id, so it cannot be checked".into(),
         });
     }
@@ -549,7 +587,7 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>) -> Result<Pool, FieldError> {
         }
     }
     Ok(Pool {
-        fields: &POOL,
+        fields,
         origin,
         id,
         name: text(&shape.name),
@@ -558,7 +596,7 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>) -> Result<Pool, FieldError> {
     })
 }
 
-fn policy(origin: RecordOrigin, shape: &Shape<'_>) -> Policy {
+fn policy(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PolicyFields) -> Policy {
     let mut mechanisms = Vec::new();
     for (kind, targets) in shape.mechanisms.iter().flatten() {
         for target in targets.iter().flatten() {
@@ -576,13 +614,13 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>) -> Policy {
             .enumerate()
             .map(|(i, v)| Valued {
                 value: v.as_str().to_string(),
-                path: format!("/filters/{field}/{i}"),
+                path: format!("{}/{field}/{i}", fields.filters),
             })
             .collect()
     };
     let filters = shape.filters.as_ref();
     Policy {
-        fields: &POLICY,
+        fields,
         origin,
         id: text(&shape.id),
         name: text(&shape.name),

@@ -6,5 +6,6 @@
 //! reports do not change.
 
 pub mod api;
+pub mod terraform;
 
 pub use api::Builder;

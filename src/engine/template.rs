@@ -192,6 +192,7 @@ mod tests {
             file: FileId(0),
             pointer: String::new(),
             anchor: None,
+            address: None,
         })
     }
 

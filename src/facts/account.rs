@@ -122,6 +122,7 @@ mod tests {
                 file: FileId(0),
                 pointer: "/result".into(),
                 anchor: None,
+                address: None,
             }],
             ..Account::default()
         };

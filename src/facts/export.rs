@@ -164,6 +164,7 @@ mod tests {
                 file: FileId(0),
                 pointer: String::new(),
                 anchor: None,
+                address: None,
             },
             loaded: 25,
             pages: 1,

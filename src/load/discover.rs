@@ -94,7 +94,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 found.errors.extend(skipped);
                 found.errors.push(InputError::unreadable(
                     &display(given),
-                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
+                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind, *.tfstate) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
                 ));
             }
         } else {

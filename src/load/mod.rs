@@ -10,6 +10,7 @@ pub mod json;
 pub mod shape;
 pub mod source;
 pub mod stream;
+pub mod terraform;
 pub mod walk;
 pub mod yaml;
 
@@ -107,6 +108,7 @@ fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOpt
     }
     let walker = Walker::new(files, id, sink, options.kind);
     match file.format {
+        Format::Json if terraform::is_terraform(&file.text) => terraform::walk(file, walker),
         Format::Json => json::walk(file, walker),
         Format::Yaml => yaml::walk(file, walker),
         Format::Bind => bind::walk(file, walker),

@@ -17,7 +17,7 @@ impl Format {
     /// The format a path's extension names, if any.
     pub fn from_path(path: &str) -> Option<Format> {
         let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".json") {
+        if lower.ends_with(".json") || lower.ends_with(".tfstate") {
             Some(Format::Json)
         } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
             Some(Format::Yaml)

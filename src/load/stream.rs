@@ -119,6 +119,31 @@ impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
     }
 }
 
+/// Takes no records: for reading one record's shape on its own.
+struct NoRecords;
+
+impl Walk for NoRecords {
+    fn element(&mut self, _: Shape<'_>, _: &str, _: Expect) -> Result<(), Stopped> {
+        Ok(())
+    }
+
+    fn object(&mut self, _: Shape<'_>, _: &str, _: Expect) -> Result<(), Stopped> {
+        Ok(())
+    }
+}
+
+/// The shape of one record already in memory (another format's record put
+/// in the API's shape by its adapter).
+pub fn shape_of(record: &serde_json::Value) -> Result<Shape<'_>, serde_json::Error> {
+    use serde::de::DeserializeSeed;
+    ObjectSeed {
+        walk: &mut NoRecords,
+        pointer: "",
+        expect: Expect::ByShape,
+    }
+    .deserialize(record)
+}
+
 /// One object: its fields into a [`Shape`], its record-holding values
 /// streamed to the walker.
 struct ObjectSeed<'w, 'p, W> {

@@ -8,7 +8,8 @@ use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
 use crate::locate::{locate_one, pointer};
 use crate::model::Kind;
-use crate::model::fields::ListFields;
+use crate::model::certificate::{Zone, ZoneKey};
+use crate::model::fields::{Layout, ListFields};
 use crate::model::list::Page;
 use crate::model::origin::{Anchor, RecordOrigin};
 
@@ -23,6 +24,24 @@ pub trait RecordSink {
     /// An envelope with `result_info` ended; its records were handed over before.
     fn page(&mut self, page: Page);
     fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError>;
+    /// A record of another input format, in the API's shape: its fields are
+    /// where `layout` says, and it belongs to `zone` (from its own zone id,
+    /// not from a bundle's `zones`).
+    fn record_as(
+        &mut self,
+        kind: Kind,
+        origin: RecordOrigin,
+        shape: &Shape<'_>,
+        layout: &'static Layout,
+        zone: Option<ZoneKey>,
+    ) -> Result<(), FieldError> {
+        let _ = (layout, zone);
+        self.record(kind, origin, shape)
+    }
+    /// A zone a document names by id and maybe name, outside a bundle.
+    fn zone_found(&mut self, zone: Zone) {
+        let _ = zone;
+    }
     /// The document's records belong to this account (a bundle may name its
     /// `account_id` after its pools, so this comes at the end).
     fn end_document(&mut self, account: Option<&str>);
@@ -164,6 +183,46 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self.hand_over(kind, origin, shape)
     }
 
+    pub fn file_id(&self) -> FileId {
+        self.file_id
+    }
+
+    /// The account the document's records belong to, when the document says.
+    pub fn set_account(&mut self, account: Option<String>) {
+        self.account = account;
+    }
+
+    pub fn zone_found(&mut self, zone: Zone) {
+        self.sink.zone_found(zone);
+    }
+
+    /// A record of another input format in the API's shape (see
+    /// [`RecordSink::record_as`]), at `pointer` and named by `address`.
+    pub fn record_as(
+        &mut self,
+        kind: Kind,
+        pointer: &str,
+        address: std::sync::Arc<str>,
+        shape: &Shape<'_>,
+        layout: &'static Layout,
+        zone: Option<ZoneKey>,
+    ) -> Result<(), Stopped> {
+        let origin = RecordOrigin {
+            address: Some(address),
+            ..self.origin(pointer, None)
+        };
+        match self.sink.record_as(kind, origin.clone(), shape, layout, zone) {
+            Ok(()) => {
+                self.recognised += 1;
+                Ok(())
+            }
+            Err(e) => {
+                let error = self.error_at(&origin, &e.path, &e.message);
+                self.fail(error)
+            }
+        }
+    }
+
     /// Gives a classified record to the sink; a field the model rejects is an
     /// input error at that field.
     fn hand_over(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), Stopped> {
@@ -190,6 +249,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             file: self.file_id,
             pointer: pointer.to_string(),
             anchor,
+            address: None,
         }
     }
 

@@ -329,6 +329,7 @@ mod authority_tests {
             file: crate::model::origin::FileId(2),
             pointer: pointer.into(),
             anchor: None,
+            address: None,
         };
         assert_eq!(
             zone_of(&origin("/zones/3/certificate_packs/result/0")),

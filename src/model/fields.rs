@@ -82,6 +82,20 @@ pub struct SettingFields {
     pub certificate_authority: &'static str,
 }
 
+/// Where one input format keeps the fields of every kind of record it
+/// holds: an adapter hands each record over with its layout.
+#[derive(Debug)]
+pub struct Layout {
+    pub pool: &'static PoolFields,
+    pub policy: &'static PolicyFields,
+    pub custom_certificate: &'static CustomCertificateFields,
+    pub pack: &'static PackFields,
+    pub hostname: &'static HostnameFields,
+    pub setting: &'static SettingFields,
+    /// A DNS record's `data` object (CAA as `{flags, tag, value}`).
+    pub dns_data: &'static str,
+}
+
 /// A list's paging, relative to its envelope.
 #[derive(Debug)]
 pub struct ListFields {

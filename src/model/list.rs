@@ -132,6 +132,7 @@ mod tests {
                 file: FileId(file),
                 pointer: String::new(),
                 anchor: None,
+                address: None,
             },
             fields: &FIELDS,
             records,

@@ -14,12 +14,15 @@ pub struct Anchor {
     pub tokens: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordOrigin {
     pub file: FileId,
     /// JSON pointer of the record in its document.
     pub pointer: String,
     pub anchor: Option<Anchor>,
+    /// The Terraform address of the resource the record is
+    /// (`module.lb.cloudflare_load_balancer_pool.web`), when it is one.
+    pub address: Option<std::sync::Arc<str>>,
 }
 
 impl RecordOrigin {

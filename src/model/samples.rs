@@ -9,6 +9,7 @@ pub fn origin() -> RecordOrigin {
         file: FileId(0),
         pointer: "/result/0".into(),
         anchor: None,
+        address: None,
     }
 }
 

@@ -73,7 +73,16 @@ fn help(ctx: &Context, f: &Finding) -> String {
         (true, false) => r.id.as_ref(),
         (true, true) => "(unnamed)",
     };
-    format!("{} {} · `edgeaudit explain {}`", r.kind, escaped(name), f.rule.id)
+    match &r.address {
+        Some(address) => format!(
+            "{} {} ({}) · `edgeaudit explain {}`",
+            r.kind,
+            escaped(name),
+            escaped(address),
+            f.rule.id
+        ),
+        None => format!("{} {} · `edgeaudit explain {}`", r.kind, escaped(name), f.rule.id),
+    }
 }
 
 /// The files' texts as snippets show them: the file itself, or a copy with

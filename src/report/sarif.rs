@@ -337,7 +337,11 @@ impl Serialize for Results<'_> {
                         },
                     },
                     logical_locations: [LogicalLocation {
-                        fully_qualified_name: format!("{}/{}", resource.kind, resource.id),
+                        // A Terraform resource is named by its address, as the configuration names it.
+                        fully_qualified_name: match &resource.address {
+                            Some(address) => address.to_string(),
+                            None => format!("{}/{}", resource.kind, resource.id),
+                        },
                         name: if resource.name.is_empty() {
                             resource.id.into_owned()
                         } else {

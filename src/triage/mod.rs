@@ -95,6 +95,9 @@ fn resource_name(resource: &Resource, f: &Finding) -> String {
     // Exports that name no account form one unnamed account: `account/`.
     if !resource.id.is_empty() || resource.kind == crate::model::Kind::Account {
         format!("{}/{}", resource.kind, resource.id)
+    } else if let Some(address) = &resource.address {
+        // A resource Terraform will create has no id yet: its address is its identity.
+        format!("{}/address={address}", resource.kind)
     } else if !resource.name.is_empty() {
         format!("{}/name={}", resource.kind, resource.name)
     } else {

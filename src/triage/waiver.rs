@@ -20,11 +20,13 @@ pub struct Waiver {
     pub place: Place,
 }
 
-/// A resource as waivers match it: `kind/id` and `kind/name`, lower-cased,
-/// spelled out once per finding rather than once per waiver.
+/// A resource as waivers match it: `kind/id`, `kind/name` and a Terraform
+/// resource's address (`module.lb.cloudflare_load_balancer_pool.web`),
+/// lower-cased, spelled out once per finding rather than once per waiver.
 pub struct Names {
     by_id: String,
     by_name: Option<String>,
+    by_address: Option<String>,
 }
 
 impl Names {
@@ -33,6 +35,7 @@ impl Names {
         Names {
             by_id: spell(&resource.id),
             by_name: (!resource.name.is_empty()).then(|| spell(&resource.name)),
+            by_address: resource.address.as_deref().map(str::to_ascii_lowercase),
         }
     }
 }
@@ -43,7 +46,9 @@ impl Waiver {
     }
 
     pub fn matches_resource(&self, names: &Names) -> bool {
-        self.resource.matches_lowercase(&names.by_id) || names.by_name.as_deref().is_some_and(|n| self.resource.matches_lowercase(n))
+        self.resource.matches_lowercase(&names.by_id)
+            || names.by_name.as_deref().is_some_and(|n| self.resource.matches_lowercase(n))
+            || names.by_address.as_deref().is_some_and(|a| self.resource.matches_lowercase(a))
     }
 
     /// Expired once the as-of date is past its last day: a run replayed at an
@@ -72,7 +77,20 @@ mod tests {
         kind: Kind::Pool,
         id: std::borrow::Cow::Borrowed("17b5962d775c646f3f9725cbc7a53df4"),
         name: std::borrow::Cow::Borrowed("primary-dc-1"),
+        address: None,
     };
+
+    #[test]
+    fn a_terraform_resource_matches_by_its_address() {
+        let resource = Resource {
+            address: Some(std::borrow::Cow::Borrowed("module.lb.cloudflare_load_balancer_pool.web")),
+            ..POOL
+        };
+        let names = Names::of(&resource);
+        assert!(waiver("LB002", "module.lb.*", None).matches("LB002", &names));
+        assert!(!waiver("LB002", "module.dns.*", None).matches("LB002", &names));
+        assert!(!waiver("LB002", "module.lb.*", None).matches("LB002", &Names::of(&POOL)));
+    }
 
     #[test]
     fn matches_rule_and_kind_slash_id_or_name() {

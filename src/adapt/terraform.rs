@@ -1,0 +1,294 @@
+//! The Terraform adapter (DESIGN §1.5): a `cloudflare_*` resource's
+//! attributes, as state, plan or `.tf` source hold them, in the API's shape,
+//! with the layout of its provider generation so that findings point at the
+//! attribute where the document has it.
+//!
+//! Provider v4 (SDKv2) keeps nested blocks as lists of one element
+//! (`filters[0]`, `notification_filter[0].pool[0]`, `ssl[0]`, `data[0]`,
+//! `custom_ssl_options[0]`) and a policy's mechanisms as
+//! `email_integration` / `webhooks_integration` / `pagerduty_integration`;
+//! provider v5 uses objects and `mechanisms = {email, webhooks, pagerduty}`
+//! as the API does. The generation is read per resource from that shape.
+
+use serde_json::{Map, Value, json};
+
+use super::api;
+use crate::model::Kind;
+use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields};
+
+/// What edgeaudit reads of a resource type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceType {
+    Record(Kind),
+    /// `cloudflare_zone`: a zone's id and name.
+    Zone,
+}
+
+pub fn resource_type(name: &str) -> Option<ResourceType> {
+    Some(ResourceType::Record(match name {
+        "cloudflare_load_balancer_pool" => Kind::Pool,
+        "cloudflare_notification_policy" => Kind::NotificationPolicy,
+        "cloudflare_certificate_pack" => Kind::CertificatePack,
+        "cloudflare_total_tls" => Kind::TotalTls,
+        "cloudflare_custom_hostname" => Kind::CustomHostname,
+        "cloudflare_custom_ssl" => Kind::CustomCertificate,
+        "cloudflare_record" | "cloudflare_dns_record" => Kind::DnsRecord,
+        "cloudflare_zone" => return Some(ResourceType::Zone),
+        _ => return None,
+    }))
+}
+
+static V4_POOL: PoolFields = PoolFields {
+    notification_filter: "/notification_filter/0",
+    ..api::POOL
+};
+
+static V4_POLICY: PolicyFields = PolicyFields {
+    mechanisms: "/email_integration",
+    filters: "/filters/0",
+    pool_id: "/filters/0/pool_id",
+    ..api::POLICY
+};
+
+static V4_HOSTNAME: HostnameFields = HostnameFields {
+    certificate_authority: "/ssl/0/certificate_authority",
+    ssl_method: "/ssl/0/method",
+    ssl_type: "/ssl/0/type",
+    wildcard: "/ssl/0/wildcard",
+    custom_certificate: "/ssl/0/custom_certificate",
+    certificate: "/ssl/0",
+    id: "/id",
+    hostname: "/hostname",
+    issued: api::ISSUED,
+};
+
+static V4_CUSTOM_SSL: CustomCertificateFields = CustomCertificateFields {
+    certificate: "/custom_ssl_options/0/certificate",
+    issued: CertificateFields {
+        bundle_method: "/custom_ssl_options/0/bundle_method",
+        ..api::ISSUED
+    },
+    hosts: "/hosts",
+    zone_id: "/zone_id",
+};
+
+/// Provider v4 (SDKv2): nested blocks as lists of one.
+pub static V4: Layout = Layout {
+    pool: &V4_POOL,
+    policy: &V4_POLICY,
+    custom_certificate: &V4_CUSTOM_SSL,
+    pack: &api::PACK,
+    hostname: &V4_HOSTNAME,
+    setting: &api::SETTING,
+    dns_data: "/data/0",
+};
+
+/// Provider v5: the API's own shape.
+pub static V5: Layout = Layout {
+    dns_data: "/data",
+    ..api::LAYOUT
+};
+
+/// A v4 nested block: the first element of a list (`[{…}]`), or the object
+/// itself where it is one (v5).
+fn block(value: Option<&Value>) -> Option<&Value> {
+    match value? {
+        Value::Array(items) => items.first(),
+        Value::Null => None,
+        other => Some(other),
+    }
+}
+
+fn is_list(value: Option<&Value>) -> bool {
+    matches!(value, Some(Value::Array(_)))
+}
+
+/// Copies the named attributes that are set.
+fn pick(attributes: &Map<String, Value>, names: &[&str]) -> Map<String, Value> {
+    names
+        .iter()
+        .filter_map(|n| attributes.get(*n).filter(|v| !v.is_null()).map(|v| (n.to_string(), v.clone())))
+        .collect()
+}
+
+/// A resource's attributes in the API's shape, and the layout of where its
+/// document keeps them; `None` when the attributes are not an object.
+pub fn normalise(kind: Kind, attributes: &Value) -> Option<(Value, &'static Layout)> {
+    let a = attributes.as_object()?;
+    let (record, v4) = match kind {
+        Kind::Pool => {
+            let mut r = pick(a, &["id", "name", "notification_email", "origins"]);
+            let filter = a.get("notification_filter");
+            let v4 = is_list(filter);
+            if let Some(f) = block(filter).and_then(Value::as_object) {
+                let mut normal = Map::new();
+                for source in ["pool", "origin"] {
+                    if let Some(s) = block(f.get(source)) {
+                        normal.insert(source.into(), s.clone());
+                    }
+                }
+                r.insert("notification_filter".into(), Value::Object(normal));
+            }
+            (r, v4)
+        }
+        Kind::NotificationPolicy => {
+            let mut r = pick(a, &["id", "name", "alert_type", "enabled"]);
+            let v4 = is_list(a.get("filters")) || a.contains_key("email_integration");
+            if v4 {
+                let mut mechanisms = Map::new();
+                for (api_name, tf_name) in [
+                    ("email", "email_integration"),
+                    ("webhooks", "webhooks_integration"),
+                    ("pagerduty", "pagerduty_integration"),
+                ] {
+                    if let Some(list) = a.get(tf_name).filter(|v| v.is_array()) {
+                        mechanisms.insert(api_name.into(), list.clone());
+                    }
+                }
+                r.insert("mechanisms".into(), Value::Object(mechanisms));
+            } else if let Some(m) = a.get("mechanisms").filter(|m| m.is_object()) {
+                r.insert("mechanisms".into(), m.clone());
+            }
+            if let Some(f) = block(a.get("filters")) {
+                r.insert("filters".into(), f.clone());
+            }
+            (r, v4)
+        }
+        Kind::CertificatePack => (pick(a, &["id", "type", "hosts", "certificate_authority", "status"]), false),
+        Kind::TotalTls | Kind::UniversalSsl => (pick(a, &["enabled", "certificate_authority", "validity_days"]), false),
+        Kind::CustomHostname => {
+            let mut r = pick(a, &["id", "hostname", "status"]);
+            let ssl = a.get("ssl");
+            if let Some(s) = block(ssl) {
+                r.insert("ssl".into(), s.clone());
+            }
+            (r, is_list(ssl))
+        }
+        Kind::CustomCertificate => {
+            let mut r = pick(
+                a,
+                &[
+                    "id",
+                    "hosts",
+                    "issuer",
+                    "signature",
+                    "uploaded_on",
+                    "expires_on",
+                    "status",
+                    "zone_id",
+                    "certificate",
+                    "bundle_method",
+                ],
+            );
+            let options = a.get("custom_ssl_options");
+            if let Some(o) = block(options).and_then(Value::as_object) {
+                r.extend(pick(o, &["certificate", "bundle_method"]));
+            }
+            (r, is_list(options))
+        }
+        Kind::DnsRecord => {
+            // v4 computes the full name as `hostname`; v5's `name` is the full name.
+            let mut r = pick(a, &["id", "type", "content"]);
+            let name = a.get("hostname").filter(|h| h.is_string()).or_else(|| a.get("name"));
+            if let Some(name) = name {
+                r.insert("name".into(), name.clone());
+            }
+            if !r.contains_key("content")
+                && let Some(v) = a.get("value").filter(|v| v.is_string())
+            {
+                r.insert("content".into(), v.clone());
+            }
+            let data = a.get("data");
+            if let Some(d) = block(data) {
+                r.insert("data".into(), d.clone());
+            }
+            (r, is_list(data))
+        }
+        _ => return None,
+    };
+    let mut record = Value::Object(record);
+    unset_empty_strings(&mut record);
+    Some((record, if v4 { &V4 } else { &V5 }))
+}
+
+/// Terraform writes an unset string attribute as `""` (SDKv2 state, v4): a
+/// bundle method, a PEM, a timestamp that is `""` is not there. Two values
+/// keep their `""`, which the API gives them as a meaning: the default CA
+/// (`certificate_authority`) and no legacy e-mail (`notification_email`).
+fn unset_empty_strings(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|k, v| v.as_str() != Some("") || k == "certificate_authority" || k == "notification_email");
+            map.values_mut().for_each(unset_empty_strings);
+        }
+        Value::Array(items) => items.iter_mut().for_each(unset_empty_strings),
+        _ => {}
+    }
+}
+
+/// A zone's id and name (`zone` in v4, `name` in v5).
+pub fn zone_name(attributes: &Value) -> (Option<&str>, Option<&str>) {
+    let id = attributes.get("id").and_then(Value::as_str);
+    let name = attributes.get("name").or_else(|| attributes.get("zone")).and_then(Value::as_str);
+    (id, name)
+}
+
+/// The zone a resource belongs to, by its `zone_id` attribute.
+pub fn zone_id(attributes: &Value) -> Option<&str> {
+    attributes.get("zone_id").and_then(Value::as_str)
+}
+
+/// The account a pool or policy belongs to.
+pub fn account_id(attributes: &Value) -> Option<&str> {
+    attributes.get("account_id").and_then(Value::as_str)
+}
+
+/// An empty object, for a resource whose attributes are all unknown.
+pub fn nothing() -> Value {
+    json!({})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v4_blocks_become_the_api_shape_and_keep_their_layout() {
+        let policy = json!({"id": "p", "name": "n", "alert_type": "load_balancing_health_alert", "enabled": true,
+            "email_integration": [{"id": "ops@x.io", "name": ""}], "webhooks_integration": [],
+            "filters": [{"pool_id": ["a"], "new_health": ["Unhealthy"], "event_source": []}]});
+        let (record, layout) = normalise(Kind::NotificationPolicy, &policy).expect("object");
+        assert!(std::ptr::eq(layout, &V4));
+        assert_eq!(record["mechanisms"]["email"][0]["id"], "ops@x.io");
+        assert_eq!(record["filters"]["pool_id"], json!(["a"]));
+        assert_eq!(layout.policy.pool_id, "/filters/0/pool_id");
+
+        let pool = json!({"id": "a", "name": "web", "notification_email": "ops@x.io",
+            "notification_filter": [{"pool": [{"disable": false, "healthy": false}], "origin": [{"disable": true}]}]});
+        let (record, layout) = normalise(Kind::Pool, &pool).expect("object");
+        assert!(std::ptr::eq(layout, &V4));
+        assert_eq!(
+            record["notification_filter"],
+            json!({"pool": {"disable": false, "healthy": false}, "origin": {"disable": true}})
+        );
+    }
+
+    #[test]
+    fn v5_objects_are_the_api_shape() {
+        let policy = json!({"id": "p", "alert_type": "load_balancing_health_alert",
+            "mechanisms": {"email": [{"id": "ops@x.io"}], "webhooks": null},
+            "filters": {"pool_id": ["a"]}});
+        let (record, layout) = normalise(Kind::NotificationPolicy, &policy).expect("object");
+        assert!(std::ptr::eq(layout, &V5));
+        assert_eq!(record["filters"]["pool_id"], json!(["a"]));
+        let caa = json!({"name": "example.com", "type": "CAA", "data": {"flags": 0, "tag": "issue", "value": "pki.goog"}});
+        let (record, layout) = normalise(Kind::DnsRecord, &caa).expect("object");
+        assert_eq!(layout.dns_data, "/data");
+        assert_eq!(record["data"]["tag"], "issue");
+        let v4_caa =
+            json!({"name": "@", "hostname": "example.com", "type": "CAA", "data": [{"flags": "0", "tag": "issue", "value": "pki.goog"}]});
+        let (record, layout) = normalise(Kind::DnsRecord, &v4_caa).expect("object");
+        assert_eq!(layout.dns_data, "/data/0");
+        assert_eq!(record["name"], "example.com");
+    }
+}

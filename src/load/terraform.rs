@@ -1,0 +1,273 @@
+//! Terraform's JSON documents (DESIGN §1.5): `terraform show -json` of a
+//! state (`values.root_module`, nested `child_modules`) or of a plan
+//! (`resource_changes[].change.after`, or `planned_values`), and a raw
+//! `terraform.tfstate` (format 4: `resources[].instances[].attributes`).
+//! Each `cloudflare_*` resource edgeaudit reads goes to the Terraform adapter
+//! and then to the sink like an API record, at the pointer of its attributes
+//! and named by its address.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::InputError;
+use super::source::SourceFile;
+use super::walk::{RecordSink, Walker};
+use crate::adapt::terraform::{self, ResourceType};
+use crate::model::certificate::{Zone, ZoneKey};
+
+/// Whether a JSON document is one of Terraform's: they name the Terraform
+/// version near the top (`terraform show -json` and `.tfstate` both do).
+pub fn is_terraform(text: &str) -> bool {
+    let head = &text.as_bytes()[..text.len().min(4096)];
+    memchr::memmem::find(head, b"\"terraform_version\"").is_some()
+}
+
+#[derive(Deserialize)]
+struct Document {
+    /// `.tfstate`: 4.
+    version: Option<u64>,
+    values: Option<Values>,
+    planned_values: Option<Values>,
+    resource_changes: Option<Vec<ResourceChange>>,
+    /// `.tfstate`.
+    resources: Option<Vec<StateResource>>,
+}
+
+#[derive(Deserialize)]
+struct Values {
+    root_module: Option<Module>,
+}
+
+#[derive(Deserialize)]
+struct Module {
+    #[serde(default)]
+    resources: Vec<ShowResource>,
+    #[serde(default)]
+    child_modules: Vec<Module>,
+}
+
+#[derive(Deserialize)]
+struct ShowResource {
+    #[serde(default)]
+    address: String,
+    #[serde(default)]
+    mode: String,
+    #[serde(rename = "type", default)]
+    resource_type: String,
+    values: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ResourceChange {
+    #[serde(default)]
+    address: String,
+    #[serde(default)]
+    mode: String,
+    #[serde(rename = "type", default)]
+    resource_type: String,
+    change: Option<Change>,
+}
+
+#[derive(Deserialize)]
+struct Change {
+    #[serde(default)]
+    actions: Vec<String>,
+    after: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct StateResource {
+    module: Option<String>,
+    #[serde(default)]
+    mode: String,
+    #[serde(rename = "type", default)]
+    resource_type: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    instances: Vec<Instance>,
+}
+
+#[derive(Deserialize)]
+struct Instance {
+    index_key: Option<Value>,
+    attributes: Option<Value>,
+}
+
+/// One resource's attributes, where they are and what it is called.
+struct Found<'d> {
+    resource_type: &'d str,
+    address: String,
+    pointer: String,
+    attributes: &'d Value,
+}
+
+fn show_module<'d>(module: &'d Module, pointer: &str, found: &mut Vec<Found<'d>>) {
+    for (i, r) in module.resources.iter().enumerate() {
+        if r.mode != "managed" {
+            continue;
+        }
+        if let Some(values) = &r.values {
+            found.push(Found {
+                resource_type: &r.resource_type,
+                address: r.address.clone(),
+                pointer: format!("{pointer}/resources/{i}/values"),
+                attributes: values,
+            });
+        }
+    }
+    for (i, child) in module.child_modules.iter().enumerate() {
+        show_module(child, &format!("{pointer}/child_modules/{i}"), found);
+    }
+}
+
+/// The address of a `.tfstate` instance: `module.x.type.name[key]`.
+fn state_address(r: &StateResource, key: Option<&Value>) -> String {
+    let mut address = String::new();
+    if let Some(m) = r.module.as_deref().filter(|m| !m.is_empty()) {
+        address.push_str(m);
+        address.push('.');
+    }
+    address.push_str(&format!("{}.{}", r.resource_type, r.name));
+    match key {
+        Some(Value::Number(n)) => address.push_str(&format!("[{n}]")),
+        Some(Value::String(s)) => address.push_str(&format!("[{}]", Value::String(s.clone()))),
+        _ => {}
+    }
+    address
+}
+
+fn resources(doc: &Document) -> Vec<Found<'_>> {
+    let mut found = Vec::new();
+    if let Some(changes) = &doc.resource_changes {
+        // A plan: what each resource will be. A resource the plan deletes is gone.
+        for (i, c) in changes.iter().enumerate() {
+            let Some(change) = &c.change else { continue };
+            if c.mode != "managed" || change.actions.iter().all(|a| a == "delete") {
+                continue;
+            }
+            if let Some(after) = change.after.as_ref().filter(|a| a.is_object()) {
+                let planned = change
+                    .actions
+                    .iter()
+                    .filter(|a| *a != "no-op" && *a != "read")
+                    .cloned()
+                    .collect::<Vec<_>>();
+                let address = if planned.is_empty() {
+                    c.address.clone()
+                } else {
+                    format!("{} (planned: {})", c.address, planned.join(", "))
+                };
+                found.push(Found {
+                    resource_type: &c.resource_type,
+                    address,
+                    pointer: format!("/resource_changes/{i}/change/after"),
+                    attributes: after,
+                });
+            }
+        }
+    } else if let Some(module) = doc.planned_values.as_ref().and_then(|v| v.root_module.as_ref()) {
+        show_module(module, "/planned_values/root_module", &mut found);
+    } else if let Some(module) = doc.values.as_ref().and_then(|v| v.root_module.as_ref()) {
+        show_module(module, "/values/root_module", &mut found);
+    } else if let Some(state) = &doc.resources {
+        for (i, r) in state.iter().enumerate() {
+            if r.mode != "managed" {
+                continue;
+            }
+            for (k, instance) in r.instances.iter().enumerate() {
+                if let Some(attributes) = &instance.attributes {
+                    found.push(Found {
+                        resource_type: &r.resource_type,
+                        address: state_address(r, instance.index_key.as_ref()),
+                        pointer: format!("/resources/{i}/instances/{k}/attributes"),
+                        attributes,
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
+    let doc: Document = match serde_json::from_str(&file.text) {
+        Ok(doc) => doc,
+        Err(e) => return Err(vec![super::json::error_in(file, &file.text, 0, &e)]),
+    };
+    if doc.version.is_some_and(|v| v != 4) && doc.resources.is_some() {
+        let version = doc.version.unwrap_or_default();
+        return Err(vec![InputError::at_line_column(
+            &file.name,
+            1,
+            1,
+            format!("a Terraform state of format version {version}: edgeaudit reads format 4 (Terraform 0.12 and later)"),
+        )]);
+    }
+    let found = resources(&doc);
+    // Zones by id, each its own zone of the document: records name theirs by `zone_id`.
+    let mut zones: BTreeMap<&str, (u32, Option<&str>)> = BTreeMap::new();
+    for f in &found {
+        let (id, name) = match terraform::resource_type(f.resource_type) {
+            Some(ResourceType::Zone) => terraform::zone_name(f.attributes),
+            Some(ResourceType::Record(_)) => (terraform::zone_id(f.attributes), None),
+            None => (None, None),
+        };
+        if let Some(id) = id {
+            let next = zones.len() as u32;
+            let entry = zones.entry(id).or_insert((next, None));
+            entry.1 = entry.1.or(name);
+        }
+    }
+    let account = found.iter().find_map(|f| terraform::account_id(f.attributes)).map(str::to_string);
+    walker.run_lines(|w| {
+        let file_id = w.file_id();
+        for (id, (index, name)) in &zones {
+            w.zone_found(Zone {
+                key: (file_id, *index),
+                id: Some(id.to_string()),
+                name: name.map(str::to_string),
+            });
+        }
+        let mut read = 0usize;
+        for f in &found {
+            let Some(ResourceType::Record(kind)) = terraform::resource_type(f.resource_type) else {
+                continue;
+            };
+            let Some((record, layout)) = terraform::normalise(kind, f.attributes) else {
+                continue;
+            };
+            let zone: Option<ZoneKey> = terraform::zone_id(f.attributes)
+                .and_then(|id| zones.get(id))
+                .map(|(index, _)| (file_id, *index));
+            let shape = match super::stream::shape_of(&record) {
+                Ok(shape) => shape,
+                Err(e) => {
+                    return Err(InputError::at_line_column(
+                        &file.name,
+                        1,
+                        1,
+                        format!("{}: {e}", f.address),
+                    ));
+                }
+            };
+            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), &shape, layout, zone)
+                .is_err()
+            {
+                // The walker keeps the located error.
+                return Ok(());
+            }
+            read += 1;
+        }
+        if read == 0 {
+            return Err(InputError::at_line_column(&file.name, 1, 1, "a Terraform document").not_analysed(
+                "a Terraform document with no resource edgeaudit reads (cloudflare_load_balancer_pool, cloudflare_notification_policy, cloudflare_certificate_pack, cloudflare_total_tls, cloudflare_custom_hostname, cloudflare_custom_ssl, cloudflare_record, cloudflare_dns_record)",
+            ));
+        }
+        w.set_account(account.clone());
+        Ok(())
+    })
+}

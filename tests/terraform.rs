@@ -1,0 +1,210 @@
+//! Terraform as an input (DESIGN §1.5): `terraform show -json` state and
+//! plan, and raw `.tfstate`, with both provider generations' shapes, fill
+//! the same model as the API exports; findings name the resource address.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{json, run, temp_dir};
+
+const DIR: &str = "tests/fixtures/terraform";
+
+/// (rule, pointer, address) of every finding of one fixture.
+fn findings(file: &str) -> BTreeSet<(String, String, String)> {
+    let r = run(&[
+        "check",
+        &format!("{DIR}/{file}"),
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+    ]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    json(&r)["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default().to_string(),
+                f["location"]["pointer"].as_str().unwrap_or_default().to_string(),
+                f["resource"]["address"].as_str().unwrap_or("(none)").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
+    items
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_v4_state_fires_every_applicable_rule_at_its_attribute() {
+    let root = "/values/root_module/resources";
+    assert_eq!(
+        findings("v4-show-state.json"),
+        set(&[
+            ("LB004", &format!("{root}/0"), "(none)"),
+            (
+                "LB002",
+                &format!("{root}/0/values/notification_email"),
+                "cloudflare_load_balancer_pool.web"
+            ),
+            (
+                "LB003",
+                &format!("{root}/1/values/notification_email"),
+                "cloudflare_load_balancer_pool.api"
+            ),
+            (
+                "LB005",
+                &format!("{root}/4/values/filters/0/new_health/0"),
+                "cloudflare_notification_policy.api"
+            ),
+            ("LB007", &format!("{root}/5/values/enabled"), "cloudflare_notification_policy.old"),
+            (
+                "LB006",
+                &format!("{root}/5/values/filters/0/pool_id/0"),
+                "cloudflare_notification_policy.old"
+            ),
+            (
+                "CA002",
+                &format!("{root}/7/values/certificate_authority"),
+                "cloudflare_certificate_pack.advanced"
+            ),
+            (
+                "CA003",
+                &format!("{root}/8/values/certificate_authority"),
+                "cloudflare_total_tls.example"
+            ),
+            (
+                "CA004",
+                &format!("{root}/9/values/ssl/0/certificate_authority"),
+                "cloudflare_custom_hostname.shop"
+            ),
+            (
+                "LB001",
+                "/values/root_module/child_modules/0/resources/0/values/notification_email",
+                "module.batch.cloudflare_load_balancer_pool.workers"
+            ),
+        ])
+    );
+}
+
+#[test]
+fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
+    assert_eq!(
+        findings("v5-plan.json"),
+        set(&[
+            ("LB004", "/resource_changes/0/change", "(none)"),
+            (
+                "LB003",
+                "/resource_changes/0/change/after/notification_email",
+                "cloudflare_load_balancer_pool.edge (planned: update)"
+            ),
+        ]),
+        "the pool the plan deletes is gone: 1 pool, no LB001 for it"
+    );
+    let r = run(&[
+        "check",
+        &format!("{DIR}/v5-plan.json"),
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+    ]);
+    let doc = json(&r);
+    let lb003 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB003").unwrap();
+    let message = lb003["message"].as_str().unwrap();
+    assert!(
+        message.contains("origin Healthy") && message.contains("net@example.com"),
+        "{message}"
+    );
+    assert_eq!(doc["summary"]["records"]["pool"], 1);
+    assert_eq!(doc["summary"]["records"]["dns_record"], 1);
+}
+
+#[test]
+fn a_raw_tfstate_names_module_and_index_in_the_address() {
+    let module = "/resources/1/instances";
+    assert_eq!(
+        findings("v4.tfstate"),
+        set(&[
+            ("LB004", &format!("{module}/0"), "(none)"),
+            (
+                "LB002",
+                &format!("{module}/0/attributes/notification_email"),
+                "module.lb.cloudflare_load_balancer_pool.regional[\"eu\"]"
+            ),
+            (
+                "LB001",
+                &format!("{module}/1/attributes/notification_email"),
+                "module.lb.cloudflare_load_balancer_pool.regional[\"us\"]"
+            ),
+            (
+                "CA006",
+                "/resources/3/instances/0/attributes/uploaded_on",
+                "cloudflare_custom_ssl.shop"
+            ),
+        ]),
+        "an unset PEM (\"\" in SDKv2 state) is no unreadable PEM (no EX003)"
+    );
+}
+
+#[test]
+fn sarif_names_terraform_resources_by_address_and_stays_valid() {
+    let r = run(&["check", DIR, "--format", "sarif", "--as-of", "2024-10-01", "--no-config"]);
+    let sarif = json(&r);
+    common::assert_valid_sarif(&sarif);
+    let names: BTreeSet<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].as_str().unwrap())
+        .collect();
+    assert!(names.contains("module.batch.cloudflare_load_balancer_pool.workers"), "{names:?}");
+    assert!(names.contains("cloudflare_custom_ssl.shop"), "{names:?}");
+}
+
+#[test]
+fn a_directory_walk_reads_tfstate_and_skips_terraform_documents_without_our_resources() {
+    let other = br#"{"format_version": "1.0", "terraform_version": "1.5.7", "values": {"root_module": {"resources": [
+      {"address": "aws_s3_bucket.b", "mode": "managed", "type": "aws_s3_bucket", "name": "b", "values": {"bucket": "b"}}]}}}"#;
+    let state = std::fs::read(common::root().join(DIR).join("v4.tfstate")).unwrap();
+    let dir = temp_dir(&[("aws.json", other), ("terraform.tfstate", &state)]);
+    let r = common::run_in(dir.path(), &["check", ".", "--format", "json", "--as-of", "2024-10-01"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["summary"]["records"]["pool"], 2, "the .tfstate was read");
+    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["file"] == "aws.json" && s["reason"].as_str().unwrap().contains("Terraform document with no resource")),
+        "{skipped:?}"
+    );
+    // Named explicitly, the same document is an input error.
+    let explicit = common::run_in(dir.path(), &["check", "aws.json"]);
+    assert_eq!(explicit.code, 2);
+    assert!(explicit.stderr.contains("aws.json:1:1"), "{}", explicit.stderr);
+}
+
+#[test]
+fn broken_terraform_documents_are_located_input_errors() {
+    let truncated = br#"{"format_version": "1.0", "terraform_version": "1.5.7", "values": {"root_module": {"resources": ["#;
+    let old_state = br#"{"version": 3, "terraform_version": "0.11.14", "resources": []}"#;
+    let dir = temp_dir(&[("plan.json", truncated), ("old.tfstate", old_state)]);
+    let r = common::run_in(dir.path(), &["check", "plan.json", "old.tfstate"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("plan.json:1:"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("old.tfstate:1:1") && r.stderr.contains("format version 3"),
+        "{}",
+        r.stderr
+    );
+}
