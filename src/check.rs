@@ -130,7 +130,11 @@ pub fn check<R>(
         findings,
         records: inventory.records.clone(),
         duplicates: inventory.duplicates,
-        skipped: loaded.skipped,
+        skipped: {
+            let mut skipped = loaded.skipped;
+            skipped.extend(inventory.not_analysed.iter().cloned());
+            skipped
+        },
         analysed_files: loaded.analysed,
         as_of: options.as_of,
         triage: triaged,

@@ -127,6 +127,46 @@ fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
     );
     assert_eq!(doc["summary"]["records"]["pool"], 1);
     assert_eq!(doc["summary"]["records"]["dns_record"], 1);
+    // A planned pool and policy whose ids and filters are known only after
+    // apply are never guessed (an absent `pool_id` would mean all pools):
+    // they are listed as not analysed, located, in every format.
+    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cloudflare_load_balancer_pool.fresh (planned: create): `id` known only after apply")
+    );
+    assert!(
+        skipped[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cloudflare_notification_policy.fresh (planned: create): `filters` known only after apply")
+    );
+    assert!(skipped[0]["line"].as_u64().unwrap() > 1);
+    assert_eq!(doc["summary"]["skipped_resources"], 2);
+    assert_eq!(doc["summary"]["skipped_files"], 0);
+    let human = run(&[
+        "check",
+        &format!("{DIR}/v5-plan.json"),
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+        "--color",
+        "never",
+    ]);
+    assert!(human.stdout.contains("2 resources not analysed"), "{}", human.stdout);
+    let sarif = json(&run(&[
+        "check",
+        &format!("{DIR}/v5-plan.json"),
+        "--format",
+        "sarif",
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+    ]));
+    assert!(sarif.to_string().contains("cloudflare_notification_policy.fresh (planned: create)"));
 }
 
 #[test]

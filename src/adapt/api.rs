@@ -297,6 +297,10 @@ impl RecordSink for Builder {
         append(&mut target.pages, staged.pages);
     }
 
+    fn not_analysed(&mut self, error: crate::load::error::InputError) {
+        self.inventory.not_analysed.push(error);
+    }
+
     fn zone_found(&mut self, zone: Zone) {
         self.staged.zones.push(zone);
     }

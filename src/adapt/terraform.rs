@@ -226,6 +226,57 @@ fn unset_empty_strings(value: &mut Value) {
     }
 }
 
+/// The attributes every rule about `kind` may read.
+fn decisive(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Pool => &["id", "notification_email", "notification_filter"],
+        Kind::NotificationPolicy => &[
+            "alert_type",
+            "enabled",
+            "mechanisms",
+            "email_integration",
+            "webhooks_integration",
+            "pagerduty_integration",
+            "filters",
+        ],
+        Kind::CertificatePack => &["certificate_authority", "type", "hosts", "status"],
+        Kind::TotalTls | Kind::UniversalSsl => &["enabled", "certificate_authority"],
+        Kind::CustomHostname => &["hostname", "ssl"],
+        Kind::CustomCertificate => &[
+            "issuer",
+            "signature",
+            "uploaded_on",
+            "expires_on",
+            "bundle_method",
+            "custom_ssl_options",
+            "certificate",
+            "status",
+            "hosts",
+        ],
+        Kind::DnsRecord => &["type", "name", "hostname", "content", "value", "data"],
+        _ => &[],
+    }
+}
+
+fn holds_unknown(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Array(items) => items.iter().any(holds_unknown),
+        Value::Object(map) => map.values().any(holds_unknown),
+        _ => false,
+    }
+}
+
+/// The attributes of a planned resource its rules read that a plan's
+/// `after_unknown` marks as known only after apply.
+pub fn unknown_decisive(kind: Kind, after_unknown: &Value) -> Vec<&'static str> {
+    decisive(kind)
+        .iter()
+        .copied()
+        .filter(|name| after_unknown.get(*name).is_some_and(holds_unknown))
+        .collect()
+}
+
 /// A zone's id and name (`zone` in v4, `name` in v5).
 pub fn zone_name(attributes: &Value) -> (Option<&str>, Option<&str>) {
     let id = attributes.get("id").and_then(Value::as_str);

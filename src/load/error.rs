@@ -20,6 +20,9 @@ pub struct InputError {
     /// True when the document parsed but is not an edge-service export: such a
     /// file is skipped when met while walking a directory.
     pub not_an_export: bool,
+    /// True when what was not analysed is one resource of a file that was
+    /// (a Terraform plan's resource with values known only after apply).
+    pub resource: bool,
 }
 
 impl InputError {
@@ -33,6 +36,7 @@ impl InputError {
             offset: Some(offset),
             message: message.into(),
             not_an_export: false,
+            resource: false,
         }
     }
 
@@ -44,6 +48,7 @@ impl InputError {
             offset: None,
             message: message.into(),
             not_an_export: false,
+            resource: false,
         }
     }
 
@@ -60,6 +65,7 @@ impl InputError {
             offset: None,
             message: message.into(),
             not_an_export: false,
+            resource: false,
         }
     }
 

@@ -76,6 +76,8 @@ struct Change {
     #[serde(default)]
     actions: Vec<String>,
     after: Option<Value>,
+    /// Mirrors `after`, `true` where a value is known only after apply.
+    after_unknown: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -103,6 +105,8 @@ struct Found<'d> {
     address: String,
     pointer: String,
     attributes: &'d Value,
+    /// A plan's `after_unknown`, when there is one.
+    unknown: Option<&'d Value>,
 }
 
 fn show_module<'d>(module: &'d Module, pointer: &str, found: &mut Vec<Found<'d>>) {
@@ -116,6 +120,7 @@ fn show_module<'d>(module: &'d Module, pointer: &str, found: &mut Vec<Found<'d>>
                 address: r.address.clone(),
                 pointer: format!("{pointer}/resources/{i}/values"),
                 attributes: values,
+                unknown: None,
             });
         }
     }
@@ -166,6 +171,7 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
                     address,
                     pointer: format!("/resource_changes/{i}/change/after"),
                     attributes: after,
+                    unknown: change.after_unknown.as_ref(),
                 });
             }
         }
@@ -185,6 +191,7 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
                         address: state_address(r, instance.index_key.as_ref()),
                         pointer: format!("/resources/{i}/instances/{k}/attributes"),
                         attributes,
+                        unknown: None,
                     });
                 }
             }
@@ -237,6 +244,20 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let Some(ResourceType::Record(kind)) = terraform::resource_type(f.resource_type) else {
                 continue;
             };
+            let unknown = f.unknown.map(|u| terraform::unknown_decisive(kind, u)).unwrap_or_default();
+            if !unknown.is_empty() {
+                // Never guessed: a rule that read an absent value as absent
+                // (`filters.pool_id` absent = all pools) would judge wrongly.
+                let names = unknown.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+                w.not_analysed(
+                    &f.pointer,
+                    &format!(
+                        "{}: {names} known only after apply, so its rules cannot judge it; check the state once applied",
+                        f.address
+                    ),
+                );
+                continue;
+            }
             let Some((record, layout)) = terraform::normalise(kind, f.attributes) else {
                 continue;
             };

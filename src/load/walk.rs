@@ -38,6 +38,10 @@ pub trait RecordSink {
         let _ = (layout, zone);
         self.record(kind, origin, shape)
     }
+    /// A resource read but not analysed, located, with why.
+    fn not_analysed(&mut self, error: InputError) {
+        let _ = error;
+    }
     /// A zone a document names by id and maybe name, outside a bundle.
     fn zone_found(&mut self, zone: Zone) {
         let _ = zone;
@@ -194,6 +198,16 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 
     pub fn zone_found(&mut self, zone: Zone) {
         self.sink.zone_found(zone);
+    }
+
+    /// Reports the value at `pointer` as not analysed, and why.
+    pub fn not_analysed(&mut self, pointer: &str, why: &str) {
+        let origin = self.origin(pointer, None);
+        let error = self.error_at(&origin, "", why);
+        let reason = error.message.clone();
+        let mut error = error.not_analysed(reason);
+        error.resource = true;
+        self.sink.not_analysed(error);
     }
 
     /// A record of another input format in the API's shape (see

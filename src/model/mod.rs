@@ -70,6 +70,9 @@ pub struct Inventory {
     pub records: BTreeMap<Kind, usize>,
     /// Later copies of resources identical to the first, not counted above.
     pub duplicates: usize,
+    /// Resources read but not analysed, with where they are and why (a
+    /// Terraform plan's values known only after apply).
+    pub not_analysed: Vec<crate::load::error::InputError>,
 }
 
 impl Inventory {

@@ -250,6 +250,10 @@ fn closing_line(summary: &Summary) -> String {
         0 => checked,
         n => format!("{checked}; {} skipped, not analysed", plural(n, "file", "files")),
     };
+    let checked = match summary.skipped_resources {
+        0 => checked,
+        n => format!("{checked}; {} not analysed", plural(n, "resource", "resources")),
+    };
     let suppressed = match (summary.suppressed.waived, summary.suppressed.baseline) {
         (0, 0) => String::new(),
         (w, 0) => format!("; {} waived", plural(w, "finding", "findings")),
@@ -276,7 +280,12 @@ fn closing_line(summary: &Summary) -> String {
 fn skipped(ctx: &Context) -> String {
     let mut out = String::new();
     for e in &ctx.outcome.skipped {
-        let _ = writeln!(out, "{}: skipped, not analysed: {}", escaped(&e.file), escaped(e.skip_reason()));
+        let place = if e.resource {
+            format!("{}:{}:{}", e.file, e.line, e.column)
+        } else {
+            e.file.clone()
+        };
+        let _ = writeln!(out, "{}: skipped, not analysed: {}", escaped(&place), escaped(e.skip_reason()));
     }
     if !out.is_empty() {
         out.push('\n');

@@ -67,9 +67,15 @@ fn header(ctx: &Context, summary: &Summary, page: &mut String) {
         plural(summary.count(Severity::Note), "note", "notes"),
         plural(summary.files, "file", "files"),
         plural(summary.records_total(), "record", "records"),
-        match summary.skipped_files {
-            0 => String::new(),
-            n => format!(" · **{} skipped, not analysed**", plural(n, "file", "files")),
+        match (summary.skipped_files, summary.skipped_resources) {
+            (0, 0) => String::new(),
+            (0, r) => format!(" · **{} not analysed**", plural(r, "resource", "resources")),
+            (n, 0) => format!(" · **{} skipped, not analysed**", plural(n, "file", "files")),
+            (n, r) => format!(
+                " · **{} skipped, {} not analysed**",
+                plural(n, "file", "files"),
+                plural(r, "resource", "resources")
+            ),
         }
     );
 }

@@ -11,6 +11,8 @@ use crate::triage::Suppression;
 pub struct Summary {
     pub files: usize,
     pub skipped_files: usize,
+    /// Resources of analysed files that were not analysed (listed in `skipped` too).
+    pub skipped_resources: usize,
     /// Each file that was not analysed, and why: a run that left something
     /// out says so in every format.
     pub skipped: Vec<SkippedFile>,
@@ -31,6 +33,11 @@ pub struct Summary {
 pub struct SkippedFile {
     pub file: String,
     pub reason: String,
+    /// Where the resource is, when one resource of the file was not analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 impl SkippedFile {
@@ -41,6 +48,8 @@ impl SkippedFile {
             .map(|e| SkippedFile {
                 file: e.file.clone(),
                 reason: e.skip_reason().to_string(),
+                line: e.resource.then_some(e.line),
+                column: e.resource.then_some(e.column),
             })
             .collect()
     }
@@ -74,7 +83,8 @@ impl Summary {
         }
         Summary {
             files: outcome.analysed_files,
-            skipped_files: outcome.skipped.len(),
+            skipped_files: outcome.skipped.iter().filter(|e| !e.resource).count(),
+            skipped_resources: outcome.skipped.iter().filter(|e| e.resource).count(),
             skipped: SkippedFile::all(outcome),
             records: outcome.records.clone(),
             duplicate_copies: outcome.duplicates,
