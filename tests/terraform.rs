@@ -248,3 +248,23 @@ fn broken_terraform_documents_are_located_input_errors() {
         r.stderr
     );
 }
+
+#[test]
+fn plan_on_terraform_input_warns_of_drift_and_never_updates_a_terraform_policy() {
+    let r = run(&[
+        "plan",
+        &format!("{DIR}/v4-show-state.json"),
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("come from Terraform"), "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["summary"]["policy_updates"], 0);
+    let steps = doc["accounts"][0]["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["method"] != "PUT"));
+    // The typo'd policy stays a manual step instead.
+    assert!(steps.iter().any(|s| s["reason"].as_str().unwrap().starts_with("LB005")));
+}

@@ -34,6 +34,16 @@ pub fn run(args: &PlanArgs) -> u8 {
     };
     let built = check(&options, &rules, Default::default(), |outcome, analysis| {
         warn_skipped(&outcome.skipped);
+        let from_terraform = analysis
+            .inventory()
+            .accounts
+            .iter()
+            .any(|a| a.pools.iter().any(|p| p.origin.address.is_some()) || a.policies.iter().any(|p| p.origin.address.is_some()));
+        if from_terraform {
+            eprintln!(
+                "edgeaudit plan: warning: some pools or policies come from Terraform: the plan's API calls would drift from the configuration, which the next apply undoes; make the same changes in the .tf files (existing Terraform policies are never updated by the plan)"
+            );
+        }
         crate::plan::build(outcome, analysis, args.per_page as usize)
     });
     let plans = match built {

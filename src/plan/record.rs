@@ -44,8 +44,9 @@ fn read(
     policy: &Policy,
     yaml_documents: &mut HashMap<FileId, Option<Value>>,
 ) -> Option<Map<String, Value>> {
-    // Only the API adapter's records are API bodies.
-    if !std::ptr::eq(policy.fields, &crate::adapt::api::POLICY) {
+    // Only API exports hold API bodies: a Terraform resource's attributes are
+    // not one, and a PUT behind Terraform's back would be undone by its next apply.
+    if policy.origin.address.is_some() || !std::ptr::eq(policy.fields, &crate::adapt::api::POLICY) {
         return None;
     }
     let file = files.get(policy.origin.file.0 as usize)?;
