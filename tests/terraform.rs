@@ -268,3 +268,50 @@ fn plan_on_terraform_input_warns_of_drift_and_never_updates_a_terraform_policy()
     // The typo'd policy stays a manual step instead.
     assert!(steps.iter().any(|s| s["reason"].as_str().unwrap().starts_with("LB005")));
 }
+
+#[test]
+fn a_resource_of_ours_without_readable_attributes_is_an_error_at_the_resource() {
+    let state = |values: &str| {
+        format!(
+            r#"{{"format_version": "1.0", "terraform_version": "1.5.7", "values": {{"root_module": {{"resources": [
+  {{"address": "cloudflare_load_balancer_pool.web", "mode": "managed", "type": "cloudflare_load_balancer_pool", "name": "web",
+    "values": {values}}}]}}}}}}"#
+        )
+    };
+    let missing = state("null");
+    let mistyped = state(r#"{"id": "p1", "name": "web", "notification_email": 5}"#);
+    let dir = temp_dir(&[("missing.json", missing.as_bytes()), ("mistyped.json", mistyped.as_bytes())]);
+    for (file, says) in [
+        ("missing.json", "attributes are not an object"),
+        ("mistyped.json", "cloudflare_load_balancer_pool.web"),
+    ] {
+        let r = common::run_in(dir.path(), &["check", file]);
+        assert_eq!(r.code, 2, "{file}: {}", r.stderr);
+        // Line 3: the resource's values, not the top of the file.
+        assert!(
+            r.stderr.contains(&format!("{file}:3:")) && r.stderr.contains(says),
+            "{file}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn a_plan_whose_every_resource_waits_for_apply_lists_each_one() {
+    let plan = br#"{"format_version": "1.2", "terraform_version": "1.9.8", "resource_changes": [
+  {"address": "cloudflare_load_balancer_pool.fresh", "mode": "managed", "type": "cloudflare_load_balancer_pool", "name": "fresh",
+   "change": {"actions": ["create"], "after": {"name": "fresh", "notification_email": "a@example.com"}, "after_unknown": {"id": true}}}]}"#;
+    let dir = temp_dir(&[("plan.json", plan)]);
+    let r = common::run_in(dir.path(), &["check", "plan.json", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r);
+    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cloudflare_load_balancer_pool.fresh (planned: create): `id` known only after apply")
+    );
+    assert_eq!(skipped[0]["line"], 3);
+}

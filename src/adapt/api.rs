@@ -103,6 +103,8 @@ pub struct Builder {
     /// The current document's resources and record counts, until its account is known.
     staged: Account,
     staged_records: Vec<(Kind, usize)>,
+    /// The current document's resources read but not analysed.
+    staged_not_analysed: Vec<crate::load::error::InputError>,
 }
 
 impl Builder {
@@ -278,6 +280,7 @@ impl RecordSink for Builder {
 
     fn end_document(&mut self, account: Option<&str>) {
         let staged = std::mem::take(&mut self.staged);
+        self.inventory.not_analysed.append(&mut self.staged_not_analysed);
         for (kind, n) in std::mem::take(&mut self.staged_records) {
             *self.inventory.records.entry(kind).or_default() += n;
         }
@@ -298,7 +301,7 @@ impl RecordSink for Builder {
     }
 
     fn not_analysed(&mut self, error: crate::load::error::InputError) {
-        self.inventory.not_analysed.push(error);
+        self.staged_not_analysed.push(error);
     }
 
     fn zone_found(&mut self, zone: Zone) {
@@ -319,6 +322,7 @@ impl RecordSink for Builder {
     fn discard_document(&mut self) {
         self.staged = Account::default();
         self.staged_records.clear();
+        self.staged_not_analysed.clear();
     }
 }
 

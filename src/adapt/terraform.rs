@@ -10,7 +10,7 @@
 //! provider v5 uses objects and `mechanisms = {email, webhooks, pagerduty}`
 //! as the API does. The generation is read per resource from that shape.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::api;
 use crate::model::Kind;
@@ -294,13 +294,10 @@ pub fn account_id(attributes: &Value) -> Option<&str> {
     attributes.get("account_id").and_then(Value::as_str)
 }
 
-/// An empty object, for a resource whose attributes are all unknown.
-pub fn nothing() -> Value {
-    json!({})
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

@@ -49,25 +49,28 @@ struct Module {
     child_modules: Vec<Module>,
 }
 
+/// What `show -json` says of every resource, in a state or in a plan's changes.
 #[derive(Deserialize)]
-struct ShowResource {
+struct Named {
     #[serde(default)]
     address: String,
     #[serde(default)]
     mode: String,
     #[serde(rename = "type", default)]
     resource_type: String,
+}
+
+#[derive(Deserialize)]
+struct ShowResource {
+    #[serde(flatten)]
+    named: Named,
     values: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct ResourceChange {
-    #[serde(default)]
-    address: String,
-    #[serde(default)]
-    mode: String,
-    #[serde(rename = "type", default)]
-    resource_type: String,
+    #[serde(flatten)]
+    named: Named,
     change: Option<Change>,
 }
 
@@ -104,25 +107,27 @@ struct Found<'d> {
     resource_type: &'d str,
     address: String,
     pointer: String,
+    /// `null` when the document gives none: an input error for a resource
+    /// edgeaudit reads, never a resource passed over.
     attributes: &'d Value,
     /// A plan's `after_unknown`, when there is one.
     unknown: Option<&'d Value>,
 }
 
+static NO_ATTRIBUTES: Value = Value::Null;
+
 fn show_module<'d>(module: &'d Module, pointer: &str, found: &mut Vec<Found<'d>>) {
     for (i, r) in module.resources.iter().enumerate() {
-        if r.mode != "managed" {
+        if r.named.mode != "managed" {
             continue;
         }
-        if let Some(values) = &r.values {
-            found.push(Found {
-                resource_type: &r.resource_type,
-                address: r.address.clone(),
-                pointer: format!("{pointer}/resources/{i}/values"),
-                attributes: values,
-                unknown: None,
-            });
-        }
+        found.push(Found {
+            resource_type: &r.named.resource_type,
+            address: r.named.address.clone(),
+            pointer: format!("{pointer}/resources/{i}/values"),
+            attributes: r.values.as_ref().unwrap_or(&NO_ATTRIBUTES),
+            unknown: None,
+        });
     }
     for (i, child) in module.child_modules.iter().enumerate() {
         show_module(child, &format!("{pointer}/child_modules/{i}"), found);
@@ -139,7 +144,7 @@ fn state_address(r: &StateResource, key: Option<&Value>) -> String {
     address.push_str(&format!("{}.{}", r.resource_type, r.name));
     match key {
         Some(Value::Number(n)) => address.push_str(&format!("[{n}]")),
-        Some(Value::String(s)) => address.push_str(&format!("[{}]", Value::String(s.clone()))),
+        Some(key @ Value::String(_)) => address.push_str(&format!("[{key}]")),
         _ => {}
     }
     address
@@ -150,30 +155,27 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
     if let Some(changes) = &doc.resource_changes {
         // A plan: what each resource will be. A resource the plan deletes is gone.
         for (i, c) in changes.iter().enumerate() {
-            let Some(change) = &c.change else { continue };
-            if c.mode != "managed" || change.actions.iter().all(|a| a == "delete") {
+            let actions = c.change.as_ref().map_or(&[][..], |change| change.actions.as_slice());
+            if c.named.mode != "managed" || (!actions.is_empty() && actions.iter().all(|a| a == "delete")) {
                 continue;
             }
-            if let Some(after) = change.after.as_ref().filter(|a| a.is_object()) {
-                let planned = change
-                    .actions
-                    .iter()
-                    .filter(|a| *a != "no-op" && *a != "read")
-                    .cloned()
-                    .collect::<Vec<_>>();
-                let address = if planned.is_empty() {
-                    c.address.clone()
-                } else {
-                    format!("{} (planned: {})", c.address, planned.join(", "))
-                };
-                found.push(Found {
-                    resource_type: &c.resource_type,
-                    address,
-                    pointer: format!("/resource_changes/{i}/change/after"),
-                    attributes: after,
-                    unknown: change.after_unknown.as_ref(),
-                });
-            }
+            let planned: Vec<&str> = actions
+                .iter()
+                .map(String::as_str)
+                .filter(|a| *a != "no-op" && *a != "read")
+                .collect();
+            let address = if planned.is_empty() {
+                c.named.address.clone()
+            } else {
+                format!("{} (planned: {})", c.named.address, planned.join(", "))
+            };
+            found.push(Found {
+                resource_type: &c.named.resource_type,
+                address,
+                pointer: format!("/resource_changes/{i}/change/after"),
+                attributes: c.change.as_ref().and_then(|change| change.after.as_ref()).unwrap_or(&NO_ATTRIBUTES),
+                unknown: c.change.as_ref().and_then(|change| change.after_unknown.as_ref()),
+            });
         }
     } else if let Some(module) = doc.planned_values.as_ref().and_then(|v| v.root_module.as_ref()) {
         show_module(module, "/planned_values/root_module", &mut found);
@@ -185,15 +187,13 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
                 continue;
             }
             for (k, instance) in r.instances.iter().enumerate() {
-                if let Some(attributes) = &instance.attributes {
-                    found.push(Found {
-                        resource_type: &r.resource_type,
-                        address: state_address(r, instance.index_key.as_ref()),
-                        pointer: format!("/resources/{i}/instances/{k}/attributes"),
-                        attributes,
-                        unknown: None,
-                    });
-                }
+                found.push(Found {
+                    resource_type: &r.resource_type,
+                    address: state_address(r, instance.index_key.as_ref()),
+                    pointer: format!("/resources/{i}/instances/{k}/attributes"),
+                    attributes: instance.attributes.as_ref().unwrap_or(&NO_ATTRIBUTES),
+                    unknown: None,
+                });
             }
         }
     }
@@ -239,11 +239,13 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 name: name.map(str::to_string),
             });
         }
-        let mut read = 0usize;
+        // Resources of ours, analysed or reported as not analysed.
+        let mut ours = 0usize;
         for f in &found {
             let Some(ResourceType::Record(kind)) = terraform::resource_type(f.resource_type) else {
                 continue;
             };
+            ours += 1;
             let unknown = f.unknown.map(|u| terraform::unknown_decisive(kind, u)).unwrap_or_default();
             if !unknown.is_empty() {
                 // Never guessed: a rule that read an absent value as absent
@@ -259,31 +261,20 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 continue;
             }
             let Some((record, layout)) = terraform::normalise(kind, f.attributes) else {
-                continue;
+                return Err(w.error_at_pointer(
+                    &f.pointer,
+                    &format!("{}: its attributes are not an object, so it cannot be checked", f.address),
+                ));
             };
             let zone: Option<ZoneKey> = terraform::zone_id(f.attributes)
                 .and_then(|id| zones.get(id))
                 .map(|(index, _)| (file_id, *index));
-            let shape = match super::stream::shape_of(&record) {
-                Ok(shape) => shape,
-                Err(e) => {
-                    return Err(InputError::at_line_column(
-                        &file.name,
-                        1,
-                        1,
-                        format!("{}: {e}", f.address),
-                    ));
-                }
-            };
-            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), &shape, layout, zone)
-                .is_err()
-            {
+            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), &record, layout, zone).is_err() {
                 // The walker keeps the located error.
                 return Ok(());
             }
-            read += 1;
         }
-        if read == 0 {
+        if ours == 0 {
             return Err(InputError::at_line_column(&file.name, 1, 1, "a Terraform document").not_analysed(
                 "a Terraform document with no resource edgeaudit reads (cloudflare_load_balancer_pool, cloudflare_notification_policy, cloudflare_certificate_pack, cloudflare_total_tls, cloudflare_custom_hostname, cloudflare_custom_ssl, cloudflare_record, cloudflare_dns_record)",
             ));

@@ -34,18 +34,11 @@ pub trait RecordSink {
         shape: &Shape<'_>,
         layout: &'static Layout,
         zone: Option<ZoneKey>,
-    ) -> Result<(), FieldError> {
-        let _ = (layout, zone);
-        self.record(kind, origin, shape)
-    }
-    /// A resource read but not analysed, located, with why.
-    fn not_analysed(&mut self, error: InputError) {
-        let _ = error;
-    }
+    ) -> Result<(), FieldError>;
+    /// A resource read but not analysed, located, with why: every report lists it.
+    fn not_analysed(&mut self, error: InputError);
     /// A zone a document names by id and maybe name, outside a bundle.
-    fn zone_found(&mut self, zone: Zone) {
-        let _ = zone;
-    }
+    fn zone_found(&mut self, zone: Zone);
     /// The document's records belong to this account (a bundle may name its
     /// `account_id` after its pools, so this comes at the end).
     fn end_document(&mut self, account: Option<&str>);
@@ -200,24 +193,29 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self.sink.zone_found(zone);
     }
 
+    /// An input error at the value at `pointer`.
+    pub fn error_at_pointer(&self, pointer: &str, message: &str) -> InputError {
+        self.error_at(&self.origin(pointer, None), "", message)
+    }
+
     /// Reports the value at `pointer` as not analysed, and why.
     pub fn not_analysed(&mut self, pointer: &str, why: &str) {
-        let origin = self.origin(pointer, None);
-        let error = self.error_at(&origin, "", why);
+        let error = self.error_at_pointer(pointer, why);
         let reason = error.message.clone();
         let mut error = error.not_analysed(reason);
         error.resource = true;
         self.sink.not_analysed(error);
     }
 
-    /// A record of another input format in the API's shape (see
-    /// [`RecordSink::record_as`]), at `pointer` and named by `address`.
+    /// A record of another input format, put in the API's shape by its
+    /// adapter (see [`RecordSink::record_as`]), at `pointer` and named by
+    /// `address`. A value of the wrong type is an input error at the record.
     pub fn record_as(
         &mut self,
         kind: Kind,
         pointer: &str,
         address: std::sync::Arc<str>,
-        shape: &Shape<'_>,
+        record: &serde_json::Value,
         layout: &'static Layout,
         zone: Option<ZoneKey>,
     ) -> Result<(), Stopped> {
@@ -225,22 +223,26 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             address: Some(address),
             ..self.origin(pointer, None)
         };
-        match self.sink.record_as(kind, origin.clone(), shape, layout, zone) {
-            Ok(()) => {
-                self.recognised += 1;
-                Ok(())
-            }
-            Err(e) => {
-                let error = self.error_at(&origin, &e.path, &e.message);
-                self.fail(error)
-            }
-        }
+        let result = match super::stream::shape_of(record) {
+            Ok(shape) => self.sink.record_as(kind, origin.clone(), &shape, layout, zone),
+            Err(e) => Err(FieldError {
+                path: String::new(),
+                message: format!("{}: {e}", origin.address.as_deref().unwrap_or_default()),
+            }),
+        };
+        self.handed(kind, &origin, result)
     }
 
     /// Gives a classified record to the sink; a field the model rejects is an
     /// input error at that field.
     fn hand_over(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), Stopped> {
-        match self.sink.record(kind, origin.clone(), shape) {
+        let result = self.sink.record(kind, origin.clone(), shape);
+        self.handed(kind, &origin, result)
+    }
+
+    /// Counts a record the sink took, or stops at the field it rejected.
+    fn handed(&mut self, kind: Kind, origin: &RecordOrigin, result: Result<(), FieldError>) -> Result<(), Stopped> {
+        match result {
             Ok(()) => {
                 self.recognised += 1;
                 self.page_records += 1;
@@ -248,7 +250,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
                 Ok(())
             }
             Err(e) => {
-                let error = self.error_at(&origin, &e.path, &e.message);
+                let error = self.error_at(origin, &e.path, &e.message);
                 self.fail(error)
             }
         }
