@@ -152,7 +152,7 @@ impl<'a> CoverageIndex<'a> {
             .legacy_recipients
             .iter()
             .filter(|_| !pool.legacy_events.is_empty())
-            .filter(|r| !covering.iter().any(|p| p.email_recipients().any(|m| m.eq_ignore_ascii_case(r))))
+            .filter(|r| !covering.iter().any(|p| p.emails(r)))
             .cloned()
             .collect();
         // Delivery is per (event, recipient): one policy must both admit the
@@ -163,11 +163,7 @@ impl<'a> CoverageIndex<'a> {
             .legacy_events
             .iter()
             .flat_map(|e| pool.legacy_recipients.iter().map(move |r| (e, r)))
-            .filter(|(e, r)| {
-                !covering
-                    .iter()
-                    .any(|p| p.admits(*e) && p.email_recipients().any(|m| m.trim().eq_ignore_ascii_case(r)))
-            })
+            .filter(|(e, r)| !covering.iter().any(|p| p.admits(*e) && p.emails(r)))
             .collect();
         let (mut uncovered_events, mut uncovered_recipients) = (uncovered_events, uncovered_recipients);
         if uncovered_events.is_empty() && uncovered_recipients.is_empty() && !missing_pairs.is_empty() {

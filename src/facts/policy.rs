@@ -56,10 +56,8 @@ impl Facts for PolicyFacts<'_> {
             "invalid_filter_values" => {
                 let mut invalid = Vec::new();
                 if p.is_health_alert() {
-                    let healths: Vec<&str> = Health::ALL.iter().map(|h| h.api_value()).collect();
-                    let sources: Vec<&str> = EventSource::ALL.iter().map(|s| s.api_value()).collect();
-                    invalid.extend(invalid_values(&p.new_health, "new_health", &healths));
-                    invalid.extend(invalid_values(&p.event_source, "event_source", &sources));
+                    invalid.extend(invalid_values(&p.new_health, "new_health", &Health::API_VALUES));
+                    invalid.extend(invalid_values(&p.event_source, "event_source", &EventSource::API_VALUES));
                 }
                 Fact::new(Value::List(invalid), at.filters)
             }

@@ -2,7 +2,7 @@ use serde::Serialize;
 
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
-use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Pool};
+use crate::model::notification::{Event, HEALTH_ALERT_TYPE, Pool, filter_products};
 
 pub struct PoolFacts<'a> {
     pool: &'a Pool,
@@ -153,13 +153,7 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) ->
     if events.is_empty() || recipients.is_empty() {
         return String::new();
     }
-    let healths_of = |source: EventSource| -> Vec<Health> { events.iter().filter(|e| e.source == source).map(|e| e.health).collect() };
-    let sources: Vec<EventSource> = EventSource::ALL.into_iter().filter(|s| !healths_of(*s).is_empty()).collect();
-    let groups: Vec<(Vec<EventSource>, Vec<Health>)> = if sources.windows(2).all(|w| healths_of(w[0]) == healths_of(w[1])) {
-        vec![(sources.clone(), sources.first().map(|&s| healths_of(s)).unwrap_or_default())]
-    } else {
-        sources.iter().map(|&s| (vec![s], healths_of(s))).collect()
-    };
+    let groups = filter_products(events);
     let label = if pool.name.is_empty() {
         pool.id.as_str()
     } else {
@@ -192,7 +186,7 @@ mod tests {
     use super::*;
     use crate::facts::Value;
     use crate::model::Account;
-    use crate::model::notification::Policy;
+    use crate::model::notification::{EventSource, Health, Policy};
     use crate::model::samples::{all_events, health_policy, pool, valued};
 
     fn policy(recipients: &[&str], new_health: &[&str]) -> Policy {

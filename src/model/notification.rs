@@ -19,23 +19,19 @@ pub enum Health {
 
 impl EventSource {
     pub const ALL: [EventSource; 2] = [EventSource::Pool, EventSource::Origin];
-    /// The exact spelling the API accepts in `filters.event_source`.
+    /// The exact spellings the API accepts in `filters.event_source`, in `ALL`'s order.
+    pub const API_VALUES: [&'static str; 2] = ["pool", "origin"];
     pub fn api_value(self) -> &'static str {
-        match self {
-            EventSource::Pool => "pool",
-            EventSource::Origin => "origin",
-        }
+        Self::API_VALUES[self as usize]
     }
 }
 
 impl Health {
     pub const ALL: [Health; 2] = [Health::Healthy, Health::Unhealthy];
-    /// The exact spelling the API accepts in `filters.new_health`.
+    /// The exact spellings the API accepts in `filters.new_health`, in `ALL`'s order.
+    pub const API_VALUES: [&'static str; 2] = ["Healthy", "Unhealthy"];
     pub fn api_value(self) -> &'static str {
-        match self {
-            Health::Healthy => "Healthy",
-            Health::Unhealthy => "Unhealthy",
-        }
+        Self::API_VALUES[self as usize]
     }
 }
 
@@ -44,6 +40,44 @@ impl Health {
 pub struct Event {
     pub source: EventSource,
     pub health: Health,
+}
+
+impl Event {
+    /// Every (source, health), in (source, health) order.
+    pub const ALL: [Event; 4] = [
+        Event {
+            source: EventSource::Pool,
+            health: Health::Healthy,
+        },
+        Event {
+            source: EventSource::Pool,
+            health: Health::Unhealthy,
+        },
+        Event {
+            source: EventSource::Origin,
+            health: Health::Healthy,
+        },
+        Event {
+            source: EventSource::Origin,
+            health: Health::Unhealthy,
+        },
+    ];
+}
+
+/// Events as policy filters (sources × healths, two independent sets): one
+/// filter pair when the events are such a product, else one per source.
+/// Never an empty filter (empty means all); no events, no filters.
+pub fn filter_products(events: &[Event]) -> Vec<(Vec<EventSource>, Vec<Health>)> {
+    let healths_of = |s: EventSource| -> Vec<Health> { events.iter().filter(|e| e.source == s).map(|e| e.health).collect() };
+    let sources: Vec<EventSource> = EventSource::ALL.into_iter().filter(|s| !healths_of(*s).is_empty()).collect();
+    if sources.windows(2).all(|w| healths_of(w[0]) == healths_of(w[1])) {
+        match sources.first() {
+            Some(&first) => vec![(sources.clone(), healths_of(first))],
+            None => vec![],
+        }
+    } else {
+        sources.iter().map(|&s| (vec![s], healths_of(s))).collect()
+    }
 }
 
 impl fmt::Display for Event {
@@ -67,10 +101,7 @@ impl EventSet {
 
     /// In (source, health) order.
     pub fn iter(self) -> impl Iterator<Item = Event> {
-        EventSource::ALL
-            .into_iter()
-            .flat_map(|source| Health::ALL.into_iter().map(move |health| Event { source, health }))
-            .filter(move |&e| self.0 & Self::bit(e) != 0)
+        Event::ALL.into_iter().filter(move |&e| self.0 & Self::bit(e) != 0)
     }
 
     pub fn is_empty(self) -> bool {
@@ -152,6 +183,12 @@ impl Policy {
             .iter()
             .filter(|m| m.kind == "email")
             .filter_map(|m| m.target.as_deref())
+    }
+
+    /// Whether an e-mail mechanism names this (trimmed) address, compared
+    /// case-insensitively like pool recipients.
+    pub fn emails(&self, recipient: &str) -> bool {
+        self.email_recipients().any(|m| m.eq_ignore_ascii_case(recipient))
     }
 
     /// Whether the policy's filters let this event through (exact spelling:

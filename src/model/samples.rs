@@ -1,6 +1,6 @@
 //! Small resources for unit tests of the stages after the model.
 
-use super::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, Mechanism, Policy, Pool, Valued};
+use super::notification::{Event, HEALTH_ALERT_TYPE, Mechanism, Policy, Pool, Valued};
 use super::origin::RecordOrigin;
 use crate::model::origin::FileId;
 
@@ -14,10 +14,7 @@ pub fn origin() -> RecordOrigin {
 }
 
 pub fn all_events() -> Vec<Event> {
-    EventSource::ALL
-        .into_iter()
-        .flat_map(|source| Health::ALL.into_iter().map(move |health| Event { source, health }))
-        .collect()
+    Event::ALL.to_vec()
 }
 
 pub fn pool(id: &str, recipients: &[&str], events: Vec<Event>) -> Pool {

@@ -13,7 +13,7 @@ use super::service::Service;
 use crate::check::Outcome;
 use crate::facts::Analysis;
 use crate::model::Account;
-use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health};
+use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, filter_products};
 
 /// The plan of one account.
 #[derive(Debug)]
@@ -225,7 +225,7 @@ fn needs_of(service: &Service, pool: &super::service::ServicePool) -> Vec<Need> 
     for (events, mut recipients) in by_events {
         recipients.sort();
         recipients.dedup();
-        for (sources, healths) in products(&events) {
+        for (sources, healths) in filter_products(&events) {
             needs.push((sources, healths, recipients.clone()));
         }
     }
@@ -236,21 +236,6 @@ fn needs_of(service: &Service, pool: &super::service::ServicePool) -> Vec<Need> 
 /// policies and its own clear.
 pub fn per_pool_requests(service: &Service) -> usize {
     service.legacy_pools().map(|p| needs_of(service, p).len() + 1).sum()
-}
-
-/// Events as filter products (sources × healths): one when they are a
-/// product, else one per source. Never empty filters (empty means all).
-fn products(events: &[Event]) -> Vec<(Vec<EventSource>, Vec<Health>)> {
-    let healths_of = |s: EventSource| -> Vec<Health> { events.iter().filter(|e| e.source == s).map(|e| e.health).collect() };
-    let sources: Vec<EventSource> = EventSource::ALL.into_iter().filter(|s| !healths_of(*s).is_empty()).collect();
-    if sources.windows(2).all(|w| healths_of(w[0]) == healths_of(w[1])) {
-        match sources.first() {
-            Some(&first) => vec![(sources.clone(), healths_of(first))],
-            None => vec![],
-        }
-    } else {
-        sources.iter().map(|&s| (vec![s], healths_of(s))).collect()
-    }
 }
 
 /// The clears, once the creates have run: a page of `per_page` pools (by
@@ -325,16 +310,19 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
     let mut plans = Vec::new();
     for (i, account) in analysis.inventory().accounts.iter().enumerate() {
         let bodies = super::record::policy_bodies(&outcome.files, account);
+        // The planner's model is dropped before the replay builds its own:
+        // one model of the account at a time (each holds every pool).
         let notifications = notification_steps(account, per_page, &bodies);
         let mut steps = notifications.steps;
         steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
+        let legacy_pools = account.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
         let proof = replay(Service::of(account), &steps)?;
         plans.push(AccountPlan {
             account_id: account.id.clone(),
             steps,
             proof,
             per_pool_requests: notifications.per_pool_requests,
-            legacy_pools: Service::of(account).legacy_pools().count(),
+            legacy_pools,
         });
     }
     Ok(plans)

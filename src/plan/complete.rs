@@ -169,13 +169,11 @@ struct Correction {
 /// The body with its misspelt health filter values respelt (and then
 /// repeated values dropped); `None` when there is nothing to correct.
 fn corrected_filters(body: &Map<String, Value>) -> Option<Correction> {
-    let healths: Vec<&str> = Health::ALL.iter().map(|h| h.api_value()).collect();
-    let sources: Vec<&str> = EventSource::ALL.iter().map(|s| s.api_value()).collect();
     let mut fixed = body.clone();
     let mut descriptions = Vec::new();
     let mut paths = Vec::new();
     let filters = fixed.get_mut("filters").and_then(Value::as_object_mut)?;
-    for (field, allowed) in [("new_health", &healths), ("event_source", &sources)] {
+    for (field, allowed) in [("new_health", &Health::API_VALUES), ("event_source", &EventSource::API_VALUES)] {
         let Some(values) = filters.get_mut(field).and_then(Value::as_array_mut) else {
             continue;
         };
@@ -250,13 +248,9 @@ fn completed(service: &Service, policy: &ServicePolicy, missing: &[(Event, Strin
         wider.healths = h.clone();
     }
     wider.emails.extend(emails.iter().cloned());
-    let all_events: Vec<Event> = EventSource::ALL
-        .into_iter()
-        .flat_map(|source| Health::ALL.into_iter().map(move |health| Event { source, health }))
-        .collect();
     for pool_id in &wider.pool_ids {
         let legacy = service.pool_position(pool_id).map(|i| &service.pools[i]);
-        for &event in &all_events {
+        for event in Event::ALL {
             for r in &wider.emails {
                 let new = wider.delivers(pool_id, event, r) && !policy.delivers(pool_id, event, r);
                 let wanted = legacy.is_some_and(|p| p.events.iter().any(|e| e == event) && p.recipients.contains(r));

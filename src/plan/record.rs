@@ -45,8 +45,9 @@ fn read(
     yaml_documents: &mut HashMap<FileId, Option<Value>>,
 ) -> Option<Map<String, Value>> {
     // Only API exports hold API bodies: a Terraform resource's attributes are
-    // not one, and a PUT behind Terraform's back would be undone by its next apply.
-    if policy.origin.address.is_some() || !std::ptr::eq(policy.fields, &crate::adapt::api::POLICY) {
+    // not one (every Terraform record has its address), and a PUT behind
+    // Terraform's back would be undone by its next apply.
+    if policy.origin.address.is_some() {
         return None;
     }
     let file = files.get(policy.origin.file.0 as usize)?;

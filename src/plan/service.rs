@@ -123,6 +123,8 @@ pub struct Service {
     all_pools: Vec<usize>,
     /// Pools by lower-cased id.
     pool_index: HashMap<String, usize>,
+    /// Policies by id: an update finds its policy without a scan.
+    policy_index: HashMap<String, usize>,
     created: usize,
 }
 
@@ -145,6 +147,7 @@ impl Service {
             by_pool: HashMap::new(),
             all_pools: Vec::new(),
             pool_index: HashMap::new(),
+            policy_index: HashMap::new(),
             created: 0,
         };
         service.pool_index = service
@@ -165,6 +168,8 @@ impl Service {
     }
 
     pub fn add_policy(&mut self, policy: ServicePolicy) {
+        // The first of two policies with one id is the one an update finds, as before.
+        self.policy_index.entry(policy.id.clone()).or_insert(self.policies.len());
         self.policies.push(policy);
         self.index(self.policies.len() - 1);
     }
@@ -232,7 +237,7 @@ impl Service {
 
     /// The policy with this id.
     pub fn policy(&self, id: &str) -> Option<&ServicePolicy> {
-        self.policies.iter().find(|p| p.id == id)
+        self.policy_index.get(id).map(|&i| &self.policies[i])
     }
 
     /// The policies whose `filters.pool_id` names this pool (lower-cased id).
@@ -264,7 +269,7 @@ impl Service {
                 self.add_policy(ServicePolicy::from_body(&id, body));
             }
             Request::UpdatePolicy { policy_id, body, .. } => {
-                let Some(index) = self.policies.iter().position(|p| p.id == *policy_id) else {
+                let Some(&index) = self.policy_index.get(policy_id) else {
                     return Err(format!("no policy {policy_id} to update"));
                 };
                 self.unindex(index);

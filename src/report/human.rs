@@ -73,16 +73,8 @@ fn help(ctx: &Context, f: &Finding) -> String {
         (true, false) => r.id.as_ref(),
         (true, true) => "(unnamed)",
     };
-    match &r.address {
-        Some(address) => format!(
-            "{} {} ({}) · `edgeaudit explain {}`",
-            r.kind,
-            escaped(name),
-            escaped(address),
-            f.rule.id
-        ),
-        None => format!("{} {} · `edgeaudit explain {}`", r.kind, escaped(name), f.rule.id),
-    }
+    let address = r.address.as_deref().map(|a| format!(" ({})", escaped(a))).unwrap_or_default();
+    format!("{} {}{address} · `edgeaudit explain {}`", r.kind, escaped(name), f.rule.id)
 }
 
 /// The files' texts as snippets show them: the file itself, or a copy with
