@@ -315,3 +315,19 @@ fn a_plan_whose_every_resource_waits_for_apply_lists_each_one() {
     );
     assert_eq!(skipped[0]["line"], 3);
 }
+
+#[test]
+fn an_api_export_whose_records_carry_a_terraform_version_key_stays_an_export() {
+    let export = br#"{"success": true, "errors": [], "messages": [], "result": [
+  {"id": "h1", "hostname": "shop.example.org", "custom_metadata": {"terraform_version": "1.5.7"},
+   "ssl": {"method": "txt", "type": "dv", "certificate_authority": "lets_encrypt"}}]}"#;
+    let dir = temp_dir(&[("custom-hostnames.json", export)]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "custom-hostnames.json", "--format", "json", "--as-of", "2024-10-01"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["summary"]["records"]["custom_hostname"], 1);
+    assert!(doc["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "CA004"));
+}

@@ -18,11 +18,38 @@ use super::walk::{RecordSink, Walker};
 use crate::adapt::terraform::{self, ResourceType};
 use crate::model::certificate::{Zone, ZoneKey};
 
-/// Whether a JSON document is one of Terraform's: they name the Terraform
-/// version near the top (`terraform show -json` and `.tfstate` both do).
+/// Whether a JSON document is one of Terraform's: `terraform show -json` and
+/// `.tfstate` name `terraform_version` as a member of the top-level object,
+/// second after their format version. Only the first 4 KiB are looked at,
+/// and only keys of the top-level object count: an API export whose records
+/// carry such a key (a custom hostname's `custom_metadata`) stays an export.
 pub fn is_terraform(text: &str) -> bool {
     let head = &text.as_bytes()[..text.len().min(4096)];
-    memchr::memmem::find(head, b"\"terraform_version\"").is_some()
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < head.len() {
+        match head[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let start = i + 1;
+                let mut end = start;
+                while end < head.len() && head[end] != b'"' {
+                    end += if head[end] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 && head.get(start..end) == Some(b"terraform_version".as_slice()) {
+                    let after = head[end.min(head.len())..].iter().skip(1).find(|b| !b.is_ascii_whitespace());
+                    if after == Some(&b':') {
+                        return true;
+                    }
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 #[derive(Deserialize)]
@@ -282,4 +309,26 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
         w.set_account(account.clone());
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_terraform;
+
+    #[test]
+    fn only_a_top_level_terraform_version_makes_a_terraform_document() {
+        assert!(is_terraform(
+            r#"{"format_version": "1.0", "terraform_version": "1.5.7", "values": {}}"#
+        ));
+        assert!(is_terraform("{\n  \"version\": 4,\n  \"terraform_version\" : \"1.5.7\"}"));
+        assert!(!is_terraform(
+            r#"{"result": [{"hostname": "a.example", "custom_metadata": {"terraform_version": "1.5.7"}}]}"#
+        ));
+        assert!(!is_terraform(r#"{"description": "\"terraform_version\": 1", "result": []}"#));
+        assert!(
+            !is_terraform(r#"{"name": "terraform_version", "result": []}"#),
+            "a value, not a key"
+        );
+        assert!(!is_terraform(r#"{"a": "unterminated"#));
+    }
 }
