@@ -86,6 +86,12 @@ pub struct Resource<'a> {
     /// The Terraform address, for a resource read from Terraform.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<Cow<'a, str>>,
+    /// For a resource of Terraform source, whose id is a reference
+    /// (`${cloudflare_load_balancer_pool.web.id}`) until apply: its
+    /// configuration (`terraform:<dir>`), without which two configurations'
+    /// `web` pools would be one resource to baselines and code scanning.
+    #[serde(skip)]
+    pub configuration: Option<Cow<'a, str>>,
 }
 
 /// The longest string a report shows whole, in bytes; a longer one (a name of
@@ -115,6 +121,7 @@ impl<'a> Resource<'a> {
             id: cap(self.id),
             name: cap(self.name),
             address: self.address.map(cap),
+            configuration: self.configuration,
         }
     }
 }
@@ -168,12 +175,19 @@ impl Finding {
                 id: Cow::Borrowed(s.id),
                 name: Cow::Borrowed(s.name),
                 address: s.origin.address.as_deref().map(Cow::Borrowed),
+                configuration: s
+                    .id
+                    .starts_with("${")
+                    .then(|| analysis.inventory().accounts.get(self.subject.account as usize)?.id.as_deref())
+                    .flatten()
+                    .map(Cow::Borrowed),
             },
             None => Resource {
                 kind: self.subject.kind,
                 id: Cow::Borrowed(""),
                 name: Cow::Borrowed(""),
                 address: None,
+                configuration: None,
             },
         }
     }

@@ -19,6 +19,10 @@ fn check_locations(dir: &std::path::Path) -> usize {
     for f in findings {
         let loc = &f["location"];
         let file = loc["file"].as_str().expect("file");
+        if file.ends_with(".tf") {
+            // HCL has no JSON pointers of its own: tests/terraform.rs checks the text at each.
+            continue;
+        }
         let text = std::fs::read_to_string(dir.join(file)).expect("read");
         let pointer = loc["pointer"].as_str().expect("pointer");
         let rest = at(
@@ -145,5 +149,8 @@ fn a_yaml_export_larger_than_the_parser_default_budgets_loads() {
 fn terraform_findings_point_at_the_attribute_in_state_plan_and_tfstate() {
     // show -json state (provider v4, a child module), a plan (provider v5), a raw .tfstate (v4, module, index keys).
     let dir = common::root().join("tests/fixtures/terraform");
-    assert_eq!(check_locations(&dir), 14, "the three documents name one account: one LB004");
+    // The three JSON documents name one account: one LB004 for them, and the
+    // plan's policy unknown before apply leaves that account's pools without
+    // LB001/LB003 (10 findings); the `.tf` configurations add 21 of their own.
+    assert_eq!(check_locations(&dir), 31);
 }

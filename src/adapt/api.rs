@@ -289,6 +289,7 @@ impl RecordSink for Builder {
         // in the common case of one document per account.
         append(&mut target.pools, staged.pools);
         append(&mut target.policies, staged.policies);
+        target.policies_not_analysed += staged.policies_not_analysed;
         append(&mut target.custom_certificates, staged.custom_certificates);
         append(&mut target.certificate_packs, staged.certificate_packs);
         append(&mut target.total_tls, staged.total_tls);
@@ -300,7 +301,10 @@ impl RecordSink for Builder {
         append(&mut target.pages, staged.pages);
     }
 
-    fn not_analysed(&mut self, error: crate::load::error::InputError) {
+    fn not_analysed(&mut self, kind: Kind, error: crate::load::error::InputError) {
+        if kind == Kind::NotificationPolicy {
+            self.staged.policies_not_analysed += 1;
+        }
         self.staged_not_analysed.push(error);
     }
 

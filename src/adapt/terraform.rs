@@ -267,6 +267,11 @@ fn holds_unknown(value: &Value) -> bool {
     }
 }
 
+/// Whether a rule about `kind` may read attribute `name`.
+pub fn is_decisive(kind: Kind, name: &str) -> bool {
+    decisive(kind).contains(&name)
+}
+
 /// The attributes of a planned resource its rules read that a plan's
 /// `after_unknown` marks as known only after apply.
 pub fn unknown_decisive(kind: Kind, after_unknown: &Value) -> Vec<&'static str> {

@@ -20,7 +20,8 @@ impl Tally {
         match coverage {
             Coverage::NotApplicable => {}
             Coverage::Full => self.with_legacy += 1,
-            Coverage::None | Coverage::Partial => {
+            // Not known to be replaced: a bulk clear could drop its alerts.
+            Coverage::None | Coverage::Partial | Coverage::Unknown => {
                 self.with_legacy += 1;
                 self.not_replaced += 1;
             }

@@ -68,6 +68,10 @@ pub enum Coverage {
     None,
     Partial,
     Full,
+    /// Not full, and a health-alert policy of the account was not analysed
+    /// (its values are known only after apply): it may cover the rest, so
+    /// neither LB001 nor LB003 can be said.
+    Unknown,
 }
 
 impl Coverage {
@@ -77,6 +81,7 @@ impl Coverage {
             Coverage::None => "none",
             Coverage::Partial => "partial",
             Coverage::Full => "full",
+            Coverage::Unknown => "unknown",
         }
     }
 }
@@ -189,6 +194,10 @@ impl<'a> CoverageIndex<'a> {
             Coverage::Full
         } else {
             Coverage::Partial
+        };
+        let coverage = match coverage {
+            Coverage::None | Coverage::Partial if self.account.policies_not_analysed > 0 => Coverage::Unknown,
+            known => known,
         };
         PoolCoverage {
             coverage,

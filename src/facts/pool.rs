@@ -105,7 +105,7 @@ fn replacement(pool: &Pool, cover: &PoolCoverage) -> String {
             };
             replacement_policies(pool, events, recipients)
         }
-        Coverage::Full | Coverage::NotApplicable => String::new(),
+        Coverage::Full | Coverage::NotApplicable | Coverage::Unknown => String::new(),
     }
 }
 

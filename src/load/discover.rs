@@ -1,6 +1,8 @@
 //! Which files to read: paths as given, directories walked recursively in
 //! sorted order for `*.json`, `*.yaml`, `*.yml` and BIND zone exports
-//! (`*.zone`, `*.bind`), respecting `.gitignore`, `.ignore` and the
+//! (`*.zone`, `*.bind`), Terraform state (`*.tfstate`) and source (`*.tf`;
+//! a named `.tf` file brings the other `.tf` files of its directory, its
+//! configuration, as a module needs all of them), respecting `.gitignore`, `.ignore` and the
 //! `exclude` patterns. Hidden entries are skipped. A symbolic link to a file
 //! is read as that file; a link to a directory is not followed (no cycles).
 //! An entry the walk does not read although its name looks like an export (a
@@ -94,7 +96,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 found.errors.extend(skipped);
                 found.errors.push(InputError::unreadable(
                     &display(given),
-                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind, *.tfstate) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
+                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind, *.tfstate, *.tf) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
                 ));
             }
         } else {
@@ -103,7 +105,40 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 path: Some(path.to_path_buf()),
                 discovered: false,
             });
+            if Format::from_path(given) == Some(Format::Hcl) {
+                configuration_of(path, &display(given), exclude, found);
+            }
         }
+    }
+}
+
+/// The other `.tf` files beside a named one: checked with it, since its
+/// policies may cover their pools and its references name their resources.
+/// Hidden and excluded files stay out, as in a walk.
+fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Discovered) {
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut siblings: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            let file_name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            !file_name.starts_with('.') && Format::from_path(&file_name) == Some(Format::Hcl) && !exclude.excludes(p, false)
+        })
+        .collect();
+    siblings.sort();
+    let prefix = match name.rfind('/') {
+        Some(i) => &name[..=i],
+        None => "",
+    };
+    for sibling in siblings {
+        let file_name = sibling.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        found.inputs.push(Input {
+            name: format!("{prefix}{file_name}"),
+            path: Some(sibling),
+            discovered: true,
+        });
     }
 }
 

@@ -6,6 +6,7 @@ pub mod bounded;
 pub mod discover;
 pub mod error;
 pub mod exclude;
+pub mod hcl;
 pub mod json;
 pub mod shape;
 pub mod source;
@@ -75,10 +76,15 @@ pub fn parse_files<S: RecordSink>(
     sink: &mut S,
 ) -> Result<Loaded, InputErrors> {
     let mut skipped = Vec::new();
+    let mut configurations = hcl::Configurations::default();
     for i in 0..files.len() {
-        match parse_file(&files, FileId(i as u32), options, sink) {
+        match parse_file(&files, FileId(i as u32), options, sink, &mut configurations) {
             Ok(()) => {}
-            Err(mut e) if e.len() == 1 && e[0].not_an_export && files[i].discovered => skipped.extend(e.pop()),
+            // A `.tf` file without resources of ours (variables, providers) is
+            // part of its configuration even when named: listed, not an error.
+            Err(mut e) if e.len() == 1 && e[0].not_an_export && (files[i].discovered || files[i].format == Format::Hcl) => {
+                skipped.extend(e.pop())
+            }
             Err(e) => errors.extend(e),
         }
     }
@@ -96,7 +102,13 @@ pub fn parse_files<S: RecordSink>(
     Ok(Loaded { files, skipped, analysed })
 }
 
-fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOptions, sink: &mut S) -> Result<(), Vec<InputError>> {
+fn parse_file<S: RecordSink>(
+    files: &[SourceFile],
+    id: FileId,
+    options: &LoadOptions,
+    sink: &mut S,
+    configurations: &mut hcl::Configurations,
+) -> Result<(), Vec<InputError>> {
     let file = &files[id.0 as usize];
     if file.text.trim().is_empty() {
         return Err(vec![InputError::at_line_column(
@@ -112,6 +124,10 @@ fn parse_file<S: RecordSink>(files: &[SourceFile], id: FileId, options: &LoadOpt
         Format::Json => json::walk(file, walker),
         Format::Yaml => yaml::walk(file, walker),
         Format::Bind => bind::walk(file, walker),
+        Format::Hcl => {
+            let (body, configuration) = configurations.take(files, id);
+            hcl::walk(file, walker, body, configuration)
+        }
     }
 }
 

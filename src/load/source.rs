@@ -11,6 +11,8 @@ pub enum Format {
     Yaml,
     /// The service's BIND zone export (read for its CAA records).
     Bind,
+    /// Terraform source (`.tf`).
+    Hcl,
 }
 
 impl Format {
@@ -23,6 +25,8 @@ impl Format {
             Some(Format::Yaml)
         } else if lower.ends_with(".zone") || lower.ends_with(".bind") {
             Some(Format::Bind)
+        } else if lower.ends_with(".tf") {
+            Some(Format::Hcl)
         } else {
             None
         }

@@ -279,6 +279,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 // (`filters.pool_id` absent = all pools) would judge wrongly.
                 let names = unknown.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
                 w.not_analysed(
+                    kind,
                     &f.pointer,
                     &format!(
                         "{}: {names} known only after apply, so its rules cannot judge it; check the state once applied",

@@ -35,8 +35,8 @@ pub trait RecordSink {
         layout: &'static Layout,
         zone: Option<ZoneKey>,
     ) -> Result<(), FieldError>;
-    /// A resource read but not analysed, located, with why: every report lists it.
-    fn not_analysed(&mut self, error: InputError);
+    /// A resource of `kind` read but not analysed, located, with why: every report lists it.
+    fn not_analysed(&mut self, kind: Kind, error: InputError);
     /// A zone a document names by id and maybe name, outside a bundle.
     fn zone_found(&mut self, zone: Zone);
     /// The document's records belong to this account (a bundle may name its
@@ -198,13 +198,18 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self.error_at(&self.origin(pointer, None), "", message)
     }
 
-    /// Reports the value at `pointer` as not analysed, and why.
-    pub fn not_analysed(&mut self, pointer: &str, why: &str) {
-        let error = self.error_at_pointer(pointer, why);
+    /// Reports the resource of `kind` whose value is at `pointer` as not
+    /// analysed, and why.
+    pub fn not_analysed(&mut self, kind: Kind, pointer: &str, why: &str) {
+        let mut why = why.to_string();
+        if kind == Kind::NotificationPolicy {
+            why.push_str("; the pools it may cover are judged neither uncovered (LB001) nor partly covered (LB003) while it is unknown");
+        }
+        let error = self.error_at_pointer(pointer, &why);
         let reason = error.message.clone();
         let mut error = error.not_analysed(reason);
         error.resource = true;
-        self.sink.not_analysed(error);
+        self.sink.not_analysed(kind, error);
     }
 
     /// A record of another input format, put in the API's shape by its

@@ -1,6 +1,7 @@
 //! Locations of findings: file, JSON pointer, line and column of the value.
 //! Computed after the rules ran, only for what they found.
 
+pub mod hcl;
 pub mod json;
 pub mod pointer;
 pub mod position;

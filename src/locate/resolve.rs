@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use super::{json, pointer, position::positions_of_offsets, yaml};
+use super::{hcl, json, pointer, position::positions_of_offsets, yaml};
 use crate::load::source::{FileId, Format, SourceFile};
 use crate::model::origin::RecordOrigin;
 
@@ -24,14 +24,15 @@ pub struct Located {
 /// node map is built at most once.
 pub struct Locator<'f> {
     files: &'f [SourceFile],
-    yaml_maps: HashMap<FileId, HashMap<String, (usize, usize)>>,
+    /// YAML's and HCL's pointer → byte range maps, built once per file.
+    node_maps: HashMap<FileId, HashMap<String, (usize, usize)>>,
 }
 
 impl<'f> Locator<'f> {
     pub fn new(files: &'f [SourceFile]) -> Self {
         Locator {
             files,
-            yaml_maps: HashMap::new(),
+            node_maps: HashMap::new(),
         }
     }
 
@@ -48,8 +49,12 @@ impl<'f> Locator<'f> {
                 (origin.pointer.clone(), start, end)
             }
             Format::Yaml => {
-                let map = self.yaml_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
-                locate_yaml(map, &origin.field(path))
+                let map = self.node_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
+                locate_in_map(map, &origin.field(path))
+            }
+            Format::Hcl => {
+                let map = self.node_maps.entry(origin.file).or_insert_with(|| hcl::node_ranges(&file.text));
+                locate_in_map(map, &origin.field(path))
             }
         };
         Located {
@@ -107,7 +112,7 @@ fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize,
     }
 }
 
-fn locate_yaml(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
+fn locate_in_map(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
     let mut candidate = full;
     loop {
         if let Some(&(s, e)) = map.get(candidate) {

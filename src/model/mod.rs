@@ -26,6 +26,9 @@ pub struct Account {
     pub id: Option<String>,
     pub pools: Vec<Pool>,
     pub policies: Vec<Policy>,
+    /// Notification policies read but not analysed (values known only after
+    /// apply): the coverage of pools they may cover is unknown.
+    pub policies_not_analysed: usize,
     pub custom_certificates: Vec<certificate::CustomCertificate>,
     pub certificate_packs: Vec<certificate::CertificatePack>,
     pub total_tls: Vec<certificate::ZoneSetting>,

@@ -67,7 +67,7 @@ fn read(
             .as_ref()?
             .pointer(&policy.origin.pointer)?
             .clone(),
-        Format::Bind => return None,
+        Format::Bind | Format::Hcl => return None,
     };
     let Value::Object(mut body) = record else { return None };
     if body.get("id").and_then(Value::as_str) != Some(policy.id.as_str()) {

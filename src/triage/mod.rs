@@ -93,7 +93,9 @@ fn field(path: &str) -> std::borrow::Cow<'_, str> {
 /// such records are never one finding.
 fn resource_name(resource: &Resource, f: &Finding) -> String {
     // Exports that name no account form one unnamed account: `account/`.
-    if !resource.id.is_empty() || resource.kind == crate::model::Kind::Account {
+    if let Some(configuration) = &resource.configuration {
+        format!("{}/{}@{configuration}", resource.kind, resource.id)
+    } else if !resource.id.is_empty() || resource.kind == crate::model::Kind::Account {
         format!("{}/{}", resource.kind, resource.id)
     } else if let Some(address) = &resource.address {
         // A resource Terraform will create has no id yet: its address is its identity.

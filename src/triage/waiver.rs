@@ -78,6 +78,7 @@ mod tests {
         id: std::borrow::Cow::Borrowed("17b5962d775c646f3f9725cbc7a53df4"),
         name: std::borrow::Cow::Borrowed("primary-dc-1"),
         address: None,
+        configuration: None,
     };
 
     #[test]

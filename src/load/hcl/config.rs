@@ -1,0 +1,107 @@
+//! A Terraform configuration is a directory's `.tf` files together (each
+//! module directory its own): their variables, locals, zones and account are
+//! shared, so a policy in `alerts.tf` can use `var.ops` of `variables.tf`
+//! and name a pool of `pools.tf`. Every file is parsed once, here.
+
+use std::collections::{BTreeMap, HashMap};
+
+use hcl_edit::structure::Body;
+use serde_json::Value;
+
+use super::eval::{Eval, Scope, id_reference};
+use super::tree::resource_blocks;
+use crate::load::source::{FileId, Format, SourceFile};
+
+pub struct Configuration {
+    /// The directory, as files are named (`.` for the current one).
+    pub dir: String,
+    pub scope: Scope,
+    /// `terraform:<dir>`: a configuration is judged on its own, as an
+    /// account of its own. Its `account_id` is often a variable, and even a
+    /// literal one must not merge it with an export or a state of the same
+    /// account: their pools are the same pools under other ids, so they would
+    /// count twice and cover each other.
+    pub account: String,
+    /// Zones by id (a literal, or the `${cloudflare_zone.x.id}` reference), with their names.
+    pub zones: BTreeMap<String, Option<String>>,
+}
+
+#[derive(Default)]
+pub struct Configurations {
+    by_dir: HashMap<String, Configuration>,
+    bodies: HashMap<FileId, Result<Body, hcl_edit::parser::Error>>,
+}
+
+pub fn dir_of(name: &str) -> String {
+    match name.rfind('/') {
+        Some(i) => name[..i].to_string(),
+        None => ".".to_string(),
+    }
+}
+
+impl Configurations {
+    /// The parsed file `id` (taken: it is walked once) and its configuration.
+    pub fn take(&mut self, files: &[SourceFile], id: FileId) -> (Result<Body, hcl_edit::parser::Error>, &Configuration) {
+        let dir = dir_of(&files[id.0 as usize].name);
+        if !self.by_dir.contains_key(&dir) {
+            let members: Vec<FileId> = (0..files.len())
+                .filter(|&i| files[i].format == Format::Hcl && dir_of(&files[i].name) == dir)
+                .map(|i| FileId(i as u32))
+                .collect();
+            for &m in &members {
+                self.bodies
+                    .entry(m)
+                    .or_insert_with(|| hcl_edit::parser::parse_body(&files[m.0 as usize].text));
+            }
+            let bodies: Vec<&Body> = members.iter().filter_map(|m| self.bodies.get(m)?.as_ref().ok()).collect();
+            let configuration = configuration(&dir, &bodies);
+            self.by_dir.insert(dir.clone(), configuration);
+        }
+        let body = self
+            .bodies
+            .remove(&id)
+            .unwrap_or_else(|| hcl_edit::parser::parse_body(&files[id.0 as usize].text));
+        (body, &self.by_dir[&dir])
+    }
+}
+
+fn configuration(dir: &str, bodies: &[&Body]) -> Configuration {
+    let mut scope = Scope::default();
+    for body in bodies {
+        for block in body.blocks() {
+            match (block.ident.value().as_str(), block.labels.as_slice()) {
+                ("variable", [name]) => {
+                    scope.variables.insert(
+                        name.as_str().to_string(),
+                        block.body.get_attribute("default").map(|a| a.value.clone()),
+                    );
+                }
+                ("locals", _) => {
+                    for a in block.body.attributes() {
+                        scope.locals.insert(a.key.value().as_str().to_string(), a.value.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut zones = BTreeMap::new();
+    for resource in bodies.iter().flat_map(|b| resource_blocks(b)) {
+        let known = |name: &str| match resource.block.body.get_attribute(name).map(|a| scope.eval(&a.value)) {
+            Some(Eval::Known(Value::String(s))) => Some(s),
+            _ => None,
+        };
+        if resource.resource_type == "cloudflare_zone" {
+            // v4 names the zone `zone`, v5 `name`.
+            zones.insert(id_reference(&resource.address()), known("zone").or_else(|| known("name")));
+        } else if let Some(zone) = known("zone_id") {
+            zones.entry(zone).or_insert(None);
+        }
+    }
+    Configuration {
+        dir: dir.to_string(),
+        account: format!("terraform:{dir}"),
+        scope,
+        zones,
+    }
+}

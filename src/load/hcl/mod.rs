@@ -1,0 +1,151 @@
+//! Terraform source (`.tf`, DESIGN §1.5): each `resource` block edgeaudit
+//! reads is evaluated as far as it can be before apply ([`eval`]), put in
+//! the shape Terraform's state would hold ([`tree`]) and handed to the
+//! Terraform adapter like a resource of a state, at the pointer
+//! `/resource/<type>/<name>` and named by its address. A resource whose
+//! decisive attributes are not known before apply is listed as not analysed,
+//! with the attribute and why; it is never judged on a guess.
+
+pub mod config;
+pub mod eval;
+pub mod tree;
+
+use std::sync::Arc;
+
+use hcl_edit::Span;
+use hcl_edit::structure::Body;
+use serde_json::Value;
+
+use super::error::InputError;
+use super::source::SourceFile;
+use super::walk::{RecordSink, Walker};
+use crate::adapt::terraform::{self, ResourceType};
+use crate::model::Kind;
+use crate::model::certificate::Zone;
+use config::Configuration;
+pub use config::Configurations;
+use eval::id_reference;
+
+/// Meta-arguments that make one block stand for several instances.
+const REPEATERS: [&str; 2] = ["count", "for_each"];
+
+pub fn walk<S: RecordSink>(
+    file: &SourceFile,
+    walker: Walker<'_, S>,
+    body: Result<Body, hcl_edit::parser::Error>,
+    configuration: &Configuration,
+) -> Result<(), Vec<InputError>> {
+    let body = match body {
+        Ok(body) => body,
+        Err(e) => {
+            let at = e.location();
+            return Err(vec![InputError::at_line_column(
+                &file.name,
+                at.line(),
+                at.column(),
+                format!("not valid Terraform (HCL): {}", e.message()),
+            )]);
+        }
+    };
+    walker.run_lines(|w| {
+        let file_id = w.file_id();
+        let zone_keys: Vec<&String> = configuration.zones.keys().collect();
+        for (index, (id, name)) in configuration.zones.iter().enumerate() {
+            w.zone_found(Zone {
+                key: (file_id, index as u32),
+                id: Some(id.clone()),
+                name: name.clone(),
+            });
+        }
+        let mut ours = 0usize;
+        for resource in tree::resource_blocks(&body) {
+            let Some(ResourceType::Record(kind)) = terraform::resource_type(resource.resource_type) else {
+                continue;
+            };
+            ours += 1;
+            let address = resource.address();
+            let pointer = resource.pointer();
+            if let Some(repeater) = REPEATERS.iter().find_map(|r| resource.block.body.get_attribute(r)) {
+                let name = repeater.key.value().as_str();
+                w.not_analysed(
+                    kind,
+                    &format!("{pointer}/{name}"),
+                    &format!(
+                        "{address}: `{name}` makes this block several instances, whose values differ per instance; check the plan (`terraform show -json`) instead"
+                    ),
+                );
+                continue;
+            }
+            let (mut values, unknown) = tree::attributes(&configuration.scope, &resource.block.body);
+            let decisive: Vec<&tree::Unknown> = unknown
+                .iter()
+                // A private key is never read: only the certificate beside it.
+                .filter(|u| terraform::is_decisive(kind, &u.attribute) && !u.pointer.ends_with("/private_key"))
+                .collect();
+            if let Some(first) = decisive.first() {
+                let reasons = decisive
+                    .iter()
+                    .map(|u| format!("`{}`: {}", u.pointer.trim_start_matches('/').replace('/', "."), u.why))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                w.not_analysed(
+                    kind,
+                    &format!("{pointer}{}", first.pointer),
+                    &format!("{address}: not known before apply, so its rules cannot judge it — {reasons}"),
+                );
+                continue;
+            }
+            // Its id comes with apply; until then the reference to it stands for it.
+            values.entry("id").or_insert_with(|| Value::String(id_reference(&address)));
+            if kind == Kind::DnsRecord {
+                full_name(&mut values, configuration);
+            }
+            let attributes = Value::Object(values);
+            let Some((record, layout)) = terraform::normalise(kind, &attributes) else {
+                continue;
+            };
+            let zone = terraform::zone_id(&attributes)
+                .and_then(|id| zone_keys.iter().position(|k| k.as_str() == id))
+                .map(|index| (file_id, index as u32));
+            if w.record_as(kind, &pointer, Arc::from(address.as_str()), &record, layout, zone).is_err() {
+                // The walker keeps the located error.
+                return Ok(());
+            }
+        }
+        if ours == 0 {
+            let at = body.span().map_or(0, |s| s.start);
+            return Err(InputError::at_offset(&file.name, &file.text, at, "a Terraform file").not_analysed(
+                "a Terraform file with no resource edgeaudit reads (it may hold the configuration's variables, locals or providers, which the files with resources use)",
+            ));
+        }
+        w.set_account(Some(configuration.account.clone()));
+        Ok(())
+    })
+}
+
+/// A DNS record's full name, as provider v4 computes it into `hostname`
+/// once applied: `@` is the zone's own name, a relative name is below it.
+/// Without the zone's name the record keeps the name it was given.
+fn full_name(values: &mut serde_json::Map<String, Value>, configuration: &Configuration) {
+    if values.contains_key("hostname") {
+        return;
+    }
+    let zone = values
+        .get("zone_id")
+        .and_then(Value::as_str)
+        .and_then(|id| configuration.zones.get(id))
+        .and_then(Option::as_deref);
+    let (Some(zone), Some(name)) = (zone, values.get("name").and_then(Value::as_str)) else {
+        return;
+    };
+    let zone = zone.trim_end_matches('.');
+    let name = name.trim_end_matches('.');
+    let full = if name == "@" || name.eq_ignore_ascii_case(zone) {
+        zone.to_string()
+    } else if name.to_ascii_lowercase().ends_with(&format!(".{}", zone.to_ascii_lowercase())) {
+        name.to_string()
+    } else {
+        format!("{name}.{zone}")
+    };
+    values.insert("hostname".into(), Value::String(full));
+}

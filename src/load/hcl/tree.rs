@@ -1,0 +1,256 @@
+//! A resource block of a `.tf` file as the attributes Terraform's state
+//! would hold for it: an attribute is its value, a nested block is an
+//! element of the list named by its type (`filters { … }` → `filters[0]`,
+//! as provider v4 keeps it), an object attribute an object (v5). Values
+//! unknown before apply are left out and listed with why. The same
+//! structure gives the byte range of every value, by JSON pointer, for
+//! locations: `/resource/<type>/<name>` (Terraform's JSON syntax) and below.
+
+use std::collections::HashMap;
+
+use hcl_edit::Span;
+use hcl_edit::expr::{Expression, ObjectKey};
+use hcl_edit::structure::{Block, Body};
+use serde_json::{Map, Value};
+
+use super::eval::{Eval, Scope};
+use crate::locate::pointer::push_token;
+
+/// A value of a resource not known before apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unknown {
+    /// Relative to the resource (`/filters/0/pool_id`).
+    pub pointer: String,
+    /// The resource's own attribute it is in (`filters`).
+    pub attribute: String,
+    pub why: String,
+}
+
+/// A `resource "<type>" "<name>"` block.
+pub struct ResourceBlock<'b> {
+    pub resource_type: &'b str,
+    pub name: &'b str,
+    pub block: &'b Block,
+}
+
+impl ResourceBlock<'_> {
+    pub fn address(&self) -> String {
+        format!("{}.{}", self.resource_type, self.name)
+    }
+
+    /// Where its values are, as JSON pointers.
+    pub fn pointer(&self) -> String {
+        let mut p = String::from("/resource");
+        push_token(&mut p, self.resource_type);
+        push_token(&mut p, self.name);
+        p
+    }
+}
+
+pub fn resource_blocks(body: &Body) -> impl Iterator<Item = ResourceBlock<'_>> {
+    body.blocks()
+        .filter(|b| b.ident.value().as_str() == "resource")
+        .filter_map(|block| match block.labels.as_slice() {
+            [t, n] => Some(ResourceBlock {
+                resource_type: t.as_str(),
+                name: n.as_str(),
+                block,
+            }),
+            _ => None,
+        })
+}
+
+/// Terraform's own arguments of every resource, not the provider's.
+const META_BLOCKS: [&str; 3] = ["lifecycle", "provisioner", "connection"];
+
+/// A block body's known values, and its unknown ones.
+pub fn attributes(scope: &Scope, body: &Body) -> (Map<String, Value>, Vec<Unknown>) {
+    let mut unknown = Vec::new();
+    let values = body_values(scope, body, "", None, &mut unknown);
+    (values, unknown)
+}
+
+fn body_values(scope: &Scope, body: &Body, pointer: &str, top: Option<&str>, unknown: &mut Vec<Unknown>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for attribute in body.attributes() {
+        let key = attribute.key.value().as_str();
+        match scope.eval(&attribute.value) {
+            Eval::Known(v) => {
+                out.insert(key.to_string(), v);
+            }
+            Eval::Unknown(why) => unknown.push(Unknown {
+                pointer: child(pointer, key),
+                attribute: top.unwrap_or(key).to_string(),
+                why,
+            }),
+        }
+    }
+    for block in body.blocks() {
+        let ident = block.ident.value().as_str();
+        if top.is_none() && META_BLOCKS.contains(&ident) {
+            continue;
+        }
+        if ident == "dynamic" {
+            let name = block.labels.first().map_or("", |l| l.as_str());
+            unknown.push(Unknown {
+                pointer: child(pointer, name),
+                attribute: top.unwrap_or(name).to_string(),
+                why: format!("a `dynamic \"{name}\"` block, whose blocks edgeaudit does not expand"),
+            });
+            continue;
+        }
+        let list = out.entry(ident.to_string()).or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(list) = list else {
+            // An attribute and a block of one name: Terraform rejects it; the attribute stays.
+            continue;
+        };
+        let at = child(&child(pointer, ident), &list.len().to_string());
+        list.push(Value::Object(body_values(
+            scope,
+            &block.body,
+            &at,
+            Some(top.unwrap_or(ident)),
+            unknown,
+        )));
+    }
+    out
+}
+
+fn child(pointer: &str, token: &str) -> String {
+    let mut p = pointer.to_string();
+    push_token(&mut p, token);
+    p
+}
+
+/// The byte range of every resource, attribute, block and element, by pointer.
+pub fn node_ranges(body: &Body) -> HashMap<String, (usize, usize)> {
+    let mut ranges = HashMap::new();
+    for resource in resource_blocks(body) {
+        let pointer = resource.pointer();
+        // A list of resources (an account's pools) is where its first one is.
+        insert(&mut ranges, &format!("/resource/{}", resource.resource_type), resource.block.span());
+        insert(&mut ranges, &pointer, resource.block.span());
+        body_ranges(&resource.block.body, &pointer, &mut ranges);
+    }
+    ranges
+}
+
+fn insert(ranges: &mut HashMap<String, (usize, usize)>, pointer: &str, span: Option<std::ops::Range<usize>>) {
+    if let Some(span) = span {
+        ranges.entry(pointer.to_string()).or_insert((span.start, span.end));
+    }
+}
+
+fn body_ranges(body: &Body, pointer: &str, ranges: &mut HashMap<String, (usize, usize)>) {
+    for attribute in body.attributes() {
+        let at = child(pointer, attribute.key.value().as_str());
+        expression_ranges(&attribute.value, &at, ranges);
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for block in body.blocks() {
+        let ident = block.ident.value().as_str();
+        let (ident, index) = if ident == "dynamic" {
+            (block.labels.first().map_or("", |l| l.as_str()), 0)
+        } else {
+            let n = counts.entry(ident).or_default();
+            *n += 1;
+            (ident, *n - 1)
+        };
+        let list = child(pointer, ident);
+        // The list itself is where its first block is.
+        insert(ranges, &list, block.span());
+        let at = child(&list, &index.to_string());
+        insert(ranges, &at, block.span());
+        body_ranges(&block.body, &at, ranges);
+    }
+}
+
+fn expression_ranges(expr: &Expression, pointer: &str, ranges: &mut HashMap<String, (usize, usize)>) {
+    insert(ranges, pointer, expr.span());
+    match expr {
+        Expression::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                expression_ranges(item, &child(pointer, &i.to_string()), ranges);
+            }
+        }
+        Expression::Object(object) => {
+            for (key, value) in object.iter() {
+                let key = match key {
+                    ObjectKey::Ident(ident) => ident.value().as_str().to_string(),
+                    ObjectKey::Expression(Expression::String(s)) => s.value().clone(),
+                    ObjectKey::Expression(_) => continue,
+                };
+                expression_ranges(value.expr(), &child(pointer, &key), ranges);
+            }
+        }
+        Expression::Parenthesis(p) => expression_ranges(p.inner(), pointer, ranges),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"resource "cloudflare_notification_policy" "ops" {
+  name       = "ops"
+  enabled    = true
+  email_integration {
+    id = "ops@x.io"
+  }
+  email_integration {
+    id = var.pager
+  }
+  filters {
+    pool_id    = [cloudflare_load_balancer_pool.web.id]
+    new_health = ["Unhealthy"]
+  }
+  dynamic "webhooks_integration" {
+    for_each = []
+    content {}
+  }
+  lifecycle {
+    ignore_changes = [name]
+  }
+}
+"#;
+
+    #[test]
+    fn blocks_become_lists_and_unknowns_are_listed() {
+        let body = hcl_edit::parser::parse_body(SOURCE).expect("parses");
+        let resource = resource_blocks(&body).next().expect("one resource");
+        assert_eq!(resource.address(), "cloudflare_notification_policy.ops");
+        let (values, unknown) = attributes(&Scope::default(), &resource.block.body);
+        assert_eq!(values["email_integration"], serde_json::json!([{"id": "ops@x.io"}, {}]));
+        assert_eq!(
+            values["filters"],
+            serde_json::json!([{"pool_id": ["${cloudflare_load_balancer_pool.web.id}"], "new_health": ["Unhealthy"]}])
+        );
+        assert!(!values.contains_key("lifecycle"));
+        let where_: Vec<(&str, &str)> = unknown.iter().map(|u| (u.pointer.as_str(), u.attribute.as_str())).collect();
+        assert_eq!(
+            where_,
+            [
+                ("/email_integration/1/id", "email_integration"),
+                ("/webhooks_integration", "webhooks_integration")
+            ]
+        );
+    }
+
+    #[test]
+    fn ranges_are_the_values_own() {
+        let body = hcl_edit::parser::parse_body(SOURCE).expect("parses");
+        let ranges = node_ranges(&body);
+        let text = |p: &str| {
+            let (s, e) = ranges[p];
+            &SOURCE[s..e]
+        };
+        let base = "/resource/cloudflare_notification_policy/ops";
+        assert_eq!(text(&format!("{base}/name")), "\"ops\"");
+        assert_eq!(text(&format!("{base}/email_integration/1/id")), "var.pager");
+        assert_eq!(text(&format!("{base}/filters/0/pool_id/0")), "cloudflare_load_balancer_pool.web.id");
+        assert_eq!(text(&format!("{base}/filters/0/new_health/0")), "\"Unhealthy\"");
+        assert!(text(base).starts_with("resource \"cloudflare_notification_policy\""));
+        assert!(text(&format!("{base}/filters")).starts_with("filters {"));
+    }
+}

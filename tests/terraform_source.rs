@@ -1,0 +1,277 @@
+//! Terraform source (`.tf`, DESIGN §1.5): a directory's files are one
+//! configuration; literal values, variables with literal defaults, literal
+//! locals and references to a resource's `id` are resolved; anything else is
+//! unknown, never guessed. Findings point at the attribute's line and column
+//! in the `.tf` file.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{json, run, temp_dir};
+
+const DIR: &str = "tests/fixtures/terraform";
+
+fn check(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["check", "--format", "json", "--as-of", "2024-10-01", "--no-config"];
+    all.extend_from_slice(args);
+    let r = run(&all);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    json(&r)
+}
+
+/// The text at a 1-based line and column.
+fn at(text: &str, line: u64, column: u64) -> &str {
+    let start: usize = text.split_inclusive('\n').take(line as usize - 1).map(str::len).sum();
+    let rest = &text[start..];
+    let offset = rest.char_indices().nth(column as usize - 1).map_or(rest.len(), |(i, _)| i);
+    &rest[offset..]
+}
+
+/// Every finding as (rule, file:line:column, the source text there), the
+/// text cut at the end of its line.
+fn located(doc: &serde_json::Value) -> BTreeSet<(String, String, String)> {
+    doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let loc = &f["location"];
+            let file = loc["file"].as_str().expect("file");
+            let (line, column) = (loc["line"].as_u64().expect("line"), loc["column"].as_u64().expect("column"));
+            let text = std::fs::read_to_string(common::root().join(file)).expect("read");
+            let there = at(&text, line, column).lines().next().unwrap_or_default().to_string();
+            (
+                f["rule"].as_str().expect("rule").to_string(),
+                format!("{}:{line}:{column}", file.rsplit('/').next().unwrap_or(file)),
+                there,
+            )
+        })
+        .collect()
+}
+
+fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
+    items
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_v4_configuration_fires_every_applicable_rule_at_the_tf_line() {
+    let doc = check(&[&format!("{DIR}/hcl-v4")]);
+    assert_eq!(
+        located(&doc),
+        set(&[
+            ("LB001", "main.tf:19:24", "\"ops@example.com, ${local.sre}\""),
+            ("LB003", "main.tf:38:24", "local.api_alerts"),
+            ("LB002", "main.tf:49:24", "\"ops@example.com\""),
+            ("LB004", "main.tf:16:1", "resource \"cloudflare_load_balancer_pool\" \"web\" {"),
+            ("LB005", "alerts.tf:39:19", "\"unhealthy\"]"),
+            ("LB006", "alerts.tf:38:19", "\"17b5962d775c646f3f9725cbc7a53df4\"]"),
+            ("LB007", "alerts.tf:48:16", "false"),
+            ("CA004", "certificates.tf:8:29", "\"lets_encrypt\""),
+            ("CA005", "certificates.tf:30:29", "\"\""),
+            ("CA002", "certificates.tf:52:27", "\"lets_encrypt\""),
+            ("CA003", "certificates.tf:59:27", "\"lets_encrypt\""),
+        ])
+    );
+    let findings = doc["findings"].as_array().unwrap();
+    let lb001 = findings.iter().find(|f| f["rule"] == "LB001").unwrap();
+    assert_eq!(lb001["resource"]["address"], "cloudflare_load_balancer_pool.web");
+    assert!(
+        lb001["message"].as_str().unwrap().contains("ops@example.com, sre@example.com"),
+        "a template of a literal local is resolved: {}",
+        lb001["message"]
+    );
+    let lb003 = findings.iter().find(|f| f["rule"] == "LB003").unwrap();
+    assert!(
+        lb003["message"].as_str().unwrap().contains("origin Healthy"),
+        "the policy's `pool_id` reference names the pool of another file"
+    );
+    // Unknown values are listed where they are, with why.
+    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
+    let reason = |file: &str| {
+        skipped
+            .iter()
+            .filter(|s| s["file"].as_str().unwrap().ends_with(file))
+            .map(|s| format!("{}:{} {}", s["line"], s["column"], s["reason"].as_str().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let main = reason("main.tf");
+    assert_eq!(main.len(), 1, "{main:?}");
+    assert!(
+        main[0].starts_with("70:24 ") && main[0].contains("`var.oncall_email` has no default"),
+        "{main:?}"
+    );
+    let certificates = reason("certificates.tf");
+    assert!(
+        certificates[0].starts_with("66:21 ") && certificates[0].contains("`file(…)`"),
+        "{certificates:?}"
+    );
+    assert!(!certificates[0].contains("private_key"), "a key is never read: {certificates:?}");
+    // Files of the configuration without resources of ours are listed, not errors.
+    assert_eq!(reason("variables.tf").len(), 1);
+    assert_eq!(doc["summary"]["skipped_resources"], 2);
+}
+
+#[test]
+fn a_v5_configuration_fires_every_applicable_rule_at_the_tf_line() {
+    let doc = check(&[&format!("{DIR}/hcl-v5")]);
+    assert_eq!(
+        located(&doc),
+        set(&[
+            ("LB001", "main.tf:40:24", "\"api@example.org\""),
+            ("LB002", "main.tf:28:24", "local.ops"),
+            ("LB004", "main.tf:24:1", "resource \"cloudflare_load_balancer_pool\" \"web\" {"),
+            ("LB005", "main.tf:62:29", "\"Origin\"]"),
+            ("LB007", "main.tf:67:1", "resource \"cloudflare_notification_policy\" \"nobody\" {"),
+            ("CA004", "main.tf:83:29", "\"lets_encrypt\""),
+            ("CA005", "main.tf:94:29", "\"\""),
+            ("CA002", "main.tf:126:27", "\"lets_encrypt\""),
+        ]),
+        "the static pool (`\"\"`), the A record and Total TLS on Google are near misses"
+    );
+    assert_eq!(doc["summary"]["skipped_resources"], 0);
+}
+
+#[test]
+fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
+    let doc = check(&[&format!("{DIR}/hcl-unknown")]);
+    let rules: BTreeSet<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        BTreeSet::from(["LB002", "LB004"]),
+        "no LB001 for `web`: the unknown policy may cover it; `api` is covered whatever it is"
+    );
+    let skipped = doc["summary"]["skipped"].as_array().unwrap();
+    let reason = skipped[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("cloudflare_notification_policy.oncall") && reason.contains("`var.oncall` has no default"));
+    assert!(
+        reason.contains("judged neither uncovered (LB001) nor partly covered (LB003)"),
+        "{reason}"
+    );
+    // Every format says so.
+    for format in ["human", "markdown", "github", "concise"] {
+        let r = run(&[
+            "check",
+            &format!("{DIR}/hcl-unknown"),
+            "--format",
+            format,
+            "--as-of",
+            "2024-10-01",
+            "--no-config",
+            "--color",
+            "never",
+        ]);
+        assert!(
+            format!("{}{}", r.stdout, r.stderr).contains("cloudflare_notification_policy.oncall"),
+            "{format}: {}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn a_named_tf_file_is_checked_with_the_rest_of_its_configuration() {
+    let dir = format!("{DIR}/hcl-v4");
+    let whole = located(&check(&[&dir]));
+    let named = located(&check(&[&format!("{dir}/alerts.tf")]));
+    assert_eq!(
+        named, whole,
+        "its pools (main.tf) and variables (variables.tf) are read, so coverage and LB006 are the configuration's"
+    );
+    // A configuration file without resources of ours, named (as pre-commit
+    // names changed files), is listed, not an error.
+    let r = run(&["check", &format!("{dir}/variables.tf"), "--no-config", "--as-of", "2024-10-01"]);
+    assert_eq!(r.code, 1, "the configuration's findings: {}", r.stderr);
+}
+
+#[test]
+fn same_addresses_in_two_configurations_stay_two_resources() {
+    let pool = br#"resource "cloudflare_load_balancer_pool" "web" {
+  name               = "web"
+  notification_email = "ops@example.com"
+}
+"#;
+    let dir = temp_dir(&[("prod/main.tf", pool), ("staging/main.tf", pool)]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", ".", "--format", "sarif", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let sarif = json(&r);
+    common::assert_valid_sarif(&sarif);
+    let lb001: Vec<&serde_json::Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "LB001")
+        .collect();
+    assert_eq!(lb001.len(), 2, "one per configuration, no duplicate (EX002)");
+    assert_ne!(
+        lb001[0]["partialFingerprints"], lb001[1]["partialFingerprints"],
+        "code scanning and baselines tell them apart"
+    );
+    let lb004 = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "LB004")
+        .count();
+    assert_eq!(lb004, 2, "each configuration is its own account");
+}
+
+#[test]
+fn repeated_blocks_dynamic_blocks_and_broken_files_are_never_guessed() {
+    let counted = br#"resource "cloudflare_load_balancer_pool" "web" {
+  count              = 2
+  name               = "web-${count.index}"
+  notification_email = "ops@example.com"
+}
+
+resource "cloudflare_notification_policy" "dyn" {
+  name       = "dyn"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  dynamic "email_integration" {
+    for_each = ["a@example.com"]
+    content {
+      id = email_integration.value
+    }
+  }
+}
+"#;
+    let dir = temp_dir(&[("main.tf", counted)]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert_eq!(r.code, 0, "nothing judged, nothing found: {}", r.stderr);
+    let doc = json(&r);
+    let skipped = doc["summary"]["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!((skipped[0]["line"].as_u64(), skipped[0]["column"].as_u64()), (Some(2), Some(24)));
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`count` makes this block several instances")
+    );
+    assert_eq!(skipped[1]["line"].as_u64(), Some(11));
+    assert!(
+        skipped[1]["reason"].as_str().unwrap().contains("dynamic \\\"email_integration\\\"")
+            || skipped[1]["reason"].as_str().unwrap().contains("dynamic \"email_integration\"")
+    );
+
+    let broken = temp_dir(&[("main.tf", b"resource \"cloudflare_load_balancer_pool\" \"web\" {\n  name = \n}\n")]);
+    let r = common::run_in(broken.path(), &["check", "main.tf", "--no-config"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("main.tf:2:") || r.stderr.contains("main.tf:3:"), "{}", r.stderr);
+    assert!(r.stderr.contains("not valid Terraform (HCL)"), "{}", r.stderr);
+}
