@@ -275,3 +275,96 @@ resource "cloudflare_notification_policy" "dyn" {
     assert!(r.stderr.contains("main.tf:2:") || r.stderr.contains("main.tf:3:"), "{}", r.stderr);
     assert!(r.stderr.contains("not valid Terraform (HCL)"), "{}", r.stderr);
 }
+
+#[test]
+fn remedies_of_a_configuration_are_terraform_edits() {
+    let doc = check(&[&format!("{DIR}/hcl-v4")]);
+    let findings = doc["findings"].as_array().unwrap();
+    let by_rule = |rule: &str| findings.iter().find(|f| f["rule"] == rule).unwrap();
+    let lb001 = by_rule("LB001");
+    assert!(
+        lb001["message"]
+            .as_str()
+            .unwrap()
+            .contains("`pool_id = [cloudflare_load_balancer_pool.web.id]`"),
+        "{}",
+        lb001["message"]
+    );
+    let actions = lb001["actions"].as_array().unwrap();
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    let block = actions[0]["terraform"]["add_resource"].as_str().unwrap();
+    let parsed = hcl_edit::parser::parse_body(block).expect("the block is valid HCL");
+    assert_eq!(parsed.blocks().count(), 1);
+    assert!(
+        block.contains("email_integration {"),
+        "the configuration's generation (v4): {block}"
+    );
+    assert!(block.contains("pool_id      = [cloudflare_load_balancer_pool.web.id]"), "{block}");
+    assert_eq!(actions[1]["terraform"]["address"], "cloudflare_load_balancer_pool.web");
+    assert_eq!(actions[1]["terraform"]["remove_attribute"], "notification_email");
+    assert_eq!(actions[1]["depends_on"], serde_json::json!([0]));
+    assert!(actions.iter().all(|a| a.get("method").is_none()), "no API call for a configuration");
+    let lb002 = by_rule("LB002");
+    assert!(
+        lb002["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("Remove `notification_email` from cloudflare_load_balancer_pool.batch.")
+    );
+    assert_eq!(lb002["actions"][0]["terraform"]["remove_attribute"], "notification_email");
+    assert!(by_rule("LB004").get("actions").is_none_or(|a| a.is_null()));
+    // v5 blocks for a v5 configuration.
+    let v5 = check(&[&format!("{DIR}/hcl-v5")]);
+    let lb001 = v5["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB001").unwrap();
+    let block = lb001["actions"][0]["terraform"]["add_resource"].as_str().unwrap();
+    assert!(block.contains("mechanisms = {") && block.contains("filters = {"), "{block}");
+}
+
+#[test]
+fn plan_format_terraform_applied_to_the_configuration_migrates_it() {
+    let src = common::root().join(DIR).join("hcl-v4");
+    let r = run(&["plan", src.to_str().unwrap(), "--format", "terraform", "--as-of", "2024-10-01"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("drift"), "no API calls, no drift warning: {}", r.stderr);
+    let blocks = &r.stdout;
+    assert_eq!(
+        hcl_edit::parser::parse_body(blocks).expect("valid HCL").blocks().count(),
+        2,
+        "{blocks}"
+    );
+    assert!(blocks.contains("#   cloudflare_load_balancer_pool.web\n"), "{blocks}");
+    // Do what it says: add the blocks, remove the listed pools' e-mails.
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        if name == "main.tf" {
+            text = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("notification_email") || l.contains("var.oncall_email"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+        }
+        files.push((name, text.into_bytes()));
+    }
+    files.push(("migration.tf".into(), blocks.clone().into_bytes()));
+    let named: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let dir = temp_dir(&named);
+    let after = json(&common::run_in(
+        dir.path(),
+        &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    ));
+    let rules: BTreeSet<&str> = after["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        rules
+            .iter()
+            .all(|r| !r.starts_with("LB00") || ["LB005", "LB006", "LB007"].contains(r)),
+        "no pool left to migrate: {rules:?}"
+    );
+}

@@ -147,6 +147,8 @@ pub enum PlanFormat {
     Json,
     /// A bash script with curl: `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_API_BASE`; resumable.
     Shell,
+    /// The new `cloudflare_notification_policy` blocks, and the pools to remove `notification_email` from.
+    Terraform,
 }
 
 #[derive(Debug, Args)]

@@ -39,20 +39,21 @@ pub fn run(args: &PlanArgs) -> u8 {
             .accounts
             .iter()
             .any(|a| a.pools.iter().any(|p| p.origin.address.is_some()) || a.policies.iter().any(|p| p.origin.address.is_some()));
-        if from_terraform {
+        if from_terraform && !matches!(args.format, PlanFormat::Terraform) {
             eprintln!(
                 "edgeaudit plan: warning: some pools or policies come from Terraform: the plan's API calls would drift from the configuration, which the next apply undoes; make the same changes in the .tf files (existing Terraform policies are never updated by the plan)"
             );
         }
-        crate::plan::build(outcome, analysis, args.per_page as usize)
+        crate::plan::build(outcome, analysis, args.per_page as usize).map(|plans| (plans, render::PoolNames::of(analysis.inventory())))
     });
     let plans = match built {
         Err(errors) => return fail(errors),
         Ok(Err(refusal)) => {
             return fail(format!("no plan written: {refusal}"));
         }
-        Ok(Ok(plans)) => plans,
+        Ok(Ok(built)) => built,
     };
+    let (plans, names) = plans;
     let text = match args.format {
         PlanFormat::Json => {
             let mut t = serde_json::to_string_pretty(&render::json(&plans, as_of)).unwrap_or_default();
@@ -61,6 +62,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         }
         PlanFormat::Shell => render::shell(&plans),
         PlanFormat::Markdown => render::markdown(&plans, as_of),
+        PlanFormat::Terraform => render::terraform(&plans, &names),
     };
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write {path}: {e}")),

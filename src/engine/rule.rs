@@ -28,6 +28,9 @@ pub struct Rule {
     /// The fact whose field the finding points at.
     pub at: Option<String>,
     pub message: Template,
+    /// The message for a resource of Terraform source, whose remedy is an
+    /// edit of the configuration rather than API calls.
+    pub message_terraform: Option<Template>,
     pub rationale: String,
     pub remediation: String,
     pub assumptions: Vec<String>,
@@ -104,6 +107,7 @@ pub struct RuleSpec {
     pub for_each: Option<Spanned<String>>,
     pub at: Option<Spanned<String>>,
     pub message: Spanned<String>,
+    pub message_terraform: Option<Spanned<String>>,
     pub rationale: String,
     pub remediation: String,
     #[serde(default)]
@@ -183,6 +187,7 @@ impl RuleSpec {
             Ok(message)
         };
         let message = template(&self.message)?;
+        let message_terraform = self.message_terraform.as_ref().map(template).transpose()?;
         let mut phases = Vec::new();
         for phase in &self.phases {
             let before = NaiveDate::parse_from_str(&phase.as_of_before.value, "%Y-%m-%d").map_err(|_| {
@@ -221,6 +226,7 @@ impl RuleSpec {
             for_each,
             at,
             message,
+            message_terraform,
             rationale: self.rationale,
             remediation: self.remediation,
             assumptions: self.assumptions,
@@ -253,6 +259,22 @@ impl Rule {
 
     pub fn message_in(&self, phase: Option<usize>) -> &Template {
         phase.and_then(|i| self.phases.get(i)).map_or(&self.message, |p| &p.message)
+    }
+
+    /// The message for a finding on the resource whose facts these are: in
+    /// Terraform's words for a resource of Terraform source, when the rule has them.
+    pub fn message_for(&self, phase: Option<usize>, facts: &dyn crate::facts::Facts) -> &Template {
+        match &self.message_terraform {
+            Some(t)
+                if matches!(
+                    facts.get("terraform_source").map(|f| f.value),
+                    Some(crate::facts::Value::Bool(true))
+                ) =>
+            {
+                t
+            }
+            _ => self.message_in(phase),
+        }
     }
 
     /// Whether the rule applies at this as-of date.

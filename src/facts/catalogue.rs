@@ -107,9 +107,15 @@ static POOL: &[FactSpec] = &[
     ),
     choice(
         "coverage",
-        &["not_applicable", "none", "partial", "full"],
-        "how far enabled health-alert policies with a delivery mechanism replace the legacy notification",
+        &["not_applicable", "none", "partial", "full", "unknown"],
+        "how far enabled health-alert policies with a delivery mechanism replace the legacy notification (`unknown`: not fully, and a policy of the account known only after apply may cover the rest)",
     ),
+    spec(
+        "terraform_source",
+        Bool,
+        "the pool is a resource of Terraform source (`.tf`): its remedy is an edit of the configuration",
+    ),
+    spec("address", Text, "the Terraform address, for a resource read from Terraform"),
     spec(
         "covering_policies",
         List,
@@ -175,6 +181,11 @@ static ACCOUNT: &[FactSpec] = &[
     spec("id", Text, "the account id, or empty when the exports do not name one"),
     spec("name", Text, "how the account is named in messages"),
     spec("pools_total", Int, "pools loaded for the account"),
+    spec(
+        "terraform_source",
+        Bool,
+        "the account is a Terraform configuration (`.tf` source, named `terraform:<dir>`)",
+    ),
     spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
     spec(
         "pools_not_replaced",

@@ -5,7 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::request::Request;
+use super::request::{Request, TerraformEdit};
+use super::terraform::{Generation, label, policy_block};
 use crate::facts::{Analysis, Value as FactValue};
 use crate::findings::Finding;
 
@@ -24,6 +25,7 @@ fn fact_text(analysis: &Analysis, f: &Finding, name: &str) -> String {
         .with_facts(f.subject, |facts| match facts.get(name).map(|fact| fact.value) {
             Some(FactValue::Text(t)) => t.into_owned(),
             Some(FactValue::Int(n)) => n.to_string(),
+            Some(FactValue::Bool(b)) => b.to_string(),
             _ => String::new(),
         })
         .unwrap_or_default()
@@ -32,7 +34,9 @@ fn fact_text(analysis: &Analysis, f: &Finding, name: &str) -> String {
 /// The message, for a manual step that is a person's decision.
 fn message(analysis: &Analysis, f: &Finding) -> String {
     analysis
-        .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
+        .with_facts(f.subject, |facts| {
+            f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
+        })
         .unwrap_or_default()
 }
 
@@ -67,7 +71,47 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
             depends_on: Vec::new(),
         }]
     };
+    let terraform_source = fact("terraform_source") == "true";
     match f.rule.id.as_str() {
+        // In a configuration: add the replacement, then remove the attribute.
+        "LB001" | "LB003" if terraform_source => {
+            let pool = fact("id");
+            let address = fact("address");
+            let generation = pool_generation(analysis, f).unwrap_or(Generation::V5);
+            let mut actions: Vec<Action> = bodies(&fact("replacement_policy"))
+                .into_iter()
+                .map(|body| {
+                    let block = policy_block(&body, generation);
+                    let name = body.get("name").and_then(Value::as_str).unwrap_or_default();
+                    Action {
+                        request: Request::Terraform(TerraformEdit::AddResource {
+                            address: format!("cloudflare_notification_policy.{}", label(name)),
+                            block,
+                            pools: vec![pool.clone()],
+                        }),
+                        depends_on: Vec::new(),
+                    }
+                })
+                .collect();
+            let adds = (0..actions.len()).collect();
+            actions.push(Action {
+                request: Request::Terraform(TerraformEdit::RemoveAttribute {
+                    address,
+                    attribute: "notification_email",
+                }),
+                depends_on: adds,
+            });
+            actions
+        }
+        "LB002" if terraform_source => vec![Action {
+            request: Request::Terraform(TerraformEdit::RemoveAttribute {
+                address: fact("address"),
+                attribute: "notification_email",
+            }),
+            depends_on: Vec::new(),
+        }],
+        // The pools' own findings carry the edits.
+        "LB004" if terraform_source => Vec::new(),
         // Create the replacement, then clear the pool.
         "LB001" | "LB003" => {
             let pool = fact("id");
@@ -135,6 +179,13 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
     }
 }
 
+/// The provider generation of the finding's pool.
+fn pool_generation(analysis: &Analysis, f: &Finding) -> Option<Generation> {
+    let account = analysis.inventory().accounts.get(f.subject.account as usize)?;
+    let pool = account.pools.get(f.subject.index as usize)?;
+    Some(Generation::of(pool.fields))
+}
+
 /// The actions as JSON (the `actions` of a finding in JSON and SARIF output).
 pub fn actions_json(actions: &[Action], account: &str) -> Value {
     Value::Array(
@@ -142,6 +193,10 @@ pub fn actions_json(actions: &[Action], account: &str) -> Value {
             .iter()
             .map(|a| {
                 let mut out = json!({"reason": a.request.reason(), "depends_on": a.depends_on});
+                if let Request::Terraform(edit) = &a.request {
+                    out["terraform"] = edit.json();
+                    return out;
+                }
                 match (a.request.method(), a.request.path(account), a.request.body()) {
                     (Some(method), Some(path), Some(body)) => {
                         out["method"] = json!(method);

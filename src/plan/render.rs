@@ -45,7 +45,7 @@ impl Tally {
                 Request::ClearPage { .. } => t.page_clears += 1,
                 Request::ClearPool { .. } => t.pool_clears += 1,
                 Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } => t.certificate_changes += 1,
-                Request::Manual { .. } => t.manual += 1,
+                Request::Manual { .. } | Request::Terraform(_) => t.manual += 1,
             }
         }
         t
@@ -289,6 +289,86 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
             );
         }
         out.push('\n');
+    }
+    out
+}
+
+/// How the plan's pools are named in a configuration: by address (from
+/// Terraform), and the provider generation the blocks follow.
+pub struct PoolNames {
+    addresses: std::collections::HashMap<String, String>,
+    generation: super::terraform::Generation,
+}
+
+impl PoolNames {
+    pub fn of(inventory: &crate::model::Inventory) -> PoolNames {
+        let pools = || inventory.accounts.iter().flat_map(|a| a.pools.iter());
+        let addresses = pools()
+            .filter_map(|p| Some((p.id.clone(), p.origin.address.as_deref()?.to_string())))
+            .collect();
+        // The configuration's own generation: v4 when its pools are v4's.
+        let generation = pools()
+            .filter(|p| p.origin.address.is_some())
+            .map(|p| super::terraform::Generation::of(p.fields))
+            .next()
+            .unwrap_or(super::terraform::Generation::V5);
+        PoolNames { addresses, generation }
+    }
+
+    fn name<'a>(&'a self, id: &'a str) -> &'a str {
+        self.addresses.get(id).map_or(id, String::as_str)
+    }
+}
+
+/// `plan --format terraform`: the policies to add as resource blocks (in the
+/// plan's order, each naming its pools by reference where it can), then the
+/// pools to remove `notification_email` from once they are applied, and the
+/// steps that are no Terraform edit as comments.
+pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
+    let mut out = String::from(
+        "# edgeaudit plan --format terraform: add these resources, apply, then remove\n# `notification_email` from the pools listed at the end, and apply again.\n",
+    );
+    for plan in plans {
+        if let Some(account) = &plan.account_id {
+            out.push_str(&format!("\n# Account {account}\n"));
+        }
+        let mut cleared: Vec<&str> = Vec::new();
+        let mut labels = std::collections::HashSet::new();
+        for step in &plan.steps {
+            match step {
+                Request::CreatePolicy { body, .. } => {
+                    let mut block = super::terraform::policy_block(body, names.generation);
+                    // Two policies of one name get two resource names.
+                    let label = super::terraform::label(body["name"].as_str().unwrap_or_default());
+                    let mut unique = label.clone();
+                    let mut n = 1;
+                    while !labels.insert(unique.clone()) {
+                        n += 1;
+                        unique = format!("{label}_{n}");
+                    }
+                    if unique != label {
+                        block = block.replacen(&format!("\"{label}\" {{"), &format!("\"{unique}\" {{"), 1);
+                    }
+                    out.push('\n');
+                    out.push_str(&block);
+                    out.push('\n');
+                }
+                Request::ClearPage { pools, .. } => cleared.extend(pools.iter().map(|id| names.name(id))),
+                Request::ClearPool { pool_id } => cleared.push(names.name(pool_id)),
+                other => {
+                    out.push('\n');
+                    for line in other.reason().lines() {
+                        out.push_str(&format!("# {line}\n"));
+                    }
+                }
+            }
+        }
+        if !cleared.is_empty() {
+            out.push_str("\n# Once the policies above are applied, remove `notification_email` from:\n");
+            for pool in cleared {
+                out.push_str(&format!("#   {pool}\n"));
+            }
+        }
     }
     out
 }

@@ -44,6 +44,34 @@ pub enum Request {
     SetTotalTls { zone_id: String, body: Value },
     /// A decision for a person: what to do, and why it is not automated.
     Manual { rule: String, what: String },
+    /// An edit of a Terraform configuration (the remedy of a resource of
+    /// `.tf` source): applied by `terraform apply`, never by a request.
+    Terraform(TerraformEdit),
+}
+
+#[derive(Debug, Clone)]
+pub enum TerraformEdit {
+    /// Add this resource block (a replacement policy) to the configuration.
+    AddResource {
+        address: String,
+        block: String,
+        /// The pools whose legacy e-mails it takes over.
+        pools: Vec<String>,
+    },
+    /// Remove an attribute from a resource (`notification_email` from a pool).
+    RemoveAttribute { address: String, attribute: &'static str },
+}
+
+impl TerraformEdit {
+    /// As JSON `actions` give it: `{"add_resource": …}` or `{"address": …, "remove_attribute": …}`.
+    pub fn json(&self) -> Value {
+        match self {
+            TerraformEdit::AddResource { address, block, .. } => serde_json::json!({"address": address, "add_resource": block}),
+            TerraformEdit::RemoveAttribute { address, attribute } => {
+                serde_json::json!({"address": address, "remove_attribute": attribute})
+            }
+        }
+    }
 }
 
 /// An id from an export as one path segment: anything but unreserved
@@ -68,7 +96,7 @@ impl Request {
             Request::CreatePolicy { .. } | Request::SetTotalTls { .. } => "POST",
             Request::UpdatePolicy { .. } => "PUT",
             Request::ClearPage { .. } | Request::ClearPool { .. } | Request::EditCustomHostname { .. } => "PATCH",
-            Request::Manual { .. } => return None,
+            Request::Manual { .. } | Request::Terraform(_) => return None,
         })
     }
 
@@ -86,7 +114,7 @@ impl Request {
                 format!("/zones/{}/custom_hostnames/{}", segment(zone_id), segment(hostname_id))
             }
             Request::SetTotalTls { zone_id, .. } => format!("/zones/{}/acm/total_tls", segment(zone_id)),
-            Request::Manual { .. } => return None,
+            Request::Manual { .. } | Request::Terraform(_) => return None,
         })
     }
 
@@ -98,7 +126,7 @@ impl Request {
             | Request::EditCustomHostname { body, .. }
             | Request::SetTotalTls { body, .. } => Some(body.to_string()),
             Request::ClearPage { .. } | Request::ClearPool { .. } => Some(CLEAR.to_string()),
-            Request::Manual { .. } => None,
+            Request::Manual { .. } | Request::Terraform(_) => None,
         }
     }
 
@@ -147,11 +175,18 @@ impl Request {
                 "move Total TLS off Let's Encrypt: its certificates then chain to a CA legacy clients trust".to_string()
             }
             Request::Manual { rule, what } => format!("{rule}: {what}"),
+            Request::Terraform(TerraformEdit::AddResource { address, pools, .. }) => format!(
+                "add {address} to the configuration: takes over the legacy e-mails of {}",
+                crate::words::plural(pools.len(), "pool", "pools")
+            ),
+            Request::Terraform(TerraformEdit::RemoveAttribute { address, attribute }) => {
+                format!("remove `{attribute}` from {address} (replaced by then)")
+            }
         }
     }
 
     pub fn is_request(&self) -> bool {
-        !matches!(self, Request::Manual { .. })
+        !matches!(self, Request::Manual { .. } | Request::Terraform(_))
     }
 }
 

@@ -293,6 +293,8 @@ impl Service {
             }
             // Certificate changes and manual steps do not touch notifications.
             Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } | Request::Manual { .. } => {}
+            // Applied by Terraform, not by the service: a plan holding one proves nothing.
+            Request::Terraform(_) => return Err("a Terraform edit cannot be replayed on the service".to_string()),
         }
         Ok(())
     }

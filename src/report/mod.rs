@@ -191,7 +191,9 @@ impl Context<'_> {
     /// do not carry their messages, so a million of them stay small.
     pub fn message(&self, f: &Finding) -> String {
         self.analysis
-            .with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()))
+            .with_facts(f.subject, |facts| {
+                f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
+            })
             .unwrap_or_default()
     }
 

@@ -1,0 +1,182 @@
+//! Remedies in Terraform's words, for resources of Terraform source: a
+//! replacement policy body becomes a `cloudflare_notification_policy`
+//! resource block in the configuration's provider generation, naming its
+//! pools by reference; clearing a pool is removing its `notification_email`.
+//! Rendered from the same policy bodies as the API requests, so the block,
+//! the JSON body and the plan cannot disagree.
+
+use serde_json::Value;
+
+use crate::model::fields::PoolFields;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// Provider v4 (SDKv2): `email_integration { … }`, `filters { … }` blocks.
+    V4,
+    /// Provider v5: `mechanisms = { … }`, `filters = { … }` objects.
+    V5,
+}
+
+impl Generation {
+    /// The generation whose layout a pool was read with.
+    pub fn of(fields: &PoolFields) -> Generation {
+        if std::ptr::eq(fields, crate::adapt::terraform::V4.pool) {
+            Generation::V4
+        } else {
+            Generation::V5
+        }
+    }
+}
+
+/// `${cloudflare_load_balancer_pool.web.id}` (the id a `.tf` resource has
+/// until apply) → `cloudflare_load_balancer_pool.web.id`.
+pub fn reference(id: &str) -> Option<&str> {
+    id.strip_prefix("${")?.strip_suffix('}')
+}
+
+/// Whether an id stands for a resource of Terraform source.
+pub fn is_reference(id: &str) -> bool {
+    reference(id).is_some()
+}
+
+/// A resource name from a policy name: letters, digits and `_`, starting
+/// with a letter (`web health alerts` → `web_health_alerts`).
+pub fn label(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    while out.contains("__") {
+        out = out.replace("__", "_");
+    }
+    let out = out.trim_matches('_').to_string();
+    match out.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => out,
+        _ => format!("policy_{out}"),
+    }
+}
+
+/// A string literal: JSON's escapes are HCL's, and `${`/`%{` would start a
+/// template sequence, so they are doubled.
+fn string(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap_or_else(|_| "\"\"".into())
+        .replace("${", "$${")
+        .replace("%{", "%%{")
+}
+
+fn strings(value: Option<&Value>) -> impl Iterator<Item = &str> {
+    value.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+}
+
+fn list(items: impl Iterator<Item = String>) -> String {
+    format!("[{}]", items.collect::<Vec<_>>().join(", "))
+}
+
+/// A pool id as the configuration names it: a reference for a resource of
+/// the same configuration, the id itself otherwise.
+fn pool_expression(id: &str) -> String {
+    reference(id).map_or_else(|| string(id), str::to_string)
+}
+
+/// The `cloudflare_notification_policy` block for a policy body (`name`,
+/// `alert_type`, `enabled`, `mechanisms.email`, `filters`).
+pub fn policy_block(body: &Value, generation: Generation) -> String {
+    let name = body["name"].as_str().unwrap_or("health alerts");
+    let emails: Vec<&str> = body["mechanisms"]["email"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    let filters = &body["filters"];
+    let pools = list(strings(filters.get("pool_id")).map(pool_expression));
+    let healths = list(strings(filters.get("new_health")).map(string));
+    let sources = list(strings(filters.get("event_source")).map(string));
+    let mut out = format!("resource \"cloudflare_notification_policy\" \"{}\" {{\n", label(name));
+    out.push_str("  account_id = var.account_id # the account of the pools\n");
+    out.push_str(&format!("  name       = {}\n", string(name)));
+    out.push_str(&format!(
+        "  alert_type = {}\n",
+        string(body["alert_type"].as_str().unwrap_or("load_balancing_health_alert"))
+    ));
+    out.push_str("  enabled    = true\n");
+    match generation {
+        Generation::V4 => {
+            for email in &emails {
+                out.push_str(&format!("  email_integration {{\n    id = {}\n  }}\n", string(email)));
+            }
+            out.push_str("  filters {\n");
+            out.push_str(&format!("    pool_id      = {pools}\n"));
+            out.push_str(&format!("    new_health   = {healths}\n"));
+            out.push_str(&format!("    event_source = {sources}\n"));
+            out.push_str("  }\n");
+        }
+        Generation::V5 => {
+            let email = list(emails.iter().map(|e| format!("{{ id = {} }}", string(e))));
+            out.push_str(&format!("  mechanisms = {{\n    email = {email}\n  }}\n"));
+            out.push_str("  filters = {\n");
+            out.push_str(&format!("    pool_id      = {pools}\n"));
+            out.push_str(&format!("    new_health   = {healths}\n"));
+            out.push_str(&format!("    event_source = {sources}\n"));
+            out.push_str("  }\n");
+        }
+    }
+    out.push('}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::load::hcl::eval::{Eval, Scope};
+
+    fn body() -> Value {
+        json!({"name": "web ${x} health alerts", "alert_type": "load_balancing_health_alert", "enabled": true,
+            "mechanisms": {"email": [{"id": "ops@example.com"}, {"id": "sre@example.com"}]},
+            "filters": {"pool_id": ["${cloudflare_load_balancer_pool.web.id}", "17b5962d775c646f3f9725cbc7a53df4"],
+                        "new_health": ["Unhealthy"], "event_source": ["pool"]}})
+    }
+
+    /// The block, read back by the `.tf` reader, is the body again (in the
+    /// shape of its generation).
+    fn read_back(block: &str) -> serde_json::Map<String, Value> {
+        let parsed = hcl_edit::parser::parse_body(block).expect("the block is valid HCL");
+        let resource = crate::load::hcl::tree::resource_blocks(&parsed).next().expect("a resource");
+        assert_eq!(resource.name, "web_x_health_alerts");
+        let (values, unknown) = crate::load::hcl::tree::attributes(&Scope::default(), &resource.block.body);
+        assert_eq!(unknown.len(), 1, "only var.account_id: {unknown:?}");
+        values
+    }
+
+    #[test]
+    fn v5_blocks_read_back_as_the_body() {
+        let values = read_back(&policy_block(&body(), Generation::V5));
+        assert_eq!(values["name"], "web ${x} health alerts", "a `${{` in a name stays literal");
+        assert_eq!(values["mechanisms"], body()["mechanisms"]);
+        assert_eq!(values["filters"], body()["filters"]);
+    }
+
+    #[test]
+    fn v4_blocks_read_back_as_the_body() {
+        let values = read_back(&policy_block(&body(), Generation::V4));
+        assert_eq!(
+            values["email_integration"],
+            json!([{"id": "ops@example.com"}, {"id": "sre@example.com"}])
+        );
+        assert_eq!(values["filters"], json!([body()["filters"]]));
+    }
+
+    #[test]
+    fn labels_are_terraform_names() {
+        assert_eq!(label("web health alerts"), "web_health_alerts");
+        assert_eq!(label("1st pool — EU"), "policy_1st_pool_eu");
+        assert_eq!(label(""), "policy_");
+        assert_eq!(
+            Scope::default().eval(&hcl_edit::parser::parse_expr(&string("a\"${b}")).unwrap()),
+            Eval::Known(json!("a\"${b}"))
+        );
+    }
+}
