@@ -89,7 +89,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
         if meta.is_dir() {
             let (inputs_before, skipped_before) = (found.inputs.len(), found.skipped.len());
             let errors_before = found.errors.len();
-            walk(path, &display(given), exclude, found);
+            walk(path, &display(given), exclude, found, None);
             if found.inputs.len() == inputs_before && found.errors.len() == errors_before {
                 // Nothing to read: a run that passed would be a silent pass.
                 let skipped: Vec<InputError> = found.skipped.drain(skipped_before..).collect();
@@ -114,32 +114,16 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
 
 /// The other `.tf` files beside a named one: checked with it, since its
 /// policies may cover their pools and its references name their resources.
-/// Hidden and excluded files stay out, as in a walk.
+/// Found by the walk of its directory, one level deep, so hidden, ignored
+/// and excluded files stay out as they do in a walk.
 fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Discovered) {
     let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut siblings: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| {
-            let file_name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            !file_name.starts_with('.') && Format::from_path(&file_name) == Some(Format::Hcl) && !exclude.excludes(p, false)
-        })
-        .collect();
-    siblings.sort();
-    let prefix = match name.rfind('/') {
-        Some(i) => &name[..=i],
-        None => "",
-    };
-    for sibling in siblings {
-        let file_name = sibling.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        found.inputs.push(Input {
-            name: format!("{prefix}{file_name}"),
-            path: Some(sibling),
-            discovered: true,
-        });
-    }
+    let dir_name = name.rfind('/').map_or(".", |i| &name[..i]);
+    let mut beside = Discovered::default();
+    walk(dir, dir_name, exclude, &mut beside, Some(1));
+    let is_tf = |file: &str| Format::from_path(file) == Some(Format::Hcl);
+    found.inputs.extend(beside.inputs.into_iter().filter(|i| is_tf(&i.name)));
+    found.skipped.extend(beside.skipped.into_iter().filter(|s| is_tf(&s.file)));
 }
 
 fn display(given: &str) -> String {
@@ -149,7 +133,8 @@ fn display(given: &str) -> String {
     if trimmed.is_empty() { s.to_string() } else { trimmed.to_string() }
 }
 
-fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered) {
+/// Walks `dir` (named `name` in reports), `max_depth` levels deep when given.
+fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered, max_depth: Option<usize>) {
     let excluded = exclude.clone();
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(true)
@@ -163,6 +148,7 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered) {
         // Exports kept outside a git repository still mean their .gitignore.
         .require_git(false)
         .follow_links(false)
+        .max_depth(max_depth)
         .sort_by_file_name(|a, b| a.cmp(b))
         // Entries below the named directory: the directory itself was named, so it is read.
         .filter_entry(move |e| e.depth() == 0 || !excluded.excludes_entry(e.path(), e.file_type().is_some_and(|t| t.is_dir())))
