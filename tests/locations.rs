@@ -5,14 +5,6 @@ mod common;
 
 use common::{json, run, temp_dir};
 
-/// The text at a 1-based line and column (columns count code points).
-fn at(text: &str, line: usize, column: usize) -> &str {
-    let start_of_line = text.split_inclusive('\n').take(line - 1).map(str::len).sum::<usize>();
-    let rest = &text[start_of_line..];
-    let offset = rest.char_indices().nth(column - 1).map_or(rest.len(), |(i, _)| i);
-    &rest[offset..]
-}
-
 fn check_locations(dir: &std::path::Path) -> usize {
     let doc = json(&common::run_in(dir, &["check", ".", "--format", "json", "--as-of", "2024-10-01"]));
     let findings = doc["findings"].as_array().expect("findings");
@@ -25,7 +17,7 @@ fn check_locations(dir: &std::path::Path) -> usize {
         }
         let text = std::fs::read_to_string(dir.join(file)).expect("read");
         let pointer = loc["pointer"].as_str().expect("pointer");
-        let rest = at(
+        let rest = common::text_at(
             &text,
             loc["line"].as_u64().unwrap_or(0) as usize,
             loc["column"].as_u64().unwrap_or(0) as usize,

@@ -36,12 +36,7 @@ fn findings(file: &str) -> BTreeSet<(String, String, String)> {
         .collect()
 }
 
-fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
-    items
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect()
-}
+use common::triples as set;
 
 #[test]
 fn a_v4_state_fires_every_applicable_rule_at_its_attribute() {

@@ -142,3 +142,19 @@ pub fn assert_valid_sarif(sarif: &serde_json::Value) {
         .collect();
     assert!(errors.is_empty(), "SARIF invalid against 2.1.0:\n{}", errors.join("\n"));
 }
+
+/// The text at a 1-based line and column (columns count code points).
+pub fn text_at(text: &str, line: usize, column: usize) -> &str {
+    let start_of_line = text.split_inclusive('\n').take(line - 1).map(str::len).sum::<usize>();
+    let rest = &text[start_of_line..];
+    let offset = rest.char_indices().nth(column - 1).map_or(rest.len(), |(i, _)| i);
+    &rest[offset..]
+}
+
+/// A set of string triples (rule, place, what), for comparing findings.
+pub fn triples(items: &[(&str, &str, &str)]) -> std::collections::BTreeSet<(String, String, String)> {
+    items
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
