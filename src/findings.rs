@@ -175,9 +175,7 @@ impl Finding {
                 id: Cow::Borrowed(s.id),
                 name: Cow::Borrowed(s.name),
                 address: s.origin.address.as_deref().map(Cow::Borrowed),
-                configuration: s
-                    .id
-                    .starts_with("${")
+                configuration: crate::model::terraform::is_reference(s.id)
                     .then(|| analysis.inventory().accounts.get(self.subject.account as usize)?.id.as_deref())
                     .flatten()
                     .map(Cow::Borrowed),

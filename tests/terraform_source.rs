@@ -20,14 +20,6 @@ fn check(args: &[&str]) -> serde_json::Value {
     json(&r)
 }
 
-/// The text at a 1-based line and column.
-fn at(text: &str, line: u64, column: u64) -> &str {
-    let start: usize = text.split_inclusive('\n').take(line as usize - 1).map(str::len).sum();
-    let rest = &text[start..];
-    let offset = rest.char_indices().nth(column as usize - 1).map_or(rest.len(), |(i, _)| i);
-    &rest[offset..]
-}
-
 /// Every finding as (rule, file:line:column, the source text there), the
 /// text cut at the end of its line.
 fn located(doc: &serde_json::Value) -> BTreeSet<(String, String, String)> {
@@ -40,7 +32,11 @@ fn located(doc: &serde_json::Value) -> BTreeSet<(String, String, String)> {
             let file = loc["file"].as_str().expect("file");
             let (line, column) = (loc["line"].as_u64().expect("line"), loc["column"].as_u64().expect("column"));
             let text = std::fs::read_to_string(common::root().join(file)).expect("read");
-            let there = at(&text, line, column).lines().next().unwrap_or_default().to_string();
+            let there = common::text_at(&text, line as usize, column as usize)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
             (
                 f["rule"].as_str().expect("rule").to_string(),
                 format!("{}:{line}:{column}", file.rsplit('/').next().unwrap_or(file)),
@@ -50,12 +46,7 @@ fn located(doc: &serde_json::Value) -> BTreeSet<(String, String, String)> {
         .collect()
 }
 
-fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
-    items
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect()
-}
+use common::triples as set;
 
 #[test]
 fn a_v4_configuration_fires_every_applicable_rule_at_the_tf_line() {
@@ -264,10 +255,16 @@ resource "cloudflare_notification_policy" "dyn" {
             .contains("`count` makes this block several instances")
     );
     assert_eq!(skipped[1]["line"].as_u64(), Some(11));
-    assert!(
-        skipped[1]["reason"].as_str().unwrap().contains("dynamic \\\"email_integration\\\"")
-            || skipped[1]["reason"].as_str().unwrap().contains("dynamic \"email_integration\"")
-    );
+    assert!(skipped[1]["reason"].as_str().unwrap().contains("dynamic \"email_integration\""));
+
+    // A resource block without its two labels is no resource to pass over.
+    let unnamed = temp_dir(&[(
+        "main.tf",
+        b"resource \"cloudflare_load_balancer_pool\" {\n  notification_email = \"ops@example.com\"\n}\n",
+    )]);
+    let r = common::run_in(unnamed.path(), &["check", ".", "--no-config"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("main.tf:1:1") && r.stderr.contains("two labels"), "{}", r.stderr);
 
     let broken = temp_dir(&[("main.tf", b"resource \"cloudflare_load_balancer_pool\" \"web\" {\n  name = \n}\n")]);
     let r = common::run_in(broken.path(), &["check", "main.tf", "--no-config"]);
@@ -304,6 +301,24 @@ fn remedies_of_a_configuration_are_terraform_edits() {
     assert_eq!(actions[1]["terraform"]["remove_attribute"], "notification_email");
     assert_eq!(actions[1]["depends_on"], serde_json::json!([0]));
     assert!(actions.iter().all(|a| a.get("method").is_none()), "no API call for a configuration");
+    let lb003 = by_rule("LB003");
+    assert!(
+        lb003["message"]
+            .as_str()
+            .unwrap()
+            .contains("`pool_id = [cloudflare_load_balancer_pool.api.id]`"),
+        "{}",
+        lb003["message"]
+    );
+    assert_eq!(lb003["actions"][1]["terraform"]["address"], "cloudflare_load_balancer_pool.api");
+    assert!(
+        by_rule("LB004")["message"]
+            .as_str()
+            .unwrap()
+            .contains("Remove the attribute from each pool resource"),
+        "{}",
+        by_rule("LB004")["message"]
+    );
     let lb002 = by_rule("LB002");
     assert!(
         lb002["message"]

@@ -301,9 +301,13 @@ impl RecordSink for Builder {
         append(&mut target.pages, staged.pages);
     }
 
-    fn not_analysed(&mut self, kind: Kind, error: crate::load::error::InputError) {
+    fn not_analysed(&mut self, kind: Kind, mut error: crate::load::error::InputError) {
         if kind == Kind::NotificationPolicy {
+            // Counted for coverage (facts::coverage makes it `unknown`); the report says what that means.
             self.staged.policies_not_analysed += 1;
+            error
+                .message
+                .push_str("; the pools it may cover are judged neither uncovered (LB001) nor partly covered (LB003) while it is unknown");
         }
         self.staged_not_analysed.push(error);
     }

@@ -267,9 +267,11 @@ fn holds_unknown(value: &Value) -> bool {
     }
 }
 
-/// Whether a rule about `kind` may read attribute `name`.
-pub fn is_decisive(kind: Kind, name: &str) -> bool {
-    decisive(kind).contains(&name)
+/// Whether a rule about `kind` may read the value at `pointer` (relative
+/// to the resource) of its attribute `attribute`. A private key beside a
+/// certificate is never read.
+pub fn is_decisive(kind: Kind, attribute: &str, pointer: &str) -> bool {
+    decisive(kind).contains(&attribute) && !pointer.ends_with("/private_key")
 }
 
 /// The attributes of a planned resource its rules read that a plan's

@@ -46,14 +46,13 @@ pub fn run(args: &PlanArgs) -> u8 {
         }
         crate::plan::build(outcome, analysis, args.per_page as usize).map(|plans| (plans, render::PoolNames::of(analysis.inventory())))
     });
-    let plans = match built {
+    let (plans, names) = match built {
         Err(errors) => return fail(errors),
         Ok(Err(refusal)) => {
             return fail(format!("no plan written: {refusal}"));
         }
         Ok(Ok(built)) => built,
     };
-    let (plans, names) = plans;
     let text = match args.format {
         PlanFormat::Json => {
             let mut t = serde_json::to_string_pretty(&render::json(&plans, as_of)).unwrap_or_default();

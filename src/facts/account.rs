@@ -58,7 +58,7 @@ impl Facts for AccountFacts<'_> {
             "id" => Fact::new(text(id.unwrap_or_default()), ""),
             "name" => Fact::new(text(id.map_or("the account".to_string(), |id| format!("account {id}"))), ""),
             "pools_total" => Fact::new(Value::Int(t.total as i64), ""),
-            "terraform_source" => Fact::new(Value::Bool(id.is_some_and(|id| id.starts_with("terraform:"))), ""),
+            "terraform_source" => Fact::new(Value::Bool(id.is_some_and(crate::model::terraform::is_configuration_account)), ""),
             "pools_with_legacy" => Fact::new(Value::Int(t.with_legacy as i64), ""),
             "pools_not_replaced" => Fact::new(Value::Int(t.not_replaced as i64), ""),
             "bulk_clear_requests" => Fact::new(Value::Int(t.total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),

@@ -4,7 +4,7 @@ use super::Value;
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
 use crate::model::notification::{Event, HEALTH_ALERT_TYPE, Pool, filter_products};
-use crate::plan::terraform;
+use crate::model::terraform::is_reference;
 
 pub struct PoolFacts<'a> {
     pool: &'a Pool,
@@ -64,9 +64,8 @@ impl Facts for PoolFacts<'_> {
             ),
             "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), email),
             "replacement_policy" => Fact::new(text(replacement(pool, cover)), email),
-            "terraform_source" => Fact::new(Value::Bool(terraform::is_reference(&pool.id)), ""),
+            "terraform_source" => Fact::new(Value::Bool(is_reference(&pool.id)), ""),
             "address" => Fact::new(text(pool.origin.address.as_deref().unwrap_or_default()), ""),
-
             _ => return None,
         })
     }

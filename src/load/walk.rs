@@ -201,11 +201,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// Reports the resource of `kind` whose value is at `pointer` as not
     /// analysed, and why.
     pub fn not_analysed(&mut self, kind: Kind, pointer: &str, why: &str) {
-        let mut why = why.to_string();
-        if kind == Kind::NotificationPolicy {
-            why.push_str("; the pools it may cover are judged neither uncovered (LB001) nor partly covered (LB003) while it is unknown");
-        }
-        let error = self.error_at_pointer(pointer, &why);
+        let error = self.error_at_pointer(pointer, why);
         let reason = error.message.clone();
         let mut error = error.not_analysed(reason);
         error.resource = true;

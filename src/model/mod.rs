@@ -12,6 +12,7 @@ pub mod pem;
 #[cfg(test)]
 pub mod samples;
 pub mod subject;
+pub mod terraform;
 
 use std::collections::BTreeMap;
 

@@ -74,68 +74,54 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
     let terraform_source = fact("terraform_source") == "true";
     match f.rule.id.as_str() {
         // In a configuration: add the replacement, then remove the attribute.
-        "LB001" | "LB003" if terraform_source => {
+        // The pools' own findings carry the edits.
+        "LB004" if terraform_source => Vec::new(),
+        // Add the replacement, then clear the pool: by API calls, or by
+        // edits of the configuration for a pool of Terraform source.
+        "LB001" | "LB003" | "LB002" => {
             let pool = fact("id");
-            let address = fact("address");
             let generation = pool_generation(analysis, f).unwrap_or(Generation::V5);
-            let mut actions: Vec<Action> = bodies(&fact("replacement_policy"))
-                .into_iter()
-                .map(|body| {
-                    let block = policy_block(&body, generation);
-                    let name = body.get("name").and_then(Value::as_str).unwrap_or_default();
-                    Action {
-                        request: Request::Terraform(TerraformEdit::AddResource {
-                            address: format!("cloudflare_notification_policy.{}", label(name)),
-                            block,
-                            pools: vec![pool.clone()],
-                        }),
-                        depends_on: Vec::new(),
+            let add = |body: Value| {
+                if terraform_source {
+                    let name = label(body.get("name").and_then(Value::as_str).unwrap_or_default());
+                    Request::Terraform(TerraformEdit::AddResource {
+                        address: format!("cloudflare_notification_policy.{name}"),
+                        block: policy_block(&body, &name, generation),
+                        pools: vec![pool.clone()],
+                    })
+                } else {
+                    Request::CreatePolicy {
+                        body,
+                        pools: vec![pool.clone()],
                     }
+                }
+            };
+            let mut actions: Vec<Action> = if f.rule.id == "LB002" {
+                Vec::new()
+            } else {
+                bodies(&fact("replacement_policy"))
+                    .into_iter()
+                    .map(|body| Action {
+                        request: add(body),
+                        depends_on: Vec::new(),
+                    })
+                    .collect()
+            };
+            let clear = if terraform_source {
+                Request::Terraform(TerraformEdit::RemoveAttribute {
+                    address: fact("address"),
+                    attribute: "notification_email",
                 })
-                .collect();
+            } else {
+                Request::ClearPool { pool_id: pool.clone() }
+            };
             let adds = (0..actions.len()).collect();
             actions.push(Action {
-                request: Request::Terraform(TerraformEdit::RemoveAttribute {
-                    address,
-                    attribute: "notification_email",
-                }),
+                request: clear,
                 depends_on: adds,
             });
             actions
         }
-        "LB002" if terraform_source => vec![Action {
-            request: Request::Terraform(TerraformEdit::RemoveAttribute {
-                address: fact("address"),
-                attribute: "notification_email",
-            }),
-            depends_on: Vec::new(),
-        }],
-        // The pools' own findings carry the edits.
-        "LB004" if terraform_source => Vec::new(),
-        // Create the replacement, then clear the pool.
-        "LB001" | "LB003" => {
-            let pool = fact("id");
-            let mut actions: Vec<Action> = bodies(&fact("replacement_policy"))
-                .into_iter()
-                .map(|body| Action {
-                    request: Request::CreatePolicy {
-                        body,
-                        pools: vec![pool.clone()],
-                    },
-                    depends_on: Vec::new(),
-                })
-                .collect();
-            let creates = (0..actions.len()).collect();
-            actions.push(Action {
-                request: Request::ClearPool { pool_id: pool },
-                depends_on: creates,
-            });
-            actions
-        }
-        "LB002" => vec![Action {
-            request: Request::ClearPool { pool_id: fact("id") },
-            depends_on: Vec::new(),
-        }],
         // Every page of the bulk clear, once the pools' replacements exist (the message's caveat).
         "LB004" => {
             let total: usize = fact("pools_total").parse().unwrap_or(0);

@@ -337,7 +337,6 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
         for step in &plan.steps {
             match step {
                 Request::CreatePolicy { body, .. } => {
-                    let mut block = super::terraform::policy_block(body, names.generation);
                     // Two policies of one name get two resource names.
                     let label = super::terraform::label(body["name"].as_str().unwrap_or_default());
                     let mut unique = label.clone();
@@ -346,11 +345,8 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
                         n += 1;
                         unique = format!("{label}_{n}");
                     }
-                    if unique != label {
-                        block = block.replacen(&format!("\"{label}\" {{"), &format!("\"{unique}\" {{"), 1);
-                    }
                     out.push('\n');
-                    out.push_str(&block);
+                    out.push_str(&super::terraform::policy_block(body, &unique, names.generation));
                     out.push('\n');
                 }
                 Request::ClearPage { pools, .. } => cleared.extend(pools.iter().map(|id| names.name(id))),

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::model::fields::PoolFields;
+use crate::model::terraform::reference;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Generation {
@@ -26,17 +27,6 @@ impl Generation {
             Generation::V5
         }
     }
-}
-
-/// `${cloudflare_load_balancer_pool.web.id}` (the id a `.tf` resource has
-/// until apply) → `cloudflare_load_balancer_pool.web.id`.
-pub fn reference(id: &str) -> Option<&str> {
-    id.strip_prefix("${")?.strip_suffix('}')
-}
-
-/// Whether an id stands for a resource of Terraform source.
-pub fn is_reference(id: &str) -> bool {
-    reference(id).is_some()
 }
 
 /// A resource name from a policy name: letters, digits and `_`, starting
@@ -79,9 +69,9 @@ fn pool_expression(id: &str) -> String {
     reference(id).map_or_else(|| string(id), str::to_string)
 }
 
-/// The `cloudflare_notification_policy` block for a policy body (`name`,
-/// `alert_type`, `enabled`, `mechanisms.email`, `filters`).
-pub fn policy_block(body: &Value, generation: Generation) -> String {
+/// The `cloudflare_notification_policy` block named `label` (see [`label`])
+/// for a policy body (`name`, `alert_type`, `enabled`, `mechanisms.email`, `filters`).
+pub fn policy_block(body: &Value, label: &str, generation: Generation) -> String {
     let name = body["name"].as_str().unwrap_or("health alerts");
     let emails: Vec<&str> = body["mechanisms"]["email"]
         .as_array()
@@ -93,7 +83,7 @@ pub fn policy_block(body: &Value, generation: Generation) -> String {
     let pools = list(strings(filters.get("pool_id")).map(pool_expression));
     let healths = list(strings(filters.get("new_health")).map(string));
     let sources = list(strings(filters.get("event_source")).map(string));
-    let mut out = format!("resource \"cloudflare_notification_policy\" \"{}\" {{\n", label(name));
+    let mut out = format!("resource \"cloudflare_notification_policy\" \"{label}\" {{\n");
     out.push_str("  account_id = var.account_id # the account of the pools\n");
     out.push_str(&format!("  name       = {}\n", string(name)));
     out.push_str(&format!(
@@ -153,7 +143,7 @@ mod tests {
 
     #[test]
     fn v5_blocks_read_back_as_the_body() {
-        let values = read_back(&policy_block(&body(), Generation::V5));
+        let values = read_back(&policy_block(&body(), "web_x_health_alerts", Generation::V5));
         assert_eq!(values["name"], "web ${x} health alerts", "a `${{` in a name stays literal");
         assert_eq!(values["mechanisms"], body()["mechanisms"]);
         assert_eq!(values["filters"], body()["filters"]);
@@ -161,7 +151,7 @@ mod tests {
 
     #[test]
     fn v4_blocks_read_back_as_the_body() {
-        let values = read_back(&policy_block(&body(), Generation::V4));
+        let values = read_back(&policy_block(&body(), "web_x_health_alerts", Generation::V4));
         assert_eq!(
             values["email_integration"],
             json!([{"id": "ops@example.com"}, {"id": "sre@example.com"}])

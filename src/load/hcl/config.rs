@@ -8,19 +8,14 @@ use std::collections::{BTreeMap, HashMap};
 use hcl_edit::structure::Body;
 use serde_json::Value;
 
-use super::eval::{Eval, Scope, id_reference};
+use super::eval::{Eval, Scope};
 use super::tree::resource_blocks;
 use crate::load::source::{FileId, Format, SourceFile};
+use crate::model::terraform::{configuration_account, id_reference};
 
 pub struct Configuration {
-    /// The directory, as files are named (`.` for the current one).
-    pub dir: String,
     pub scope: Scope,
-    /// `terraform:<dir>`: a configuration is judged on its own, as an
-    /// account of its own. Its `account_id` is often a variable, and even a
-    /// literal one must not merge it with an export or a state of the same
-    /// account: their pools are the same pools under other ids, so they would
-    /// count twice and cover each other.
+    /// The configuration's own account ([`configuration_account`]).
     pub account: String,
     /// Zones by id (a literal, or the `${cloudflare_zone.x.id}` reference), with their names.
     pub zones: BTreeMap<String, Option<String>>,
@@ -66,25 +61,7 @@ impl Configurations {
 }
 
 fn configuration(dir: &str, bodies: &[&Body]) -> Configuration {
-    let mut scope = Scope::default();
-    for body in bodies {
-        for block in body.blocks() {
-            match (block.ident.value().as_str(), block.labels.as_slice()) {
-                ("variable", [name]) => {
-                    scope.variables.insert(
-                        name.as_str().to_string(),
-                        block.body.get_attribute("default").map(|a| a.value.clone()),
-                    );
-                }
-                ("locals", _) => {
-                    for a in block.body.attributes() {
-                        scope.locals.insert(a.key.value().as_str().to_string(), a.value.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+    let scope = Scope::of(bodies);
     let mut zones = BTreeMap::new();
     for resource in bodies.iter().flat_map(|b| resource_blocks(b)) {
         let known = |name: &str| match resource.block.body.get_attribute(name).map(|a| scope.eval(&a.value)) {
@@ -99,8 +76,7 @@ fn configuration(dir: &str, bodies: &[&Body]) -> Configuration {
         }
     }
     Configuration {
-        dir: dir.to_string(),
-        account: format!("terraform:{dir}"),
+        account: configuration_account(dir),
         scope,
         zones,
     }

@@ -6,11 +6,16 @@
 //! outputs, data sources, `count`/`each` — is unknown, and says why: a rule
 //! never judges a value edgeaudit had to guess.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+
+use hcl_edit::structure::Body;
 
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::template::{Element, Template};
 use serde_json::{Map, Value};
+
+use crate::model::terraform::id_reference;
 
 /// A value, or why it is not known before apply.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +28,11 @@ pub enum Eval {
 /// deeper than this is unknown, never a stack overflow.
 const MAX_DEPTH: u8 = 32;
 
+/// Steps (expressions, and bytes of strings built) one attribute may take:
+/// locals that each name the previous one ten times grow tenfold per level,
+/// which depth alone does not bound.
+const BUDGET: usize = 1 << 20;
+
 /// The names an expression of one configuration (one directory) can use.
 #[derive(Debug, Default)]
 pub struct Scope {
@@ -30,22 +40,51 @@ pub struct Scope {
     pub variables: BTreeMap<String, Option<Expression>>,
     /// `locals { x = … }`.
     pub locals: BTreeMap<String, Expression>,
-}
-
-/// Stands for resource `address`'s id until apply gives it one. Written as
-/// Terraform writes a reference in a string, so reports show what it is.
-pub fn id_reference(address: &str) -> String {
-    format!("${{{address}.id}}")
+    /// What is left of [`BUDGET`] in the evaluation under way.
+    budget: Cell<usize>,
 }
 
 impl Scope {
+    /// The variables and locals the files of one configuration declare.
+    pub fn of(bodies: &[&Body]) -> Scope {
+        let mut scope = Scope::default();
+        for block in bodies.iter().flat_map(|b| b.blocks()) {
+            match (block.ident.value().as_str(), block.labels.as_slice()) {
+                ("variable", [name]) => {
+                    scope.variables.insert(
+                        name.as_str().to_string(),
+                        block.body.get_attribute("default").map(|a| a.value.clone()),
+                    );
+                }
+                ("locals", _) => {
+                    for a in block.body.attributes() {
+                        scope.locals.insert(a.key.value().as_str().to_string(), a.value.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        scope
+    }
+
     pub fn eval(&self, expr: &Expression) -> Eval {
+        self.budget.set(BUDGET);
         self.eval_at(expr, 0)
+    }
+
+    /// Takes `steps` from the budget; `false` when it is spent.
+    fn spend(&self, steps: usize) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(steps));
+        left >= steps
     }
 
     fn eval_at(&self, expr: &Expression, depth: u8) -> Eval {
         if depth > MAX_DEPTH {
             return Eval::Unknown("references nest too deep (or in a cycle)".into());
+        }
+        if !self.spend(1) {
+            return Eval::Unknown("too large to evaluate".into());
         }
         match expr {
             Expression::Null(_) => Eval::Known(Value::Null),
@@ -103,6 +142,9 @@ impl Scope {
             match element {
                 Element::Literal(s) => out.push_str(s.value()),
                 Element::Interpolation(i) => match self.eval_at(&i.expr, depth + 1) {
+                    Eval::Known(Value::String(s)) if !self.spend(s.len()) => {
+                        return Eval::Unknown("too large to evaluate".into());
+                    }
                     Eval::Known(Value::String(s)) => out.push_str(&s),
                     Eval::Known(v @ (Value::Number(_) | Value::Bool(_))) => out.push_str(&v.to_string()),
                     Eval::Known(_) => return Eval::Unknown("a template interpolating a list or object".into()),
@@ -223,25 +265,7 @@ mod tests {
     use super::*;
 
     fn scope(source: &str) -> Scope {
-        let body = hcl_edit::parser::parse_body(source).expect("test source parses");
-        let mut scope = Scope::default();
-        for block in body.blocks() {
-            match block.ident.value().as_str() {
-                "variable" => {
-                    let name = block.labels[0].as_str().to_string();
-                    scope
-                        .variables
-                        .insert(name, block.body.get_attribute("default").map(|a| a.value.clone()));
-                }
-                "locals" => {
-                    for a in block.body.attributes() {
-                        scope.locals.insert(a.key.value().as_str().to_string(), a.value.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-        scope
+        Scope::of(&[&hcl_edit::parser::parse_body(source).expect("test source parses")])
     }
 
     fn eval(scope: &Scope, expr: &str) -> Eval {
@@ -294,5 +318,18 @@ mod tests {
         assert!(why("[for e in [\"a\"] : e]").contains("for"));
         assert!(why("\"${var.zone}.x\"").contains("no default"));
         assert!(why("[\"ok\", var.zone]").contains("no default"));
+    }
+
+    #[test]
+    fn locals_that_multiply_are_cut_short() {
+        // Each local names the previous ten times: 8 × 10¹² bytes unbounded.
+        let mut source = String::from("locals {\n  a0 = \"xxxxxxxx\"\n");
+        for i in 1..=12 {
+            source.push_str(&format!("  a{i} = \"{}\"\n", format!("${{local.a{}}}", i - 1).repeat(10)));
+        }
+        source.push_str("}\n");
+        let result = eval(&scope(&source), "local.a12");
+        assert!(matches!(&result, Eval::Unknown(why) if why.contains("too large")), "{result:?}");
+        assert_eq!(eval(&scope(&source), "local.a2"), Eval::Known(Value::from("x".repeat(800))));
     }
 }

@@ -22,9 +22,9 @@ use super::walk::{RecordSink, Walker};
 use crate::adapt::terraform::{self, ResourceType};
 use crate::model::Kind;
 use crate::model::certificate::Zone;
+use crate::model::terraform::id_reference;
 use config::Configuration;
 pub use config::Configurations;
-use eval::id_reference;
 
 /// Meta-arguments that make one block stand for several instances.
 const REPEATERS: [&str; 2] = ["count", "for_each"];
@@ -47,9 +47,22 @@ pub fn walk<S: RecordSink>(
             )]);
         }
     };
+    // Terraform rejects a resource without a type and a name; edgeaudit
+    // must not pass over one it would have read.
+    if let Some(unnamed) = body
+        .blocks()
+        .find(|b| b.ident.value().as_str() == "resource" && b.labels.len() != 2)
+    {
+        let at = unnamed.span().map_or(0, |s| s.start);
+        return Err(vec![InputError::at_offset(
+            &file.name,
+            &file.text,
+            at,
+            "not valid Terraform: a `resource` block needs two labels, its type and its name",
+        )]);
+    }
     walker.run_lines(|w| {
         let file_id = w.file_id();
-        let zone_keys: Vec<&String> = configuration.zones.keys().collect();
         for (index, (id, name)) in configuration.zones.iter().enumerate() {
             w.zone_found(Zone {
                 key: (file_id, index as u32),
@@ -79,8 +92,7 @@ pub fn walk<S: RecordSink>(
             let (mut values, unknown) = tree::attributes(&configuration.scope, &resource.block.body);
             let decisive: Vec<&tree::Unknown> = unknown
                 .iter()
-                // A private key is never read: only the certificate beside it.
-                .filter(|u| terraform::is_decisive(kind, &u.attribute) && !u.pointer.ends_with("/private_key"))
+                .filter(|u| terraform::is_decisive(kind, &u.attribute, &u.pointer))
                 .collect();
             if let Some(first) = decisive.first() {
                 let reasons = decisive
@@ -102,10 +114,10 @@ pub fn walk<S: RecordSink>(
             }
             let attributes = Value::Object(values);
             let Some((record, layout)) = terraform::normalise(kind, &attributes) else {
-                continue;
+                return Err(w.error_at_pointer(&pointer, &format!("{address}: its attributes cannot be read")));
             };
             let zone = terraform::zone_id(&attributes)
-                .and_then(|id| zone_keys.iter().position(|k| k.as_str() == id))
+                .and_then(|id| configuration.zones.keys().position(|k| k == id))
                 .map(|index| (file_id, index as u32));
             if w.record_as(kind, &pointer, Arc::from(address.as_str()), &record, layout, zone).is_err() {
                 // The walker keeps the located error.
