@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use crate::adapt::Builder;
 use crate::engine::RuleSet;
 use crate::engine::evaluate::evaluate;
+use crate::engine::unjudged::{NotJudged, not_judged};
 use crate::facts::Analysis;
 use crate::findings::Finding;
 use crate::load::error::{InputError, InputErrors};
@@ -40,6 +41,8 @@ pub struct Outcome {
     pub as_of: NaiveDate,
     /// What the waivers and the baseline accepted, and what they say about themselves.
     pub triage: Triaged,
+    /// Rules that could not judge some subjects for want of a known value.
+    pub not_judged: Vec<NotJudged>,
 }
 
 impl Outcome {
@@ -96,6 +99,7 @@ pub fn check<R>(
     let mut findings = Vec::new();
     analysis.for_each_subject(|subject, facts| evaluate(rules, subject, facts, options.as_of, &mut findings));
     findings.shrink_to_fit();
+    let not_judged = not_judged(rules, &analysis, options.as_of);
     timings.stage("rules");
 
     // Findings whose subject has an origin are located in place: pointer and
@@ -138,6 +142,7 @@ pub fn check<R>(
         analysed_files: loaded.analysed,
         as_of: options.as_of,
         triage: triaged,
+        not_judged,
     };
     let result = report(&outcome, &analysis);
     timings.stage("report");

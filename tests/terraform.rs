@@ -152,7 +152,7 @@ fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
         skipped[1]["reason"]
             .as_str()
             .unwrap()
-            .contains("judged neither uncovered (LB001) nor partly covered (LB003)")
+            .contains("judged by none of LB001, LB002 and LB003")
     );
     assert!(skipped[0]["line"].as_u64().unwrap() > 1);
     assert_eq!(doc["summary"]["skipped_resources"], 2);

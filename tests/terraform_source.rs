@@ -143,10 +143,35 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
     let skipped = doc["summary"]["skipped"].as_array().unwrap();
     let reason = skipped[0]["reason"].as_str().unwrap();
     assert!(reason.contains("cloudflare_notification_policy.oncall") && reason.contains("`var.oncall` has no default"));
-    assert!(
-        reason.contains("judged neither uncovered (LB001) nor partly covered (LB003)"),
-        "{reason}"
+    assert!(reason.contains("judged by none of LB001, LB002 and LB003"), "{reason}");
+    // What was not judged, by which rules: in the JSON summary and with --statistics.
+    assert_eq!(
+        doc["summary"]["not_judged"],
+        serde_json::json!([
+            {"rules": ["EX002", "LB005", "LB006", "LB007"], "kind": "notification_policy", "subjects": 1,
+             "why": "not analysed: a value its rules read is not known (listed with the skipped)"},
+            {"rules": ["LB001", "LB002", "LB003"], "kind": "pool", "subjects": 1,
+             "why": "legacy e-mail set, and whether it is covered is unknown while a notification policy of its account is not analysed"},
+        ])
     );
+    let statistics = run(&[
+        "check",
+        &format!("{DIR}/hcl-unknown"),
+        "--statistics",
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+        "--quiet",
+    ]);
+    assert!(
+        statistics
+            .stdout
+            .contains("     1  pool not judged by LB001, LB002, LB003: legacy e-mail set"),
+        "{}",
+        statistics.stdout
+    );
+    // A fully known configuration has nothing unjudged.
+    assert!(check(&[&format!("{DIR}/hcl-v5")])["summary"].get("not_judged").is_none());
     // Every format says so.
     for format in ["human", "markdown", "github", "concise"] {
         let r = run(&[
@@ -382,4 +407,61 @@ fn plan_format_terraform_applied_to_the_configuration_migrates_it() {
             .all(|r| !r.starts_with("LB00") || ["LB005", "LB006", "LB007"].contains(r)),
         "no pool left to migrate: {rules:?}"
     );
+}
+
+#[test]
+fn module_calls_are_listed_as_not_followed_in_every_format() {
+    let dir = format!("{DIR}/hcl-modules");
+    let doc = check(&[&dir]);
+    let skipped = doc["summary"]["skipped"].as_array().unwrap();
+    let at = |file: &str| {
+        skipped
+            .iter()
+            .find(|s| s["file"] == format!("{dir}/{file}"))
+            .unwrap_or_else(|| panic!("{file} not listed: {skipped:?}"))
+    };
+    let call = at("main.tf");
+    assert_eq!((call["line"].as_u64(), call["column"].as_u64()), (Some(10), Some(1)));
+    let reason = call["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("module.alerts (source `./modules/alerts`): module calls are not followed")
+            && reason.contains("judged as if it created none"),
+        "{reason}"
+    );
+    // A file of module calls only is skipped, and says which calls it holds.
+    let only_calls = at("dns.tf")["reason"].as_str().unwrap();
+    assert!(
+        only_calls.contains("its module calls (module.dns) are not followed"),
+        "{only_calls}"
+    );
+    // The module's directory is a configuration of its own: its policy's
+    // pool comes from the caller, so it is unknown there.
+    let policy = at("modules/alerts/main.tf")["reason"].as_str().unwrap();
+    assert!(policy.contains("cloudflare_notification_policy.web") && policy.contains("`var.pool_id` has no default"));
+    // The caller's pool is judged as if the module created no policy.
+    let rules: BTreeSet<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, BTreeSet::from(["LB001", "LB004"]));
+    for format in ["human", "markdown", "github", "concise", "sarif"] {
+        let r = run(&[
+            "check",
+            &dir,
+            "--format",
+            format,
+            "--as-of",
+            "2024-10-01",
+            "--no-config",
+            "--color",
+            "never",
+        ]);
+        assert!(
+            format!("{}{}", r.stdout, r.stderr).contains("module.alerts (source `./modules/alerts`)"),
+            "{format}: {}",
+            r.stdout
+        );
+    }
 }

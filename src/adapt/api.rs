@@ -104,7 +104,7 @@ pub struct Builder {
     staged: Account,
     staged_records: Vec<(Kind, usize)>,
     /// The current document's resources read but not analysed.
-    staged_not_analysed: Vec<crate::load::error::InputError>,
+    staged_not_analysed: Vec<(Option<Kind>, crate::load::error::InputError)>,
 }
 
 impl Builder {
@@ -280,7 +280,12 @@ impl RecordSink for Builder {
 
     fn end_document(&mut self, account: Option<&str>) {
         let staged = std::mem::take(&mut self.staged);
-        self.inventory.not_analysed.append(&mut self.staged_not_analysed);
+        for (kind, error) in self.staged_not_analysed.drain(..) {
+            if let Some(kind) = kind {
+                *self.inventory.not_analysed_by_kind.entry(kind).or_default() += 1;
+            }
+            self.inventory.not_analysed.push(error);
+        }
         for (kind, n) in std::mem::take(&mut self.staged_records) {
             *self.inventory.records.entry(kind).or_default() += n;
         }
@@ -301,15 +306,15 @@ impl RecordSink for Builder {
         append(&mut target.pages, staged.pages);
     }
 
-    fn not_analysed(&mut self, kind: Kind, mut error: crate::load::error::InputError) {
-        if kind == Kind::NotificationPolicy {
+    fn not_analysed(&mut self, kind: Option<Kind>, mut error: crate::load::error::InputError) {
+        if kind == Some(Kind::NotificationPolicy) {
             // Counted for coverage (facts::coverage makes it `unknown`); the report says what that means.
             self.staged.policies_not_analysed += 1;
-            error
-                .message
-                .push_str("; the pools it may cover are judged neither uncovered (LB001) nor partly covered (LB003) while it is unknown");
+            error.message.push_str(
+                "; pools its account's known policies do not fully cover are judged by none of LB001, LB002 and LB003 while it is unknown",
+            );
         }
-        self.staged_not_analysed.push(error);
+        self.staged_not_analysed.push((kind, error));
     }
 
     fn zone_found(&mut self, zone: Zone) {

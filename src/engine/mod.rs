@@ -8,5 +8,6 @@ pub mod evaluate;
 pub mod registry;
 pub mod rule;
 pub mod template;
+pub mod unjudged;
 
 pub use registry::RuleSet;

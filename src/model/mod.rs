@@ -77,6 +77,8 @@ pub struct Inventory {
     /// Resources read but not analysed, with where they are and why (a
     /// Terraform plan's values known only after apply).
     pub not_analysed: Vec<crate::load::error::InputError>,
+    /// The same, counted by kind: whose rules did not run.
+    pub not_analysed_by_kind: BTreeMap<Kind, usize>,
 }
 
 impl Inventory {

@@ -313,6 +313,17 @@ fn statistics(ctx: &Context, summary: &Summary) -> String {
             let _ = writeln!(out, "{count:>6}  {id:<6}  {:<8} {}", rule.severity.as_str(), rule.name);
         }
     }
+    // What the counts above do not include: subjects a rule could not judge.
+    for n in &summary.not_judged {
+        let _ = writeln!(
+            out,
+            "{:>6}  {} not judged by {}: {}",
+            n.subjects,
+            n.kind.as_str(),
+            n.rules.join(", "),
+            n.why
+        );
+    }
     if !out.is_empty() {
         out.push('\n');
     }

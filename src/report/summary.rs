@@ -27,6 +27,10 @@ pub struct Summary {
     pub suppressed: Suppressed,
     /// Notes about waivers and baseline entries.
     pub notices: usize,
+    /// Rules that did not run on some subjects because a value was not
+    /// known (present only then).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_judged: Vec<crate::engine::unjudged::NotJudged>,
 }
 
 #[derive(Debug, Serialize)]
@@ -93,6 +97,7 @@ impl Summary {
             by_rule,
             suppressed,
             notices: outcome.triage.notices.len(),
+            not_judged: outcome.not_judged.clone(),
         }
     }
 

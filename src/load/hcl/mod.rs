@@ -124,15 +124,44 @@ pub fn walk<S: RecordSink>(
                 return Ok(());
             }
         }
+        let calls = module_calls(&body);
         if ours == 0 {
             let at = body.span().map_or(0, |s| s.start);
-            return Err(InputError::at_offset(&file.name, &file.text, at, "a Terraform file").not_analysed(
-                "a Terraform file with no resource edgeaudit reads (it may hold the configuration's variables, locals or providers, which the files with resources use)",
-            ));
+            let mut why = "a Terraform file with no resource edgeaudit reads (it may hold the configuration's variables, locals or providers, which the files with resources use)".to_string();
+            if !calls.is_empty() {
+                let names: Vec<String> = calls.iter().map(|c| format!("module.{}", c.name)).collect();
+                why.push_str(&format!("; its module calls ({}) are not followed: {NOT_FOLLOWED}", names.join(", ")));
+            }
+            return Err(InputError::at_offset(&file.name, &file.text, at, "a Terraform file").not_analysed(why));
+        }
+        for call in calls {
+            let source = call.source.map_or(String::new(), |s| format!(" (source `{s}`)"));
+            w.not_followed(call.offset, &format!("module.{}{source}: module calls are not followed: {NOT_FOLLOWED}", call.name));
         }
         w.set_account(Some(configuration.account.clone()));
         Ok(())
     })
+}
+
+/// Why a module call's resources are not judged with the configuration that calls it.
+const NOT_FOLLOWED: &str = "the module's resources are checked only when its directory is among the paths, as a configuration of its own (addresses relative to it, values passed in unknown there); a notification policy it creates is not seen here, so this configuration's pools are judged as if it created none";
+
+struct ModuleCall<'b> {
+    name: &'b str,
+    /// `source` when it is a literal.
+    source: Option<&'b str>,
+    offset: usize,
+}
+
+fn module_calls(body: &Body) -> Vec<ModuleCall<'_>> {
+    body.blocks()
+        .filter(|b| b.ident.value().as_str() == "module")
+        .map(|block| ModuleCall {
+            name: block.labels.first().map_or("", |l| l.as_str()),
+            source: block.body.get_attribute("source").and_then(|a| a.value.as_str()),
+            offset: block.span().map_or(0, |s| s.start),
+        })
+        .collect()
 }
 
 /// A DNS record's full name, as provider v4 computes it into `hostname`
