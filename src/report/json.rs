@@ -32,25 +32,48 @@ struct Findings<'a> {
 impl Serialize for Findings<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.ctx;
-        ctx.with_messages(self.which, |messages| {
-            s.collect_seq(
-                ctx.outcome
-                    .findings
-                    .iter()
-                    .filter(|f| self.which.selects(f))
-                    .zip(messages)
-                    .map(|(f, message)| finding(ctx, f, message, suppression(ctx, f))),
-            )
-        })
+        let which = self.which;
+        // The message, fingerprint and actions are made on the second thread,
+        // while this one writes.
+        ctx.with_rendered(
+            |_, f| which.selects(f),
+            |f| Rendered {
+                message: ctx.message(f),
+                fingerprint: ctx.fingerprint(f),
+                actions: ctx.actions(f),
+            },
+            |rendered| {
+                s.collect_seq(
+                    ctx.outcome
+                        .findings
+                        .iter()
+                        .filter(|f| which.selects(f))
+                        .zip(rendered)
+                        .map(|(f, rendered)| finding(ctx, f, rendered, suppression(ctx, f))),
+                )
+            },
+        )
     }
 }
 
-fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, message: String, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
+/// What is made of a finding besides what it holds.
+struct Rendered {
+    message: String,
+    fingerprint: String,
+    actions: Option<serde_json::Value>,
+}
+
+fn finding<'a>(
+    ctx: &'a Context,
+    f: &'a crate::findings::Finding,
+    rendered: Rendered,
+    suppression: Option<SuppressionOut<'a>>,
+) -> Finding<'a> {
     Finding {
         rule: &f.rule.id,
         name: &f.rule.name,
         severity: f.severity,
-        message,
+        message: rendered.message,
         resource: ctx.resource(f),
         location: Location {
             file: ctx.file(f),
@@ -58,8 +81,8 @@ fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, message: Strin
             line: f.location.line,
             column: f.location.column,
         },
-        fingerprint: ctx.fingerprint(f),
-        actions: ctx.actions(f),
+        fingerprint: rendered.fingerprint,
+        actions: rendered.actions,
         suppression,
     }
 }

@@ -173,17 +173,36 @@ impl Context<'_> {
         keep: impl Fn(usize, &Finding) -> bool + Send,
         consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R,
     ) -> R {
+        self.with_rendered(keep, |f| self.message(f), consume)
+    }
+
+    /// As `with_messages_where`, with whatever `render` makes of each finding
+    /// (a report that also needs each fingerprint renders it there too).
+    pub fn with_rendered<T: Send, R>(
+        &self,
+        keep: impl Fn(usize, &Finding) -> bool + Send,
+        render: impl Fn(&Finding) -> T + Send,
+        consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
+    ) -> R {
+        // Handed over in batches: one message at a time, the two threads spent
+        // a tenth of a large report waking each other.
+        const BATCH: usize = 256;
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1024);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(8);
             scope.spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH);
                 for (_, f) in self.outcome.findings.iter().enumerate().filter(|(i, f)| keep(*i, f)) {
+                    batch.push(render(f));
                     // The receiver is gone when writing failed: stop quietly.
-                    if tx.send(self.message(f)).is_err() {
-                        break;
+                    if batch.len() == BATCH && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err() {
+                        return;
                     }
                 }
+                if !batch.is_empty() {
+                    let _ = tx.send(batch);
+                }
             });
-            consume(&mut rx.into_iter())
+            consume(&mut rx.into_iter().flatten())
         })
     }
 
