@@ -11,7 +11,7 @@ pub fn load(data: &[u8], format: Format, name: &str, analyse: bool) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let file = SourceFile {
         name: name.to_string(),
-        text: Arc::new(text.to_string()),
+        text: Arc::new(text.to_string().into()),
         format,
         discovered: false,
     };

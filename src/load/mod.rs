@@ -12,6 +12,7 @@ pub mod shape;
 pub mod source;
 pub mod stream;
 pub mod terraform;
+pub mod text;
 pub mod walk;
 pub mod yaml;
 
@@ -54,13 +55,33 @@ pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S
     let discovered = discover::discover(paths, &options.exclude, options.stdin_name.as_deref());
     let mut files = Vec::with_capacity(discovered.inputs.len());
     let mut errors = discovered.errors;
+    // Mapped files, to see whether they changed while they were read.
+    let mut mapped = Vec::new();
     for input in discovered.inputs {
         match read(&input, options) {
-            Ok(file) => files.push(file),
+            Ok(file) => {
+                if let (true, Some(path)) = (file.text.is_mapped(), input.path) {
+                    mapped.push((files.len(), path));
+                }
+                files.push(file)
+            }
             Err(e) => errors.push(e),
         }
     }
     let mut loaded = parse_files(files, errors, options, sink)?;
+    let changed: Vec<InputError> = mapped
+        .iter()
+        .filter(|(i, path)| loaded.files[*i].text.changed(path))
+        .map(|(i, _)| {
+            InputError::unreadable(
+                &loaded.files[*i].name,
+                "the file changed while it was being read; check it again once it is written whole",
+            )
+        })
+        .collect();
+    if !changed.is_empty() {
+        return Err(InputErrors(changed));
+    }
     if !discovered.skipped.is_empty() {
         loaded.skipped.extend(discovered.skipped);
         loaded.skipped.sort_by(|a, b| a.file.cmp(&b.file));
@@ -137,6 +158,10 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
     } else {
         options.max_input
     };
+    // A large file is mapped, not copied (text.rs says what that guarantees).
+    if let Some(text) = input.path.as_deref().and_then(|path| text::Text::map(path, &input.name, bound)) {
+        return Ok(source_file(input, options, text));
+    }
     let mut bytes = bounded::read(input.path.as_deref(), bound, "--max-input-size").map_err(|e| InputError::unreadable(&input.name, e))?;
     lone_carriage_returns_to_line_feeds(&mut bytes);
     let mut text = String::from_utf8(bytes).map_err(|e| {
@@ -154,6 +179,10 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
         // first line. Editors do not count the mark in columns either.
         text.drain(..3);
     }
+    Ok(source_file(input, options, text::Text::from(text)))
+}
+
+fn source_file(input: &discover::Input, options: &LoadOptions, text: text::Text) -> SourceFile {
     // A file's extension wins over `--input-format`; for standard input the
     // option wins over the extension of `--stdin-filename`.
     let by_name = Format::from_path(&input.name);
@@ -162,12 +191,12 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
         None => options.input_format.or(by_name),
     }
     .unwrap_or_else(|| sniff(&text));
-    Ok(SourceFile {
+    SourceFile {
         name: input.name.clone(),
-        text: Arc::from(text),
+        text: Arc::new(text),
         format,
         discovered: input.discovered,
-    })
+    }
 }
 
 /// A lone CR (old Mac line ends) becomes an LF, in place: the same length, so

@@ -38,8 +38,9 @@ pub struct SourceFile {
     /// The path as given on the command line (or found under a directory given
     /// there), with `/` separators; `-` for stdin.
     pub name: String,
-    /// Shared with snippets; an `Arc<String>` so the buffer read is never copied.
-    pub text: Arc<String>,
+    /// Shared with snippets, so the text is never copied; mapped from the
+    /// file when it is large.
+    pub text: Arc<super::text::Text>,
     pub format: Format,
     /// Met while walking a directory rather than named by the user: a file that
     /// is not an export is then skipped instead of failing the run.

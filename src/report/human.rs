@@ -81,15 +81,15 @@ fn help(ctx: &Context, f: &Finding) -> String {
 /// what would act on the terminal replaced (made once per file, when needed).
 struct Sources<'a> {
     ctx: &'a Context<'a>,
-    shown: std::collections::HashMap<u32, Arc<String>>,
+    shown: std::collections::HashMap<u32, Arc<crate::load::text::Text>>,
 }
 
 impl Sources<'_> {
-    fn text(&mut self, file: crate::model::origin::FileId) -> Arc<String> {
+    fn text(&mut self, file: crate::model::origin::FileId) -> Arc<crate::load::text::Text> {
         let source = &self.ctx.outcome.files[file.0 as usize];
         self.shown
             .entry(file.0)
-            .or_insert_with(|| shown_source(&source.text).map_or_else(|| source.text.clone(), Arc::new))
+            .or_insert_with(|| shown_source(&source.text).map_or_else(|| source.text.clone(), |shown| Arc::new(shown.into())))
             .clone()
     }
 }

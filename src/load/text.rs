@@ -1,0 +1,261 @@
+//! An input's text: mapped from its file when it is large (DESIGN §6: a
+//! gigabyte export is not copied into memory), read otherwise.
+//!
+//! What a mapped file guarantees (README, "Reliability"): the text is
+//! validated as UTF-8 once, when mapped. A file that **shrinks** while
+//! edgeaudit runs (truncated in place, `> export.json`) would make reading
+//! the lost pages a bus error; [`guard`] turns that into an input error
+//! naming the file, exit 2, instead of a crash. A file **rewritten in place**
+//! (same inode) while it is read is caught at the end of loading when its
+//! size or modification time changed ([`Text::changed`]). Editors, `git` and
+//! exporters that write a new file and rename it over the old one do not
+//! touch the mapped text at all.
+
+use std::ops::Deref;
+use std::path::Path;
+
+/// Files below this are read: mapping costs more than copying a small file.
+pub const MAP_FROM: u64 = 1 << 20;
+
+pub enum Text {
+    Owned(String),
+    Mapped {
+        map: memmap2::Mmap,
+        /// Past a byte-order mark.
+        start: usize,
+        /// Size and modification time when mapped.
+        stamp: Stamp,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Text::Owned(s) => write!(f, "Owned({} bytes)", s.len()),
+            Text::Mapped { map, .. } => write!(f, "Mapped({} bytes)", map.len()),
+        }
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Text::Owned(s) => s,
+            // SAFETY: validated as UTF-8 in `map` (from `start`); the map is
+            // read-only, and a file changed under it is caught (module docs).
+            Text::Mapped { map, start, .. } => unsafe { std::str::from_utf8_unchecked(map.get(*start..).unwrap_or_default()) },
+        }
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text::Owned(s)
+    }
+}
+
+impl Text {
+    /// Maps `path` when it is a regular file of [`MAP_FROM`] to `bound`
+    /// bytes of UTF-8 that needs no mending; `None` tells the caller to read
+    /// it (and say what is wrong with it, if anything).
+    pub fn map(path: &Path, name: &str, bound: u64) -> Option<Text> {
+        let file = std::fs::File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() < MAP_FROM || meta.len() > bound {
+            return None;
+        }
+        // SAFETY: read-only; a change of the file while mapped is guarded
+        // against as the module docs say.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        guard::watch(&map, name);
+        // Lone CRs are mended in a copy; invalid UTF-8 is reported by the reader.
+        if has_lone_carriage_return(&map) || std::str::from_utf8(&map).is_err() {
+            return None;
+        }
+        let start = if map.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+        Some(Text::Mapped {
+            map,
+            start,
+            stamp: Stamp::of(&meta),
+        })
+    }
+
+    /// Whether the mapped file at `path` changed since it was mapped.
+    pub fn changed(&self, path: &Path) -> bool {
+        match self {
+            Text::Owned(_) => false,
+            Text::Mapped { stamp, .. } => std::fs::metadata(path).map_or(true, |meta| Stamp::of(&meta) != *stamp),
+        }
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, Text::Mapped { .. })
+    }
+}
+
+fn has_lone_carriage_return(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'\r', bytes).any(|at| bytes.get(at + 1) != Some(&b'\n'))
+}
+
+/// A bus error on a mapped input (the file shrank under the map) becomes an
+/// input error naming the file and exit 2; any other bus error stays what it
+/// is.
+mod guard {
+    use std::sync::Once;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+
+    /// A mapped range and the message for a fault inside it; leaked, and
+    /// only ever prepended to, so the handler reads it without locks.
+    struct Watched {
+        start: usize,
+        end: usize,
+        message: Box<[u8]>,
+        next: *mut Watched,
+    }
+
+    static WATCHED: AtomicPtr<Watched> = AtomicPtr::new(std::ptr::null_mut());
+    static INSTALL: Once = Once::new();
+
+    pub fn watch(map: &[u8], name: &str) {
+        let start = map.as_ptr() as usize;
+        let message = format!(
+            "edgeaudit: error: {name}: the file shrank while it was being read (it changed during the run); nothing was reported. Check it again once it is written whole.\n"
+        );
+        let node = Box::into_raw(Box::new(Watched {
+            start,
+            end: start + map.len(),
+            message: message.into_bytes().into_boxed_slice(),
+            next: WATCHED.load(Ordering::Acquire),
+        }));
+        // One loader thread maps files, so a plain store publishes the node.
+        WATCHED.store(node, Ordering::Release);
+        INSTALL.call_once(install);
+    }
+
+    fn install() {
+        // SAFETY: a zeroed sigaction with our handler and SA_SIGINFO is a
+        // valid argument; the handler only reads leaked nodes, writes to
+        // stderr and exits, all async-signal-safe.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_bus_error as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+        }
+    }
+
+    extern "C" fn on_bus_error(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+        // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers;
+        // nodes are never freed.
+        unsafe {
+            let address = (*info).si_addr() as usize;
+            let mut node = WATCHED.load(Ordering::Acquire);
+            while !node.is_null() {
+                let w = &*node;
+                if (w.start..w.end).contains(&address) {
+                    libc::write(2, w.message.as_ptr().cast(), w.message.len());
+                    libc::_exit(2);
+                }
+                node = w.next;
+            }
+            // Not ours: the default action, when the instruction runs again.
+            libc::signal(libc::SIGBUS, libc::SIG_DFL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_large_file_is_mapped_past_its_byte_order_mark_and_a_small_one_is_not() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let big = dir.path().join("big.json");
+        let mut body = String::from("\u{feff}[");
+        body.push_str(&" ".repeat(MAP_FROM as usize));
+        body.push(']');
+        std::fs::write(&big, &body).expect("write");
+        let text = Text::map(&big, "big.json", u64::MAX).expect("mapped");
+        assert!(text.is_mapped());
+        assert_eq!(&*text, &body[3..]);
+        assert!(!text.changed(&big));
+        std::fs::write(&big, "[]").expect("rewrite");
+        assert!(text.changed(&big), "a rewritten file is noticed");
+
+        let small = dir.path().join("small.json");
+        std::fs::write(&small, "[]").expect("write");
+        assert!(Text::map(&small, "small.json", u64::MAX).is_none());
+        assert!(Text::map(&big, "big.json", 1).is_none(), "over the bound: read, and refused there");
+    }
+
+    #[test]
+    fn a_large_file_with_lone_carriage_returns_or_bad_utf8_is_read_instead() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("cr.json");
+        let mut body = vec![b' '; MAP_FROM as usize];
+        body[10] = b'\r';
+        std::fs::write(&path, &body).expect("write");
+        assert!(Text::map(&path, "cr.json", u64::MAX).is_none());
+        body[10] = b' ';
+        body[20] = 0xff;
+        std::fs::write(&path, &body).expect("write");
+        assert!(Text::map(&path, "cr.json", u64::MAX).is_none());
+        body[20] = b' ';
+        std::fs::write(&path, &body).expect("write");
+        assert!(Text::map(&path, "cr.json", u64::MAX).is_some());
+    }
+
+    #[test]
+    fn a_mapped_file_that_shrinks_is_an_input_error_naming_it_not_a_crash() {
+        // The fault ends the process, so it happens in a child: this test run again.
+        if let Some(path) = std::env::var_os("EDGEAUDIT_SHRINK_CHILD") {
+            let path = std::path::PathBuf::from(path);
+            let text = Text::map(&path, "exports/big.json", u64::MAX).expect("mapped");
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_len(0))
+                .expect("truncate");
+            // Reading past the new end: a bus error, turned into exit 2.
+            let last = text.as_bytes()[text.len() - 1];
+            println!("read {last} from a truncated file");
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("big.json");
+        std::fs::write(&path, vec![b' '; 2 * MAP_FROM as usize]).expect("write");
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "load::text::tests::a_mapped_file_that_shrinks_is_an_input_error_naming_it_not_a_crash",
+                "--nocapture",
+            ])
+            .env("EDGEAUDIT_SHRINK_CHILD", &path)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("edgeaudit: error: exports/big.json: the file shrank while it was being read"),
+            "{stderr}"
+        );
+    }
+}
