@@ -12,6 +12,9 @@
 //! list `GET /zones/{zone_id}/custom_hostnames` pages through), with a quarter
 //! on Let's Encrypt, a quarter on the default CA, the rest on Google; RSA and
 //! ECDSA; some certificates expired.
+//!
+//! `--yaml` writes the same export as block-style YAML (as a hand-kept or
+//! converted export looks), for the YAML benchmark.
 
 use std::io::{BufWriter, Write};
 
@@ -49,9 +52,88 @@ fn main() -> std::io::Result<()> {
     let mut rng = Rng(seed | 1);
     let out = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 20, out.lock());
-    if args.iter().any(|a| a == "--custom-hostnames") {
+    let hostnames = args.iter().any(|a| a == "--custom-hostnames");
+    if args.iter().any(|a| a == "--yaml") {
+        let mut json = Vec::new();
+        if hostnames {
+            custom_hostnames(&mut json, &mut rng, count)?;
+        } else {
+            pools(&mut json, &mut rng, count)?;
+        }
+        let value: serde_json::Value = serde_json::from_slice(&json).map_err(std::io::Error::other)?;
+        let mut yaml = String::new();
+        block_yaml(&value, 0, &mut yaml);
+        return w.write_all(yaml.as_bytes());
+    }
+    if hostnames {
         return custom_hostnames(&mut w, &mut rng, count);
     }
+    pools(&mut w, &mut rng, count)
+}
+
+/// A JSON value as block-style YAML: mappings and sequences indented,
+/// keys plain, strings double-quoted (JSON's escapes are YAML's), other
+/// scalars as they are.
+fn block_yaml(value: &serde_json::Value, indent: usize, out: &mut String) {
+    use serde_json::Value;
+    let inline = |v: &Value| match v {
+        Value::Object(m) if m.is_empty() => Some("{}".to_string()),
+        Value::Array(a) if a.is_empty() => Some("[]".to_string()),
+        Value::Object(_) | Value::Array(_) => None,
+        scalar => Some(scalar.to_string()),
+    };
+    let pad = " ".repeat(indent);
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                out.push_str(&pad);
+                let plain = key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !key.is_empty();
+                match plain {
+                    true => out.push_str(key),
+                    false => out.push_str(&Value::String(key.clone()).to_string()),
+                }
+                match inline(v) {
+                    Some(text) => {
+                        out.push_str(": ");
+                        out.push_str(&text);
+                        out.push('\n');
+                    }
+                    None => {
+                        out.push_str(":\n");
+                        block_yaml(v, indent + 2, out);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                match inline(v) {
+                    Some(text) => {
+                        out.push_str(&pad);
+                        out.push_str("- ");
+                        out.push_str(&text);
+                        out.push('\n');
+                    }
+                    None => {
+                        // `- ` then the item's first line, the rest under it.
+                        let mut item = String::new();
+                        block_yaml(v, indent + 2, &mut item);
+                        out.push_str(&pad);
+                        out.push_str("- ");
+                        out.push_str(&item[indent + 2..]);
+                    }
+                }
+            }
+        }
+        scalar => {
+            out.push_str(&pad);
+            out.push_str(&scalar.to_string());
+            out.push('\n');
+        }
+    }
+}
+
+fn pools(w: &mut impl Write, rng: &mut Rng, count: u64) -> std::io::Result<()> {
     write!(w, "{{\"success\":true,\"errors\":[],\"messages\":[],\"result\":[")?;
     for i in 0..count {
         if i > 0 {

@@ -1,14 +1,33 @@
-//! The floor of DESIGN §6: read the file and run a bare
-//! `serde_json::from_slice::<IgnoredAny>` over it. Prints the seconds taken.
+//! The floors of DESIGN §6: read the file and run a bare parse into
+//! `IgnoredAny` over it — `serde_json::from_slice` for JSON, serde-saphyr
+//! (with budgets large enough for the file, as edgeaudit sets them) for
+//! `.yaml`/`.yml`. Prints the seconds taken.
 
 use std::time::Instant;
+
+use serde::de::IgnoredAny;
 
 fn main() {
     let path = std::env::args().nth(1).unwrap_or_else(|| panic!("usage: scan_floor FILE"));
     let start = Instant::now();
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let parsed = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes);
+    let ok = if path.ends_with(".yaml") || path.ends_with(".yml") {
+        let text = std::str::from_utf8(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let scaled = text.len().saturating_mul(2).saturating_add(4096);
+        let options = serde_saphyr::options! {
+            budget: serde_saphyr::budget! {
+                max_events: scaled,
+                max_nodes: scaled,
+                max_total_scalar_bytes: scaled,
+                max_depth: 64,
+                max_documents: 1,
+            },
+        };
+        serde_saphyr::from_str_with_options::<IgnoredAny>(text, options).is_ok()
+    } else {
+        serde_json::from_slice::<IgnoredAny>(&bytes).is_ok()
+    };
     let elapsed = start.elapsed().as_secs_f64();
-    assert!(parsed.is_ok(), "{path} is not valid JSON");
+    assert!(ok, "{path} does not parse");
     println!("{elapsed:.3}");
 }

@@ -105,6 +105,10 @@ pub fn check<R>(
     // Findings whose subject has an origin are located in place: pointer and
     // range first, then line and column for all of them, a file at a time.
     let mut locator = Locator::new(&loaded.files);
+    locator.prepare(findings.iter().filter_map(|f| {
+        let subject = analysis.subject(f.subject)?;
+        Some((f.elsewhere.as_deref().unwrap_or(subject.origin), f.path.as_ref()))
+    }));
     fill_positions(
         &loaded.files,
         findings.iter_mut().filter_map(|f| {

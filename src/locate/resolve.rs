@@ -36,6 +36,23 @@ impl<'f> Locator<'f> {
         }
     }
 
+    /// Builds the node maps of the YAML files among `fields` for exactly
+    /// those fields (and their parents), rather than for every node: later
+    /// [`locate`](Self::locate) calls must ask for no other field of them.
+    pub fn prepare<'o>(&mut self, fields: impl IntoIterator<Item = (&'o RecordOrigin, &'o str)>) {
+        let mut wanted: HashMap<FileId, Vec<String>> = HashMap::new();
+        for (origin, path) in fields {
+            if self.files[origin.file.0 as usize].format == Format::Yaml {
+                wanted.entry(origin.file).or_default().push(origin.field(path));
+            }
+        }
+        for (file, fields) in wanted {
+            let keep = yaml::with_parents(fields.iter().map(String::as_str));
+            let ranges = yaml::node_ranges_of(&self.files[file.0 as usize].text, Some(&keep));
+            self.node_maps.insert(file, ranges);
+        }
+    }
+
     /// The field `path` of the record at `origin`; line and column are left
     /// at zero for [`fill_positions`].
     pub fn locate(&mut self, origin: &RecordOrigin, path: &str) -> Located {

@@ -1,7 +1,9 @@
 //! Pointer → byte range for YAML files, from one pass over the parser's
-//! events. Built only for YAML files that have findings, once per file.
+//! events. Built only for YAML files that have findings, once per file, and
+//! only for the nodes findings point at and their parents: a subtree no
+//! finding is in is passed over without building its pointers.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_saphyr::granit_parser::{Event, Parser};
 
@@ -17,14 +19,39 @@ enum Frame {
         pointer_len: usize,
         index: usize,
     },
-    /// A collection used as a mapping key: nothing inside it can be pointed at.
-    ComplexKey {
+    /// A collection nothing inside of which is pointed at: a mapping key, or
+    /// a subtree no wanted pointer is in.
+    Skipped {
         depth: usize,
     },
 }
 
 /// Byte ranges of every node of the first document, by JSON pointer.
 pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
+    node_ranges_of(text, None)
+}
+
+/// The pointers `fields` and every parent of each (a field that is absent
+/// is located at its nearest parent).
+pub fn with_parents<'p>(fields: impl IntoIterator<Item = &'p str>) -> HashSet<String> {
+    let mut keep = HashSet::new();
+    for field in fields {
+        let mut p = field;
+        while keep.insert(p.to_string()) {
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => break,
+            }
+        }
+    }
+    keep.insert(String::new());
+    keep
+}
+
+/// Byte ranges of the nodes in `keep` (every node when `None`), by JSON
+/// pointer; `keep` must hold each node's parents too ([`with_parents`]).
+pub fn node_ranges_of(text: &str, keep: Option<&HashSet<String>>) -> HashMap<String, (usize, usize)> {
+    let kept = |pointer: &str| keep.is_none_or(|k| k.contains(pointer));
     let mut ranges = HashMap::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut pointer = String::new();
@@ -47,7 +74,7 @@ pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
         if !is_node {
             continue;
         }
-        if let Some(Frame::ComplexKey { depth }) = stack.last_mut() {
+        if let Some(Frame::Skipped { depth }) = stack.last_mut() {
             if opens {
                 *depth += 1;
             }
@@ -65,7 +92,7 @@ pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
                 *awaiting_key = false;
             }
             if opens {
-                stack.push(Frame::ComplexKey { depth: 1 });
+                stack.push(Frame::Skipped { depth: 1 });
             }
             continue;
         }
@@ -81,10 +108,18 @@ pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
                 *awaiting_key = true;
             }
             Some(Frame::Seq { index, .. }) => {
-                pointer.push_str(&format!("/{index}"));
+                use std::fmt::Write;
+                let _ = write!(pointer, "/{index}");
                 *index += 1;
             }
             _ => {}
+        }
+        if !kept(&pointer) {
+            pointer.truncate(parent_len);
+            if opens {
+                stack.push(Frame::Skipped { depth: 1 });
+            }
+            continue;
         }
         ranges.entry(pointer.clone()).or_insert((start, end));
         if opens {
@@ -109,7 +144,7 @@ pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
 
 fn close(stack: &mut Vec<Frame>, pointer: &mut String) {
     match stack.last_mut() {
-        Some(Frame::ComplexKey { depth }) => {
+        Some(Frame::Skipped { depth }) => {
             *depth -= 1;
             if *depth == 0 {
                 stack.pop();
@@ -157,5 +192,20 @@ mod tests {
         let text = "? [a, b]\n: 1\nc: 2\n";
         let r = node_ranges(text);
         assert_eq!(text_at(text, &r, "/c"), "2");
+    }
+
+    #[test]
+    fn only_the_wanted_nodes_and_their_parents_are_kept_at_the_same_ranges() {
+        let text = "result:\n  - id: abc\n    ssl: {certificate_authority: lets_encrypt}\n  - id: def\n    ssl:\n      method: http\n";
+        let all = node_ranges(text);
+        let keep = with_parents(["/result/1/ssl/certificate_authority", "/result/0/id"]);
+        let some = node_ranges_of(text, Some(&keep));
+        let mut pointers: Vec<&str> = some.keys().map(String::as_str).collect();
+        pointers.sort();
+        // The absent field's parents are there to fall back on.
+        assert_eq!(pointers, ["", "/result", "/result/0", "/result/0/id", "/result/1", "/result/1/ssl"]);
+        for (p, range) in &some {
+            assert_eq!(all[p], *range, "{p}");
+        }
     }
 }
