@@ -1,103 +1,143 @@
 #!/usr/bin/env bash
-# The DESIGN §6 benchmark: on one generated export, time in one run
-#   - edgeaudit check --format json            (the job)
-#   - serde_json::from_slice::<IgnoredAny>      (the floor)
-#   - jq with one equivalent filter             (the usual alternative)
-# and print the ratios, plus edgeaudit's peak RSS against the file size.
-# Machines are noisy: each command runs RUNS times and the best time counts,
-# and all three are measured in the same run so the ratios are comparable.
+# The DESIGN §6 / issue 13 benchmark. In one run, on the same generated files:
+#   1. a million custom hostnames, JSON: edgeaudit check --format json and
+#      --format sarif, against the serde_json IgnoredAny floor and jq running
+#      one equivalent filter
+#   2. 200 000 pools + 10 000 policies, JSON: check against floor and jq
+#   3. 100 000 custom hostnames as YAML: check against serde-saphyr's own
+#      IgnoredAny parse (the YAML floor)
+#   4. linearity: custom hostnames at 10k, 100k and 1M, time and peak RSS per
+#      record
+# and print time ratios and peak RSS / input size. Machines are noisy: each
+# command runs RUNS times (default 5) and the median counts; every ratio
+# compares commands measured in this run.
 #
-#   bench/run.sh [COUNT]                    (default 200000 pools, about 260 MB)
-#   KIND=hostnames bench/run.sh [COUNT]     (default 250000 custom hostnames, about 280 MB)
+#   bench/run.sh                 the whole suite (about ten minutes on 2 cores)
+#   HOSTNAMES=250000 bench/run.sh   a smaller first section
+#   EXTRA=1 bench/run.sh         also markdown, plan, and a baseline + waivers (pools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-kind="${KIND:-pools}"
-runs="${RUNS:-3}"
+runs="${RUNS:-5}"
+hostnames="${HOSTNAMES:-1000000}"
+pools=200000
+yaml_hostnames=100000
 data=bench-data
-case "$kind" in
-  pools)
-    count="${1:-200000}"
-    generate=(--count "$count")
-    filter='[.result[] | select(.notification_email != "")] | length'
-    ;;
-  hostnames)
-    count="${1:-250000}"
-    generate=(--custom-hostnames --count "$count")
-    filter='[.result[] | select(.ssl.certificate_authority == "lets_encrypt")] | length'
-    ;;
-  *) echo "KIND is pools or hostnames" >&2; exit 2 ;;
-esac
-file="$data/$kind-$count.json"
-# The Let's Encrypt rules as they stood in the autumn of 2024.
 as_of=(--as-of 2024-10-01)
+check=(./target/release/edgeaudit check --fail-on never --no-config "${as_of[@]}")
 
 command -v jq >/dev/null || { echo "installing jq"; apt-get install -y jq >/dev/null; }
 [ -x /usr/bin/time ] || { echo "installing time"; apt-get install -y time >/dev/null; }
 
 cargo build --release --quiet --bin edgeaudit --example generate --example scan_floor
 mkdir -p "$data"
-if [ ! -s "$file" ]; then
-  ./target/release/examples/generate "${generate[@]}" > "$file"
-fi
-size=$(stat -c %s "$file")
+generate() { # FILE ARGS...
+  local file=$1; shift
+  [ -s "$file" ] || ./target/release/examples/generate "$@" > "$file"
+}
+generate "$data/hostnames-$hostnames.json" --custom-hostnames --count "$hostnames"
+generate "$data/pools-$pools.json" --count "$pools"
+generate "$data/hostnames-$yaml_hostnames.yaml" --custom-hostnames --count "$yaml_hostnames" --yaml
+for n in 10000 100000 1000000; do generate "$data/hostnames-$n.json" --custom-hostnames --count "$n"; done
 
-# best of N wall-clock seconds for a command (stdout discarded)
-best() {
-  local best_s=""
+# median of RUNS wall-clock seconds of a command (stdout discarded)
+median() {
+  local times=()
   for _ in $(seq "$runs"); do
-    local s
     /usr/bin/time -o "$data/.time" -f "%e" "$@" > /dev/null 2>&1 || true
-    s=$(tail -n 1 "$data/.time")
-    if [ -z "$best_s" ] || awk -v a="$s" -v b="$best_s" 'BEGIN{exit !(a<b)}'; then best_s=$s; fi
+    times+=("$(tail -n 1 "$data/.time")")
   done
-  echo "$best_s"
+  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
+# peak RSS in KiB of one run
+peak() {
+  /usr/bin/time -o "$data/.time" -f "%M" "$@" > /dev/null 2>&1 || true
+  tail -n 1 "$data/.time"
+}
+size() { stat -c %s "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
+line() { printf "  %-46s %s\n" "$1" "$2"; }
+verdict() { # VALUE OP TARGET
+  awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN{ok = (op == "<=") ? v <= t : v >= t; printf "%s", ok ? "met" : "MISSED"}'
 }
 
-# Warm the page cache so every command reads from memory.
+echo "edgeaudit benchmark, $(nproc) cores, median of $runs runs, $(date -u +%F)"
+
+# 1. A million custom hostnames, JSON.
+file="$data/hostnames-$hostnames.json"
 cat "$file" > /dev/null
+floor=$(median ./target/release/examples/scan_floor "$file")
+json=$(median "${check[@]}" "$file" --format json)
+sarif=$(median "${check[@]}" "$file" --format sarif)
+jq_s=$(median jq '[.result[] | select(.ssl.certificate_authority == "lets_encrypt")] | length' "$file")
+rss=$(peak "${check[@]}" "$file" --format json)
+echo
+echo "1. $hostnames custom hostnames, JSON ($(awk -v b="$(size "$file")" 'BEGIN{printf "%.0f MB", b/1e6}'))"
+line "serde_json IgnoredAny floor" "$floor s"
+line "check --format json" "$json s"
+line "check --format sarif" "$sarif s"
+line "jq (one filter)" "$jq_s s"
+r=$(ratio "$json" "$floor"); line "json / floor" "${r}x (target <= 2x: $(verdict "$r" '<=' 2))"
+r=$(ratio "$jq_s" "$json"); line "jq / json" "${r}x (target >= 10x: $(verdict "$r" '>=' 10))"
+r=$(ratio "$sarif" "$json"); line "sarif / json" "${r}x (target <= 1.2x: $(verdict "$r" '<=' 1.2))"
+r=$(ratio "$((rss * 1024))" "$(size "$file")"); line "peak RSS / input" "${r}x ($((rss / 1024)) MiB; target <= 1.3x: $(verdict "$r" '<=' 1.3))"
 
-floor=$(best ./target/release/examples/scan_floor "$file")
-check=$(best ./target/release/edgeaudit check "$file" --format json --fail-on never --no-config "${as_of[@]}")
-jq_s=$(best jq "$filter" "$file")
-# The other report formats on the same findings (DESIGN §6: SARIF at most
-# 1.2x JSON; issue 10: the one-page Markdown linear, i.e. no dearer than JSON).
-sarif=$(best ./target/release/edgeaudit check "$file" --format sarif --fail-on never --no-config "${as_of[@]}")
-markdown=$(best ./target/release/edgeaudit check "$file" --format markdown --fail-on never --no-config "${as_of[@]}")
-# The migration plan of the same account (informational, pools only): load,
-# rules, planner and replay; linear like check.
-plan_s=0
-if [ "$kind" = pools ]; then
-  plan_s=$(best ./target/release/edgeaudit plan "$file" --format json "${as_of[@]}")
+# 2. 200 000 pools and their policies.
+file="$data/pools-$pools.json"
+cat "$file" > /dev/null
+floor=$(median ./target/release/examples/scan_floor "$file")
+json=$(median "${check[@]}" "$file" --format json)
+jq_s=$(median jq '[.result[] | select(.notification_email != "")] | length' "$file")
+rss=$(peak "${check[@]}" "$file" --format json)
+echo
+echo "2. $pools pools + $((pools / 20)) policies, JSON ($(awk -v b="$(size "$file")" 'BEGIN{printf "%.0f MB", b/1e6}'))"
+line "serde_json IgnoredAny floor" "$floor s"
+line "check --format json" "$json s"
+line "jq (one filter)" "$jq_s s"
+r=$(ratio "$json" "$floor"); line "json / floor" "${r}x (informational)"
+r=$(ratio "$jq_s" "$json"); line "jq / json" "${r}x (target >= 10x: $(verdict "$r" '>=' 10))"
+r=$(ratio "$((rss * 1024))" "$(size "$file")"); line "peak RSS / input" "${r}x ($((rss / 1024)) MiB; target <= 1.3x: $(verdict "$r" '<=' 1.3))"
+if [ -n "${EXTRA:-}" ]; then
+  markdown=$(median "${check[@]}" "$file" --format markdown)
+  plan_s=$(median ./target/release/edgeaudit plan "$file" --format json "${as_of[@]}")
+  ./target/release/edgeaudit check "$file" --no-config --quiet "${as_of[@]}" --write-baseline "$data/baseline.json" > /dev/null 2>&1 || true
+  {
+    echo "waivers:"
+    for i in $(seq 1 50); do
+      printf '  - {rule: "*", resource: "*/%04x*", reason: "benchmark", expires: 2999-12-31}\n' "$i"
+    done
+  } > "$data/waivers.yaml"
+  triaged=$(median ./target/release/edgeaudit check "$file" --format json --fail-on never "${as_of[@]}" --config "$data/waivers.yaml" --baseline "$data/baseline.json")
+  r=$(ratio "$markdown" "$json"); line "markdown / json" "${r}x (one page, linear)"
+  r=$(ratio "$plan_s" "$json"); line "plan / check" "${r}x (informational)"
+  r=$(ratio "$triaged" "$json"); line "full baseline + 50 waivers / check" "${r}x (informational)"
 fi
-/usr/bin/time -o "$data/.time" -f "%M" ./target/release/edgeaudit check "$file" --format json --fail-on never --no-config "${as_of[@]}" > /dev/null
-rss_kb=$(tail -n 1 "$data/.time")
 
-# The triage stage at scale (informational, no target): every finding in a
-# baseline, and 50 waivers with globs that each finding is matched against.
-./target/release/edgeaudit check "$file" --no-config --quiet "${as_of[@]}" --write-baseline "$data/baseline.json" > /dev/null 2>&1 || true
-{
-  echo "waivers:"
-  for i in $(seq 1 50); do
-    printf '  - {rule: "*", resource: "*/%04x*", reason: "benchmark", expires: 2999-12-31}\n' "$i"
-  done
-} > "$data/waivers.yaml"
-triaged=$(best ./target/release/edgeaudit check "$file" --format json --fail-on never "${as_of[@]}" --config "$data/waivers.yaml" --baseline "$data/baseline.json")
+# 3. 100 000 custom hostnames as YAML.
+file="$data/hostnames-$yaml_hostnames.yaml"
+cat "$file" > /dev/null
+floor=$(median ./target/release/examples/scan_floor "$file")
+json=$(median "${check[@]}" "$file" --format json)
+rss=$(peak "${check[@]}" "$file" --format json)
+echo
+echo "3. $yaml_hostnames custom hostnames, YAML ($(awk -v b="$(size "$file")" 'BEGIN{printf "%.0f MB", b/1e6}'))"
+line "serde-saphyr IgnoredAny floor" "$floor s"
+line "check --format json" "$json s"
+r=$(ratio "$json" "$floor"); line "check / YAML floor" "${r}x (target <= 1.5x: $(verdict "$r" '<=' 1.5))"
+r=$(ratio "$((rss * 1024))" "$(size "$file")"); line "peak RSS / input" "${r}x ($((rss / 1024)) MiB; target <= 2x: $(verdict "$r" '<=' 2))"
 
-echo "edgeaudit benchmark: $file ($(awk -v b="$size" 'BEGIN{printf "%.1f MB", b/1e6}'), $count $kind), best of $runs"
-printf "  %-44s %8.3f s\n" "serde_json IgnoredAny scan (floor)" "$floor"
-printf "  %-44s %8.3f s\n" "edgeaudit check --format json" "$check"
-printf "  %-44s %8.3f s\n" "jq (one filter)" "$jq_s"
-printf "  %-44s %8.3f s\n" "edgeaudit check --format sarif" "$sarif"
-printf "  %-44s %8.3f s\n" "edgeaudit check --format markdown" "$markdown"
-printf "  %-44s %8.3f s\n" "check with a full baseline and 50 waivers" "$triaged"
-if [ "$kind" = pools ]; then printf "  %-44s %8.3f s\n" "edgeaudit plan --format json" "$plan_s"; fi
-awk -v c="$check" -v f="$floor" -v j="$jq_s" -v r="$rss_kb" -v s="$size" -v t="$triaged" -v sa="$sarif" -v md="$markdown" -v pl="$plan_s" 'BEGIN{
-  printf "  check / floor   = %5.2fx   (target <= 4x)\n", c/f
-  printf "  jq / check      = %5.2fx   (target >= 10x)\n", j/c
-  printf "  peak RSS / size = %5.2fx   (%.0f MB; target < 1.5x)\n", r*1024/s, r/1024
-  printf "  sarif / json    = %5.2fx   (target <= 1.2x)\n", sa/c
-  printf "  markdown / json = %5.2fx   (target <= 1x: one page, linear)\n", md/c
-  printf "  triaged / check = %5.2fx   (informational)\n", t/c
-  if (pl > 0) printf "  plan / check    = %5.2fx   (informational)\n", pl/c
-}'
+# 4. Linearity: per record at 10k, 100k, 1M custom hostnames, against 1M.
+echo
+echo "4. linearity, custom hostnames (per record, against the 1M figure; target within 15%)"
+declare -A per_time per_rss
+for n in 10000 100000 1000000; do
+  file="$data/hostnames-$n.json"
+  cat "$file" > /dev/null
+  t=$(median "${check[@]}" "$file" --format json)
+  m=$(peak "${check[@]}" "$file" --format json)
+  per_time[$n]=$(awk -v t="$t" -v n="$n" 'BEGIN{printf "%.3f", t * 1e6 / n}')
+  per_rss[$n]=$(awk -v m="$m" -v n="$n" 'BEGIN{printf "%.0f", m * 1024 / n}')
+done
+for n in 10000 100000 1000000; do
+  line "$n: µs and bytes of peak RSS per record" "${per_time[$n]} µs ($(ratio "${per_time[$n]}" "${per_time[1000000]}")x), ${per_rss[$n]} B ($(ratio "${per_rss[$n]}" "${per_rss[1000000]}")x)"
+done

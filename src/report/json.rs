@@ -33,14 +33,15 @@ impl Serialize for Findings<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.ctx;
         let which = self.which;
-        // The message, fingerprint and actions are made on the second thread,
-        // while this one writes.
+        // The message and fingerprint are made on the second thread, while
+        // this one writes. Not the actions: a tree of small allocations freed
+        // on another thread than made them costs more in the allocator's locks
+        // than making it here (200 000 pools: report 0.7 s -> 2.3 s).
         ctx.with_rendered(
             |_, f| which.selects(f),
             |f| Rendered {
                 message: ctx.message(f),
                 fingerprint: ctx.fingerprint(f),
-                actions: ctx.actions(f),
             },
             |rendered| {
                 s.collect_seq(
@@ -60,7 +61,6 @@ impl Serialize for Findings<'_> {
 struct Rendered {
     message: String,
     fingerprint: String,
-    actions: Option<serde_json::Value>,
 }
 
 fn finding<'a>(
@@ -82,7 +82,7 @@ fn finding<'a>(
             column: f.location.column,
         },
         fingerprint: rendered.fingerprint,
-        actions: rendered.actions,
+        actions: ctx.actions(f),
         suppression,
     }
 }
