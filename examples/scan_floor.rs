@@ -1,6 +1,6 @@
 //! The floors of DESIGN §6: read the file and run a bare parse into
 //! `IgnoredAny` over it — `serde_json::from_slice` for JSON, serde-saphyr
-//! (with budgets large enough for the file, as edgeaudit sets them) for
+//! with edgeaudit's own parser options (budgets scaled to the file) for
 //! `.yaml`/`.yml`. Prints the seconds taken.
 
 use std::time::Instant;
@@ -13,16 +13,7 @@ fn main() {
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let ok = if path.ends_with(".yaml") || path.ends_with(".yml") {
         let text = std::str::from_utf8(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let scaled = text.len().saturating_mul(2).saturating_add(4096);
-        let options = serde_saphyr::options! {
-            budget: serde_saphyr::budget! {
-                max_events: scaled,
-                max_nodes: scaled,
-                max_total_scalar_bytes: scaled,
-                max_depth: 64,
-                max_documents: 1,
-            },
-        };
+        let options = edgeaudit::load::yaml::options(text.len());
         serde_saphyr::from_str_with_options::<IgnoredAny>(text, options).is_ok()
     } else {
         serde_json::from_slice::<IgnoredAny>(&bytes).is_ok()

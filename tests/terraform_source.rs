@@ -173,24 +173,7 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
     // A fully known configuration has nothing unjudged.
     assert!(check(&[&format!("{DIR}/hcl-v5")])["summary"].get("not_judged").is_none());
     // Every format says so.
-    for format in ["human", "markdown", "github", "concise"] {
-        let r = run(&[
-            "check",
-            &format!("{DIR}/hcl-unknown"),
-            "--format",
-            format,
-            "--as-of",
-            "2024-10-01",
-            "--no-config",
-            "--color",
-            "never",
-        ]);
-        assert!(
-            format!("{}{}", r.stdout, r.stderr).contains("cloudflare_notification_policy.oncall"),
-            "{format}: {}",
-            r.stdout
-        );
-    }
+    every_format_says(&format!("{DIR}/hcl-unknown"), "cloudflare_notification_policy.oncall");
 }
 
 #[test]
@@ -446,10 +429,15 @@ fn module_calls_are_listed_as_not_followed_in_every_format() {
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
     assert_eq!(rules, BTreeSet::from(["LB001", "LB004"]));
-    for format in ["human", "markdown", "github", "concise", "sarif"] {
+    every_format_says(&dir, "module.alerts (source `./modules/alerts`)");
+}
+
+/// Each report format of a check of `path` says `text` somewhere (output or standard error).
+fn every_format_says(path: &str, text: &str) {
+    for format in ["human", "markdown", "github", "concise", "sarif", "json"] {
         let r = run(&[
             "check",
-            &dir,
+            path,
             "--format",
             format,
             "--as-of",
@@ -458,10 +446,6 @@ fn module_calls_are_listed_as_not_followed_in_every_format() {
             "--color",
             "never",
         ]);
-        assert!(
-            format!("{}{}", r.stdout, r.stderr).contains("module.alerts (source `./modules/alerts`)"),
-            "{format}: {}",
-            r.stdout
-        );
+        assert!(format!("{}{}", r.stdout, r.stderr).contains(text), "{format}: {}", r.stdout);
     }
 }

@@ -9,7 +9,9 @@ use serde::de::DeserializeSeed;
 use super::source::SourceFile;
 use super::walk::{RecordSink, Walker};
 
-fn options(input_len: usize) -> serde_saphyr::Options {
+/// The parser's options for an input of `input_len` bytes (also the
+/// benchmark's YAML floor, `examples/scan_floor.rs`).
+pub fn options(input_len: usize) -> serde_saphyr::Options {
     // Every event, node and scalar byte needs at least one input byte, so
     // these budgets never reject a plain export, whatever its size; aliases
     // are the only way to exceed them, and those are held small.
