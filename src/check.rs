@@ -105,15 +105,12 @@ pub fn check<R>(
     // Findings whose subject has an origin are located in place: pointer and
     // range first, then line and column for all of them, a file at a time.
     let mut locator = Locator::new(&loaded.files);
-    locator.prepare(findings.iter().filter_map(|f| {
-        let subject = analysis.subject(f.subject)?;
-        Some((f.elsewhere.as_deref().unwrap_or(subject.origin), f.path.as_ref()))
-    }));
+    locator.prepare(findings.iter().filter_map(|f| Some((record_of(&analysis, f)?, f.path.as_ref()))));
     fill_positions(
         &loaded.files,
         findings.iter_mut().filter_map(|f| {
-            let subject = analysis.subject(f.subject)?;
-            f.location = locator.locate(f.elsewhere.as_deref().unwrap_or(subject.origin), &f.path);
+            let location = locator.locate(record_of(&analysis, f)?, &f.path);
+            f.location = location;
             Some(&mut f.location)
         }),
     );
@@ -151,4 +148,11 @@ pub fn check<R>(
     let result = report(&outcome, &analysis);
     timings.stage("report");
     Ok(result)
+}
+
+/// The record a finding's field is in: the other copy's for a finding about
+/// one (EX002), else its subject's.
+fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r crate::model::origin::RecordOrigin> {
+    let subject = analysis.subject(f.subject)?;
+    Some(f.elsewhere.as_deref().unwrap_or(subject.origin))
 }

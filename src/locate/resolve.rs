@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{hcl, json, pointer, position::positions_of_offsets, yaml};
 use crate::load::source::{FileId, Format, SourceFile};
@@ -26,6 +26,8 @@ pub struct Locator<'f> {
     files: &'f [SourceFile],
     /// YAML's and HCL's pointer → byte range maps, built once per file.
     node_maps: HashMap<FileId, HashMap<String, (usize, usize)>>,
+    /// The pointers a YAML file's map was [prepared](Self::prepare) for.
+    prepared: HashMap<FileId, HashSet<String>>,
 }
 
 impl<'f> Locator<'f> {
@@ -33,12 +35,14 @@ impl<'f> Locator<'f> {
         Locator {
             files,
             node_maps: HashMap::new(),
+            prepared: HashMap::new(),
         }
     }
 
     /// Builds the node maps of the YAML files among `fields` for exactly
-    /// those fields (and their parents), rather than for every node: later
-    /// [`locate`](Self::locate) calls must ask for no other field of them.
+    /// those fields (and their parents), rather than for every node. A later
+    /// [`locate`](Self::locate) of another field of such a file builds its
+    /// whole map then (never answers with a parent's place).
     pub fn prepare<'o>(&mut self, fields: impl IntoIterator<Item = (&'o RecordOrigin, &'o str)>) {
         let mut wanted: HashMap<FileId, Vec<String>> = HashMap::new();
         for (origin, path) in fields {
@@ -47,9 +51,12 @@ impl<'f> Locator<'f> {
             }
         }
         for (file, fields) in wanted {
-            let keep = yaml::with_parents(fields.iter().map(String::as_str));
-            let ranges = yaml::node_ranges_of(&self.files[file.0 as usize].text, Some(&keep));
+            let ranges = yaml::node_ranges_of(
+                &self.files[file.0 as usize].text,
+                Some(&yaml::with_parents(fields.iter().map(String::as_str))),
+            );
             self.node_maps.insert(file, ranges);
+            self.prepared.insert(file, fields.into_iter().collect());
         }
     }
 
@@ -66,8 +73,13 @@ impl<'f> Locator<'f> {
                 (origin.pointer.clone(), start, end)
             }
             Format::Yaml => {
+                let full = origin.field(path);
+                if self.prepared.get(&origin.file).is_some_and(|fields| !fields.contains(&full)) {
+                    self.prepared.remove(&origin.file);
+                    self.node_maps.remove(&origin.file);
+                }
                 let map = self.node_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
-                locate_in_map(map, &origin.field(path))
+                locate_in_map(map, &full)
             }
             Format::Hcl => {
                 let map = self.node_maps.entry(origin.file).or_insert_with(|| hcl::node_ranges(&file.text));
@@ -139,5 +151,35 @@ fn locate_in_map(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, 
             Some(i) => candidate = &candidate[..i],
             None => return (String::new(), 0, 0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::load::source::Format;
+
+    #[test]
+    fn a_yaml_field_it_was_not_prepared_for_is_found_where_it_is() {
+        let text = "result:\n  - id: a\n    name: web\n";
+        let files = [SourceFile {
+            name: "pools.yaml".into(),
+            text: Arc::new(text.to_string().into()),
+            format: Format::Yaml,
+            discovered: false,
+        }];
+        let record = RecordOrigin {
+            pointer: "/result/0".into(),
+            ..RecordOrigin::default()
+        };
+        let mut locator = Locator::new(&files);
+        locator.prepare([(&record, "/id")]);
+        let id = locator.locate(&record, "/id");
+        assert_eq!((id.pointer.as_str(), &text[id.start..id.end]), ("/result/0/id", "a"));
+        // Not among the prepared fields: its own place, not its record's.
+        let name = locator.locate(&record, "/name");
+        assert_eq!((name.pointer.as_str(), &text[name.start..name.end]), ("/result/0/name", "web"));
     }
 }
