@@ -449,3 +449,70 @@ fn every_format_says(path: &str, text: &str) {
         assert!(format!("{}{}", r.stdout, r.stderr).contains(text), "{format}: {}", r.stdout);
     }
 }
+
+#[test]
+fn variables_files_terraform_loads_by_itself_override_defaults() {
+    let main = br#"variable "email" {
+  default = ""
+}
+
+resource "cloudflare_load_balancer_pool" "web" {
+  name               = "web"
+  notification_email = var.email
+}
+"#;
+    let judged = |files: &[(&str, &[u8])]| {
+        let dir = temp_dir(files);
+        let r = common::run_in(
+            dir.path(),
+            &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+        );
+        assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+        json(&r)
+    };
+    // The default alone: no legacy e-mail, nothing to find (the near miss).
+    let default = judged(&[("main.tf", main)]);
+    assert_eq!(default["findings"].as_array().unwrap().len(), 0, "{default}");
+    // terraform.tfvars sets it, and *.auto.tfvars.json sets it again, later.
+    let set = judged(&[
+        ("main.tf", main),
+        ("terraform.tfvars", b"email = \"base@example.com\"\n"),
+        ("prod.auto.tfvars.json", br#"{"email": "ops@example.com"}"#),
+        ("staging.tfvars", b"email = \"only with -var-file\"\n"),
+    ]);
+    let lb001 = set["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "LB001")
+        .expect("LB001");
+    assert!(lb001["message"].as_str().unwrap().contains("ops@example.com"), "{lb001}");
+    // A variables file that cannot be read may set anything: not analysed, and said.
+    let unread = judged(&[("main.tf", main), ("terraform.tfvars", b"email = \n")]);
+    assert_eq!(unread["findings"].as_array().unwrap().len(), 0);
+    let reason = unread["summary"]["skipped"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("`var.email` may be set by a variables file: terraform.tfvars cannot be read"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn an_empty_tf_file_is_listed_like_one_without_resources() {
+    let dir = temp_dir(&[
+        (
+            "main.tf",
+            b"resource \"cloudflare_load_balancer_pool\" \"web\" {\n  name = \"web\"\n}\n",
+        ),
+        ("outputs.tf", b""),
+    ]);
+    let r = common::run_in(dir.path(), &["check", "outputs.tf", "--format", "json", "--no-config"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r);
+    let skipped = &doc["summary"]["skipped"][0];
+    assert_eq!(skipped["file"], "outputs.tf");
+    assert!(
+        skipped["reason"].as_str().unwrap().contains("no resource edgeaudit reads"),
+        "{skipped}"
+    );
+}

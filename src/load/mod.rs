@@ -131,7 +131,9 @@ fn parse_file<S: RecordSink>(
     configurations: &mut hcl::Configurations,
 ) -> Result<(), Vec<InputError>> {
     let file = &files[id.0 as usize];
-    if file.text.trim().is_empty() {
+    // An empty `.tf` file (an `outputs.tf` placeholder) is one without
+    // resources, listed like the others by the Terraform reader.
+    if file.text.trim().is_empty() && file.format != Format::Hcl {
         return Err(vec![InputError::at_line_column(
             &file.name,
             1,

@@ -61,7 +61,8 @@ impl Configurations {
 }
 
 fn configuration(dir: &str, bodies: &[&Body]) -> Configuration {
-    let scope = Scope::of(bodies);
+    let mut scope = Scope::of(bodies);
+    scope.tfvars = super::tfvars::of_dir(dir);
     let mut zones = BTreeMap::new();
     for resource in bodies.iter().flat_map(|b| resource_blocks(b)) {
         let known = |name: &str| match resource.block.body.get_attribute(name).map(|a| scope.eval(&a.value)) {

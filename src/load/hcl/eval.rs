@@ -15,6 +15,7 @@ use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::template::{Element, Template};
 use serde_json::{Map, Value};
 
+use super::tfvars::Assigned;
 use crate::model::terraform::id_reference;
 
 /// A value, or why it is not known before apply.
@@ -40,6 +41,8 @@ pub struct Scope {
     pub variables: BTreeMap<String, Option<Expression>>,
     /// `locals { x = … }`.
     pub locals: BTreeMap<String, Expression>,
+    /// What `terraform.tfvars` and `*.auto.tfvars` beside the configuration set.
+    pub tfvars: super::tfvars::Tfvars,
     /// What is left of [`BUDGET`] in the evaluation under way.
     budget: Cell<usize>,
 }
@@ -175,15 +178,21 @@ impl Scope {
         let first = first.value().as_str();
         let rest = &operators[1..];
         match root {
-            "var" => match self.variables.get(first) {
-                Some(Some(default)) => match self.eval_at(default, depth + 1) {
+            "var" => match (self.tfvars.values.get(first), &self.tfvars.unread, self.variables.get(first)) {
+                (Some((_, Assigned::Json(value))), ..) => self.apply(value.clone(), rest, depth, &name),
+                (Some((file, Assigned::Expression(value))), ..) => match self.eval_at(value, depth + 1) {
+                    Eval::Known(v) => self.apply(v, rest, depth, &name),
+                    Eval::Unknown(why) => Eval::Unknown(format!("`var.{first}` as {file} sets it: {why}")),
+                },
+                (None, Some(unread), _) => Eval::Unknown(format!("`var.{first}` may be set by a variables file: {unread}")),
+                (None, None, Some(Some(default))) => match self.eval_at(default, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
                     Eval::Unknown(why) => Eval::Unknown(format!("`var.{first}`'s default: {why}")),
                 },
-                Some(None) => Eval::Unknown(format!(
-                    "`var.{first}` has no default, so its value comes only with a run (a .tfvars file or -var)"
+                (None, None, Some(None)) => Eval::Unknown(format!(
+                    "`var.{first}` has no default, and no terraform.tfvars or *.auto.tfvars beside the configuration sets it, so its value comes only with a run (-var, -var-file or TF_VAR_{first})"
                 )),
-                None => Eval::Unknown(format!("`var.{first}` is not declared in this directory's configuration")),
+                (None, None, None) => Eval::Unknown(format!("`var.{first}` is not declared in this directory's configuration")),
             },
             "local" => match self.locals.get(first) {
                 Some(value) => match self.eval_at(value, depth + 1) {

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod eval;
+pub mod tfvars;
 pub mod tree;
 
 use std::sync::Arc;

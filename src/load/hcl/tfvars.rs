@@ -1,0 +1,116 @@
+//! The variable values Terraform itself loads from beside a configuration:
+//! `terraform.tfvars`, `terraform.tfvars.json`, then `*.auto.tfvars` and
+//! `*.auto.tfvars.json` in lexical order, each later file overriding the
+//! earlier (as `terraform plan` does without options). They override
+//! defaults, so a rule must never judge a default such a file replaces.
+//! `-var`, `-var-file` and `TF_VAR_*` come only with a run and stay unseen,
+//! as the README says.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use hcl_edit::expr::Expression;
+use serde_json::Value;
+
+use crate::load::bounded;
+
+/// A value a variables file gives.
+#[derive(Debug, Clone)]
+pub enum Assigned {
+    /// From a `.tfvars` file: an expression, evaluated like a default.
+    Expression(Expression),
+    /// From a `.tfvars.json` file.
+    Json(Value),
+}
+
+#[derive(Debug, Default)]
+pub struct Tfvars {
+    /// By variable: the file that sets it last, and its value.
+    pub values: BTreeMap<String, (String, Assigned)>,
+    /// Why a variables file of the directory could not be read: then any
+    /// variable may be set by it, so none is known.
+    pub unread: Option<String>,
+}
+
+/// Whether Terraform loads a file of this name by itself.
+fn loaded_by_terraform(name: &str) -> bool {
+    matches!(name, "terraform.tfvars" | "terraform.tfvars.json") || name.ends_with(".auto.tfvars") || name.ends_with(".auto.tfvars.json")
+}
+
+/// The variables files of `dir` (a path as given, `/`-separated), read.
+pub fn of_dir(dir: &str) -> Tfvars {
+    let mut tfvars = Tfvars::default();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return tfvars;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| loaded_by_terraform(name))
+        .collect();
+    let rank = |name: &str| match name {
+        "terraform.tfvars" => 0,
+        "terraform.tfvars.json" => 1,
+        _ => 2,
+    };
+    names.sort_by(|a, b| (rank(a), a).cmp(&(rank(b), b)));
+    for name in names {
+        let shown = if dir == "." { name.clone() } else { format!("{dir}/{name}") };
+        if let Err(why) = read_into(&Path::new(dir).join(&name), &shown, &mut tfvars.values) {
+            tfvars.unread.get_or_insert(format!("{shown} cannot be read ({why})"));
+        }
+    }
+    tfvars
+}
+
+fn read_into(path: &Path, shown: &str, values: &mut BTreeMap<String, (String, Assigned)>) -> Result<(), String> {
+    let text = bounded::read_small(path)?;
+    if shown.ends_with(".json") {
+        let object: serde_json::Map<String, Value> = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        for (name, value) in object {
+            values.insert(name, (shown.to_string(), Assigned::Json(value)));
+        }
+    } else {
+        let body = hcl_edit::parser::parse_body(&text).map_err(|e| e.message().to_string())?;
+        for attribute in body.attributes() {
+            values.insert(
+                attribute.key.value().as_str().to_string(),
+                (shown.to_string(), Assigned::Expression(attribute.value.clone())),
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_read_in_terraforms_order_each_overriding_the_earlier() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        write("b.auto.tfvars", "email = \"b@example.com\"\n");
+        write("a.auto.tfvars.json", r#"{"email": "a@example.com", "team": "sre"}"#);
+        write("terraform.tfvars", "email = \"base@example.com\"\nzone = \"example.com\"\n");
+        write("other.tfvars", "email = \"only with -var-file\"\n");
+        let tfvars = of_dir(dir.path().to_str().expect("utf-8 path"));
+        assert!(tfvars.unread.is_none());
+        let file_of = |name: &str| tfvars.values[name].0.rsplit('/').next().unwrap_or_default().to_string();
+        assert_eq!(file_of("email"), "b.auto.tfvars");
+        assert_eq!(file_of("team"), "a.auto.tfvars.json");
+        assert_eq!(file_of("zone"), "terraform.tfvars");
+    }
+
+    #[test]
+    fn an_unreadable_file_leaves_every_variable_unknown() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("terraform.tfvars"), "email = \n").expect("write");
+        let tfvars = of_dir(dir.path().to_str().expect("utf-8 path"));
+        assert!(
+            tfvars
+                .unread
+                .as_deref()
+                .is_some_and(|why| why.contains("terraform.tfvars cannot be read"))
+        );
+    }
+}
