@@ -319,6 +319,13 @@ fn remedies_of_a_configuration_are_terraform_edits() {
         lb003["message"]
     );
     assert_eq!(lb003["actions"][1]["terraform"]["address"], "cloudflare_load_balancer_pool.api");
+    // `api` has no `notification_filter` block to show its generation: its
+    // configuration's blocks do.
+    let api_block = lb003["actions"][0]["terraform"]["add_resource"].as_str().unwrap();
+    assert!(
+        api_block.contains("email_integration {") && !api_block.contains("mechanisms"),
+        "{api_block}"
+    );
     assert!(
         by_rule("LB004")["message"]
             .as_str()
@@ -515,4 +522,55 @@ fn an_empty_tf_file_is_listed_like_one_without_resources() {
         skipped["reason"].as_str().unwrap().contains("no resource edgeaudit reads"),
         "{skipped}"
     );
+}
+
+#[test]
+fn blocks_follow_each_configurations_provider_generation() {
+    // v4 by `required_providers` alone: no resource shows a block.
+    let pinned = br#"terraform {
+  required_providers {
+    cloudflare = {
+      source  = "cloudflare/cloudflare"
+      version = "~> 4.52"
+    }
+  }
+}
+
+resource "cloudflare_load_balancer_pool" "web" {
+  name               = "web"
+  notification_email = "ops@example.com"
+}
+"#;
+    let dir = temp_dir(&[("v4/main.tf", pinned)]);
+    let v4 = dir.path().join("v4");
+    let r = common::run_in(&v4, &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"]);
+    let doc = json(&r);
+    let lb001 = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "LB001")
+        .expect("LB001");
+    let block = lb001["actions"][0]["terraform"]["add_resource"].as_str().unwrap();
+    assert!(block.contains("email_integration {") && block.contains("filters {"), "{block}");
+
+    // Two configurations of two generations in one plan: each its own.
+    let r = run(&[
+        "plan",
+        &format!("{DIR}/hcl-v4"),
+        &format!("{DIR}/hcl-v5"),
+        "--format",
+        "terraform",
+        "--as-of",
+        "2024-10-01",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let section = |dir: &str| {
+        let start = r.stdout.find(&format!("# Account terraform:{DIR}/{dir}")).expect("section");
+        let rest = &r.stdout[start + 1..];
+        rest[..rest.find("\n# Account ").unwrap_or(rest.len())].to_string()
+    };
+    let (v4, v5) = (section("hcl-v4"), section("hcl-v5"));
+    assert!(v4.contains("email_integration {") && !v4.contains("mechanisms = {"), "{v4}");
+    assert!(v5.contains("mechanisms = {") && !v5.contains("email_integration {"), "{v5}");
 }

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use super::api;
 use crate::model::Kind;
 use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields};
+use crate::model::terraform::Generation;
 
 /// What edgeaudit reads of a resource type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,8 +100,14 @@ fn block(value: Option<&Value>) -> Option<&Value> {
     }
 }
 
-fn is_list(value: Option<&Value>) -> bool {
-    matches!(value, Some(Value::Array(_)))
+/// The generation a nested block's shape shows: a list is v4's, an object
+/// v5's; absent or null shows nothing.
+fn shown_by(value: Option<&Value>) -> Option<Generation> {
+    match value {
+        Some(Value::Array(_)) => Some(Generation::V4),
+        Some(Value::Object(_)) => Some(Generation::V5),
+        _ => None,
+    }
 }
 
 /// Copies the named attributes that are set.
@@ -112,14 +119,17 @@ fn pick(attributes: &Map<String, Value>, names: &[&str]) -> Map<String, Value> {
 }
 
 /// A resource's attributes in the API's shape, and the layout of where its
-/// document keeps them; `None` when the attributes are not an object.
-pub fn normalise(kind: Kind, attributes: &Value) -> Option<(Value, &'static Layout)> {
+/// document keeps them; `None` when the attributes are not an object. The
+/// generation is read from the resource's shape, or is `generation` (its
+/// configuration's) when the shape does not tell: a v4 pool of `.tf` source
+/// without a `notification_filter` block has no list to show it.
+pub fn normalise(kind: Kind, attributes: &Value, generation: Option<Generation>) -> Option<(Value, &'static Layout)> {
     let a = attributes.as_object()?;
-    let (record, v4) = match kind {
+    let (record, shown) = match kind {
         Kind::Pool => {
             let mut r = pick(a, &["id", "name", "notification_email", "origins"]);
             let filter = a.get("notification_filter");
-            let v4 = is_list(filter);
+            let shown = shown_by(filter);
             if let Some(f) = block(filter).and_then(Value::as_object) {
                 let mut normal = Map::new();
                 for source in ["pool", "origin"] {
@@ -129,12 +139,16 @@ pub fn normalise(kind: Kind, attributes: &Value) -> Option<(Value, &'static Layo
                 }
                 r.insert("notification_filter".into(), Value::Object(normal));
             }
-            (r, v4)
+            (r, shown)
         }
         Kind::NotificationPolicy => {
             let mut r = pick(a, &["id", "name", "alert_type", "enabled"]);
-            let v4 = is_list(a.get("filters")) || a.contains_key("email_integration");
-            if v4 {
+            let shown = if a.contains_key("email_integration") {
+                Some(Generation::V4)
+            } else {
+                shown_by(a.get("filters")).or(shown_by(a.get("mechanisms")))
+            };
+            if shown == Some(Generation::V4) {
                 let mut mechanisms = Map::new();
                 for (api_name, tf_name) in [
                     ("email", "email_integration"),
@@ -152,17 +166,17 @@ pub fn normalise(kind: Kind, attributes: &Value) -> Option<(Value, &'static Layo
             if let Some(f) = block(a.get("filters")) {
                 r.insert("filters".into(), f.clone());
             }
-            (r, v4)
+            (r, shown)
         }
-        Kind::CertificatePack => (pick(a, &["id", "type", "hosts", "certificate_authority", "status"]), false),
-        Kind::TotalTls | Kind::UniversalSsl => (pick(a, &["enabled", "certificate_authority", "validity_days"]), false),
+        Kind::CertificatePack => (pick(a, &["id", "type", "hosts", "certificate_authority", "status"]), None),
+        Kind::TotalTls | Kind::UniversalSsl => (pick(a, &["enabled", "certificate_authority", "validity_days"]), None),
         Kind::CustomHostname => {
             let mut r = pick(a, &["id", "hostname", "status"]);
             let ssl = a.get("ssl");
             if let Some(s) = block(ssl) {
                 r.insert("ssl".into(), s.clone());
             }
-            (r, is_list(ssl))
+            (r, shown_by(ssl))
         }
         Kind::CustomCertificate => {
             let mut r = pick(
@@ -184,7 +198,7 @@ pub fn normalise(kind: Kind, attributes: &Value) -> Option<(Value, &'static Layo
             if let Some(o) = block(options).and_then(Value::as_object) {
                 r.extend(pick(o, &["certificate", "bundle_method"]));
             }
-            (r, is_list(options))
+            (r, shown_by(options))
         }
         Kind::DnsRecord => {
             // v4 computes the full name as `hostname`; v5's `name` is the full name.
@@ -202,13 +216,17 @@ pub fn normalise(kind: Kind, attributes: &Value) -> Option<(Value, &'static Layo
             if let Some(d) = block(data) {
                 r.insert("data".into(), d.clone());
             }
-            (r, is_list(data))
+            (r, shown_by(data))
         }
         _ => return None,
     };
     let mut record = Value::Object(record);
     unset_empty_strings(&mut record);
-    Some((record, if v4 { &V4 } else { &V5 }))
+    let layout = match shown.or(generation) {
+        Some(Generation::V4) => &V4,
+        _ => &V5,
+    };
+    Some((record, layout))
 }
 
 /// Terraform writes an unset string attribute as `""` (SDKv2 state, v4): a
@@ -312,7 +330,7 @@ mod tests {
         let policy = json!({"id": "p", "name": "n", "alert_type": "load_balancing_health_alert", "enabled": true,
             "email_integration": [{"id": "ops@x.io", "name": ""}], "webhooks_integration": [],
             "filters": [{"pool_id": ["a"], "new_health": ["Unhealthy"], "event_source": []}]});
-        let (record, layout) = normalise(Kind::NotificationPolicy, &policy).expect("object");
+        let (record, layout) = normalise(Kind::NotificationPolicy, &policy, None).expect("object");
         assert!(std::ptr::eq(layout, &V4));
         assert_eq!(record["mechanisms"]["email"][0]["id"], "ops@x.io");
         assert_eq!(record["filters"]["pool_id"], json!(["a"]));
@@ -320,7 +338,7 @@ mod tests {
 
         let pool = json!({"id": "a", "name": "web", "notification_email": "ops@x.io",
             "notification_filter": [{"pool": [{"disable": false, "healthy": false}], "origin": [{"disable": true}]}]});
-        let (record, layout) = normalise(Kind::Pool, &pool).expect("object");
+        let (record, layout) = normalise(Kind::Pool, &pool, None).expect("object");
         assert!(std::ptr::eq(layout, &V4));
         assert_eq!(
             record["notification_filter"],
@@ -333,16 +351,16 @@ mod tests {
         let policy = json!({"id": "p", "alert_type": "load_balancing_health_alert",
             "mechanisms": {"email": [{"id": "ops@x.io"}], "webhooks": null},
             "filters": {"pool_id": ["a"]}});
-        let (record, layout) = normalise(Kind::NotificationPolicy, &policy).expect("object");
+        let (record, layout) = normalise(Kind::NotificationPolicy, &policy, None).expect("object");
         assert!(std::ptr::eq(layout, &V5));
         assert_eq!(record["filters"]["pool_id"], json!(["a"]));
         let caa = json!({"name": "example.com", "type": "CAA", "data": {"flags": 0, "tag": "issue", "value": "pki.goog"}});
-        let (record, layout) = normalise(Kind::DnsRecord, &caa).expect("object");
+        let (record, layout) = normalise(Kind::DnsRecord, &caa, None).expect("object");
         assert_eq!(layout.dns_data, "/data");
         assert_eq!(record["data"]["tag"], "issue");
         let v4_caa =
             json!({"name": "@", "hostname": "example.com", "type": "CAA", "data": [{"flags": "0", "tag": "issue", "value": "pki.goog"}]});
-        let (record, layout) = normalise(Kind::DnsRecord, &v4_caa).expect("object");
+        let (record, layout) = normalise(Kind::DnsRecord, &v4_caa, None).expect("object");
         assert_eq!(layout.dns_data, "/data/0");
         assert_eq!(record["name"], "example.com");
     }

@@ -288,7 +288,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 );
                 continue;
             }
-            let Some((record, layout)) = terraform::normalise(kind, f.attributes) else {
+            let Some((record, layout)) = terraform::normalise(kind, f.attributes, None) else {
                 return Err(w.error_at_pointer(
                     &f.pointer,
                     &format!("{}: its attributes are not an object, so it cannot be checked", f.address),

@@ -48,3 +48,13 @@ mod tests {
         assert!(!is_configuration_account("023e105f4ecef8ad9ca31a8372d0c353"));
     }
 }
+
+/// The provider generation a resource's attributes follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// Provider v4 (SDKv2): nested blocks as lists (`filters { … }`,
+    /// `email_integration { … }`).
+    V4,
+    /// Provider v5: objects (`filters = { … }`, `mechanisms = { … }`).
+    V5,
+}

@@ -294,29 +294,44 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
 }
 
 /// How the plan's pools are named in a configuration: by address (from
-/// Terraform), and the provider generation the blocks follow.
+/// Terraform), with the provider generation each was read in. By account
+/// too: two configurations' pools `web` share their reference id.
 pub struct PoolNames {
-    addresses: std::collections::HashMap<String, String>,
-    generation: super::terraform::Generation,
+    pools: std::collections::HashMap<(Option<String>, String), (String, super::terraform::Generation)>,
 }
 
 impl PoolNames {
     pub fn of(inventory: &crate::model::Inventory) -> PoolNames {
-        let pools = || inventory.accounts.iter().flat_map(|a| a.pools.iter());
-        let addresses = pools()
-            .filter_map(|p| Some((p.id.clone(), p.origin.address.as_deref()?.to_string())))
+        let pools = inventory
+            .accounts
+            .iter()
+            .flat_map(|a| a.pools.iter().map(move |p| (a, p)))
+            .filter_map(|(a, p)| {
+                let address = p.origin.address.as_deref()?.to_string();
+                Some(((a.id.clone(), p.id.clone()), (address, super::terraform::Generation::of(p.fields))))
+            })
             .collect();
-        // The configuration's own generation: v4 when its pools are v4's.
-        let generation = pools()
-            .filter(|p| p.origin.address.is_some())
-            .map(|p| super::terraform::Generation::of(p.fields))
-            .next()
-            .unwrap_or(super::terraform::Generation::V5);
-        PoolNames { addresses, generation }
+        PoolNames { pools }
     }
 
-    fn name<'a>(&'a self, id: &'a str) -> &'a str {
-        self.addresses.get(id).map_or(id, String::as_str)
+    fn get(&self, account: &Option<String>, id: &str) -> Option<&(String, super::terraform::Generation)> {
+        self.pools.get(&(account.clone(), id.to_string()))
+    }
+
+    fn name<'a>(&'a self, account: &Option<String>, id: &'a str) -> &'a str {
+        self.get(account, id).map_or(id, |(address, _)| address.as_str())
+    }
+
+    /// The generation of a policy body's block: its pools' (one
+    /// configuration, one generation), v5 when none is of Terraform.
+    fn generation(&self, account: &Option<String>, body: &serde_json::Value) -> super::terraform::Generation {
+        body["filters"]["pool_id"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|id| Some(self.get(account, id.as_str()?)?.1))
+            .next()
+            .unwrap_or(super::terraform::Generation::V5)
     }
 }
 
@@ -346,11 +361,15 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
                         unique = format!("{label}_{n}");
                     }
                     out.push('\n');
-                    out.push_str(&super::terraform::policy_block(body, &unique, names.generation));
+                    out.push_str(&super::terraform::policy_block(
+                        body,
+                        &unique,
+                        names.generation(&plan.account_id, body),
+                    ));
                     out.push('\n');
                 }
-                Request::ClearPage { pools, .. } => cleared.extend(pools.iter().map(|id| names.name(id))),
-                Request::ClearPool { pool_id } => cleared.push(names.name(pool_id)),
+                Request::ClearPage { pools, .. } => cleared.extend(pools.iter().map(|id| names.name(&plan.account_id, id))),
+                Request::ClearPool { pool_id } => cleared.push(names.name(&plan.account_id, pool_id)),
                 other => {
                     out.push('\n');
                     for line in other.reason().lines() {

@@ -10,13 +10,7 @@ use serde_json::Value;
 use crate::model::fields::PoolFields;
 use crate::model::terraform::reference;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Generation {
-    /// Provider v4 (SDKv2): `email_integration { … }`, `filters { … }` blocks.
-    V4,
-    /// Provider v5: `mechanisms = { … }`, `filters = { … }` objects.
-    V5,
-}
+pub use crate::model::terraform::Generation;
 
 impl Generation {
     /// The generation whose layout a pool was read with.

@@ -9,8 +9,10 @@ use hcl_edit::structure::Body;
 use serde_json::Value;
 
 use super::eval::{Eval, Scope};
-use super::tree::resource_blocks;
+use super::tree::{META_BLOCKS, resource_blocks};
+use crate::adapt::terraform::resource_type;
 use crate::load::source::{FileId, Format, SourceFile};
+use crate::model::terraform::Generation;
 use crate::model::terraform::{configuration_account, id_reference};
 
 pub struct Configuration {
@@ -19,6 +21,9 @@ pub struct Configuration {
     pub account: String,
     /// Zones by id (a literal, or the `${cloudflare_zone.x.id}` reference), with their names.
     pub zones: BTreeMap<String, Option<String>>,
+    /// The provider generation its resources follow, when it shows
+    /// ([`generation`]); a resource's own shape still decides where it shows one.
+    pub generation: Option<Generation>,
 }
 
 #[derive(Default)]
@@ -78,7 +83,44 @@ fn configuration(dir: &str, bodies: &[&Body]) -> Configuration {
     }
     Configuration {
         account: configuration_account(dir),
+        generation: generation(bodies, &scope),
         scope,
         zones,
     }
+}
+
+/// The configuration's provider generation: the major version its
+/// `required_providers` asks of `cloudflare` (`~> 4.0`), else what its
+/// resources show — a nested block (`filters { … }`, `email_integration { … }`)
+/// is v4's, whose blocks are lists; provider v5 has none in these resources.
+fn generation(bodies: &[&Body], scope: &Scope) -> Option<Generation> {
+    let required = bodies
+        .iter()
+        .flat_map(|b| b.blocks())
+        .filter(|b| b.ident.value().as_str() == "terraform")
+        .flat_map(|b| b.body.blocks())
+        .filter(|b| b.ident.value().as_str() == "required_providers")
+        .find_map(|b| match scope.eval(&b.body.get_attribute("cloudflare")?.value) {
+            Eval::Known(provider) => major_version(provider.get("version")?.as_str()?),
+            Eval::Unknown(_) => None,
+        });
+    if let Some(major) = required {
+        return Some(if major >= 5 { Generation::V5 } else { Generation::V4 });
+    }
+    let has_block = bodies
+        .iter()
+        .flat_map(|b| resource_blocks(b))
+        .filter(|r| resource_type(r.resource_type).is_some())
+        .any(|r| r.block.body.blocks().any(|b| !META_BLOCKS.contains(&b.ident.value().as_str())));
+    has_block.then_some(Generation::V4)
+}
+
+/// The first number of a version constraint: `~> 4.0` → 4, `>= 5.1` → 5.
+fn major_version(constraint: &str) -> Option<u64> {
+    let digits: String = constraint
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }

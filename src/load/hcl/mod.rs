@@ -114,7 +114,7 @@ pub fn walk<S: RecordSink>(
                 full_name(&mut values, configuration);
             }
             let attributes = Value::Object(values);
-            let Some((record, layout)) = terraform::normalise(kind, &attributes) else {
+            let Some((record, layout)) = terraform::normalise(kind, &attributes, configuration.generation) else {
                 return Err(w.error_at_pointer(&pointer, &format!("{address}: its attributes cannot be read")));
             };
             let zone = terraform::zone_id(&attributes)

@@ -61,7 +61,7 @@ pub fn resource_blocks(body: &Body) -> impl Iterator<Item = ResourceBlock<'_>> {
 }
 
 /// Terraform's own arguments of every resource, not the provider's.
-const META_BLOCKS: [&str; 3] = ["lifecycle", "provisioner", "connection"];
+pub const META_BLOCKS: [&str; 3] = ["lifecycle", "provisioner", "connection"];
 
 /// A block body's known values, and its unknown ones.
 pub fn attributes(scope: &Scope, body: &Body) -> (Map<String, Value>, Vec<Unknown>) {
