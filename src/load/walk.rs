@@ -6,7 +6,7 @@ use super::error::InputError;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
-use crate::locate::{locate_one, pointer};
+use crate::locate::{Locator, fill_positions, pointer};
 use crate::model::Kind;
 use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::fields::{Layout, ListFields};
@@ -71,6 +71,9 @@ pub struct Walker<'f, S> {
     page_records: usize,
     page_kind: Option<Kind>,
     error: Option<InputError>,
+    /// Where errors are: one per walk, so a file's node map (YAML, `.tf`) is
+    /// built once however many of its resources are not analysed.
+    locator: std::cell::RefCell<Locator<'f>>,
 }
 
 /// Where an API envelope keeps its paging.
@@ -98,6 +101,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             foreign: None,
             page_records: 0,
             page_kind: None,
+            locator: std::cell::RefCell::new(Locator::new(files)),
             error: None,
         }
     }
@@ -292,7 +296,8 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
-        let located = locate_one(self.files, origin, path);
+        let mut located = self.locator.borrow_mut().locate(origin, path);
+        fill_positions(self.files, std::iter::once(&mut located));
         InputError::at_offset(&self.file.name, &self.file.text, located.start, message)
     }
 

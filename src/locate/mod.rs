@@ -9,4 +9,4 @@ pub mod yaml;
 
 mod resolve;
 
-pub use resolve::{Located, Locator, fill_positions, locate_one};
+pub use resolve::{Located, Locator, fill_positions};

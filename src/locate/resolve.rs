@@ -115,13 +115,6 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
     }
 }
 
-/// One location (for input errors).
-pub fn locate_one(files: &[SourceFile], origin: &RecordOrigin, path: &str) -> Located {
-    let mut located = Locator::new(files).locate(origin, path);
-    fill_positions(files, std::iter::once(&mut located));
-    located
-}
-
 fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
     match origin.anchor {
         // The anchor is the record's own first byte: walk the field's path from there.
