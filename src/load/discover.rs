@@ -55,6 +55,9 @@ pub fn discover(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>) -
 }
 
 fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, found: &mut Discovered) {
+    // Directories whose `.tf` files a named one brought in: pre-commit names
+    // every changed file of a configuration, which is read once.
+    let mut configurations = std::collections::HashSet::new();
     for given in paths {
         if given == "-" {
             // Named, standard input is excluded as the file it stands for would be.
@@ -106,7 +109,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 discovered: false,
             });
             if Format::from_path(given) == Some(Format::Hcl) {
-                configuration_of(path, &display(given), exclude, found);
+                configuration_of(path, &display(given), exclude, found, &mut configurations);
             }
         }
     }
@@ -116,14 +119,23 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
 /// policies may cover their pools and its references name their resources.
 /// Found by the walk of its directory, one level deep, so hidden, ignored
 /// and excluded files stay out as they do in a walk.
-fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Discovered) {
+/// `done` holds the directories already brought in.
+fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Discovered, done: &mut std::collections::HashSet<String>) {
     let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let dir_name = name.rfind('/').map_or(".", |i| &name[..i]);
+    let dir_name = crate::load::hcl::config::dir_of(name);
+    if !done.insert(dir_name.clone()) {
+        return;
+    }
     let mut beside = Discovered::default();
-    walk(dir, dir_name, exclude, &mut beside, Some(1));
+    walk(dir, &dir_name, exclude, &mut beside, Some(1));
     let is_tf = |file: &str| Format::from_path(file) == Some(Format::Hcl);
     found.inputs.extend(beside.inputs.into_iter().filter(|i| is_tf(&i.name)));
     found.skipped.extend(beside.skipped.into_iter().filter(|s| is_tf(&s.file)));
+    // A configuration's file, or its directory, that cannot be read leaves
+    // the configuration incomplete: an error, never judged on half of it.
+    found
+        .errors
+        .extend(beside.errors.into_iter().filter(|e| is_tf(&e.file) || e.file == dir_name));
 }
 
 fn display(given: &str) -> String {
