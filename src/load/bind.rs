@@ -17,6 +17,7 @@ use super::error::InputError;
 use super::shape::{Shape, Text};
 use super::walk::{RecordSink, Walker};
 use crate::model::Kind;
+use crate::model::dns::absolute_name;
 
 /// The line without its comment (`;` outside quotes), and how much it opens
 /// or closes parentheses outside quotes.
@@ -96,23 +97,6 @@ fn domain_header(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// An owner name made absolute. A name without its trailing dot that is the
-/// origin or ends in it is taken as written (the service writes the SOA's
-/// owner so); any other is relative to the origin.
-fn absolute(name: &str, origin: Option<&str>) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
-    if let Some(fqdn) = lower.strip_suffix('.') {
-        return Some(fqdn.to_string());
-    }
-    match origin {
-        _ if name == "@" => origin.map(str::to_string),
-        Some("") => Some(lower),
-        Some(o) if lower == o || lower.ends_with(&format!(".{o}")) => Some(lower),
-        Some(o) => Some(format!("{lower}.{o}")),
-        None => None,
-    }
-}
-
 pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     walker.run_lines(|w| {
         let text = w.file().text.clone();
@@ -162,7 +146,7 @@ pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, 
             let owner_name = match named {
                 None => owner.clone(),
                 Some((_, name)) => {
-                    let name = absolute(name, origin.as_deref());
+                    let name = absolute_name(name, origin.as_deref());
                     owner = name.clone();
                     name
                 }
@@ -259,12 +243,12 @@ mod tests {
 
     #[test]
     fn owners_are_made_absolute_as_the_service_writes_them() {
-        assert_eq!(absolute("Example.com.", None).as_deref(), Some("example.com"));
-        assert_eq!(absolute("example.com", Some("example.com")).as_deref(), Some("example.com"));
-        assert_eq!(absolute("www", Some("example.com")).as_deref(), Some("www.example.com"));
-        assert_eq!(absolute("@", Some("example.com")).as_deref(), Some("example.com"));
-        assert_eq!(absolute("hypster.com", Some("")).as_deref(), Some("hypster.com"));
-        assert_eq!(absolute("www", None), None);
+        assert_eq!(absolute_name("Example.com.", None).as_deref(), Some("example.com"));
+        assert_eq!(absolute_name("example.com", Some("example.com")).as_deref(), Some("example.com"));
+        assert_eq!(absolute_name("www", Some("example.com")).as_deref(), Some("www.example.com"));
+        assert_eq!(absolute_name("@", Some("example.com")).as_deref(), Some("example.com"));
+        assert_eq!(absolute_name("hypster.com", Some("")).as_deref(), Some("hypster.com"));
+        assert_eq!(absolute_name("www", None), None);
         assert_eq!(domain_header(";; Domain:     Example.com.").as_deref(), Some("example.com"));
         assert_eq!(domain_header(";; Exported:   2025-03-25"), None);
     }

@@ -47,6 +47,25 @@ pub fn parse_caa_content(content: &str) -> Result<(u8, String, String), String> 
     Ok((flags, tag.to_ascii_lowercase(), value))
 }
 
+/// An owner name made absolute, lower-case and without its trailing dot,
+/// under `origin` (its zone: lower-case, no trailing dot): `@` is the zone;
+/// a name without its trailing dot that is the zone or ends in it is taken
+/// as written (the service writes a BIND SOA's owner so; a Terraform record
+/// may name itself in full); any other is relative to the zone.
+pub fn absolute_name(name: &str, origin: Option<&str>) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    if let Some(fqdn) = lower.strip_suffix('.') {
+        return Some(fqdn.to_string());
+    }
+    match origin {
+        _ if name == "@" => origin.map(str::to_string),
+        Some("") => Some(lower),
+        Some(o) if lower == o || lower.ends_with(&format!(".{o}")) => Some(lower),
+        Some(o) => Some(format!("{lower}.{o}")),
+        None => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

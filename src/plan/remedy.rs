@@ -25,7 +25,6 @@ fn fact_text(analysis: &Analysis, f: &Finding, name: &str) -> String {
         .with_facts(f.subject, |facts| match facts.get(name).map(|fact| fact.value) {
             Some(FactValue::Text(t)) => t.into_owned(),
             Some(FactValue::Int(n)) => n.to_string(),
-            Some(FactValue::Bool(b)) => b.to_string(),
             _ => String::new(),
         })
         .unwrap_or_default()
@@ -71,7 +70,11 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
             depends_on: Vec::new(),
         }]
     };
-    let terraform_source = fact("terraform_source") == "true";
+    let terraform_source = analysis
+        .with_facts(f.subject, |facts| {
+            matches!(facts.get("terraform_source").map(|t| t.value), Some(FactValue::Bool(true)))
+        })
+        .unwrap_or(false);
     match f.rule.id.as_str() {
         // In a configuration: add the replacement, then remove the attribute.
         // The pools' own findings carry the edits.

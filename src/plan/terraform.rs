@@ -85,27 +85,25 @@ pub fn policy_block(body: &Value, label: &str, generation: Generation) -> String
         string(body["alert_type"].as_str().unwrap_or("load_balancing_health_alert"))
     ));
     out.push_str("  enabled    = true\n");
-    match generation {
+    // v4 writes blocks (`filters { … }`), v5 objects (`filters = { … }`).
+    let opening = match generation {
         Generation::V4 => {
             for email in &emails {
                 out.push_str(&format!("  email_integration {{\n    id = {}\n  }}\n", string(email)));
             }
-            out.push_str("  filters {\n");
-            out.push_str(&format!("    pool_id      = {pools}\n"));
-            out.push_str(&format!("    new_health   = {healths}\n"));
-            out.push_str(&format!("    event_source = {sources}\n"));
-            out.push_str("  }\n");
+            "  filters {\n"
         }
         Generation::V5 => {
             let email = list(emails.iter().map(|e| format!("{{ id = {} }}", string(e))));
             out.push_str(&format!("  mechanisms = {{\n    email = {email}\n  }}\n"));
-            out.push_str("  filters = {\n");
-            out.push_str(&format!("    pool_id      = {pools}\n"));
-            out.push_str(&format!("    new_health   = {healths}\n"));
-            out.push_str(&format!("    event_source = {sources}\n"));
-            out.push_str("  }\n");
+            "  filters = {\n"
         }
-    }
+    };
+    out.push_str(opening);
+    out.push_str(&format!("    pool_id      = {pools}\n"));
+    out.push_str(&format!("    new_health   = {healths}\n"));
+    out.push_str(&format!("    event_source = {sources}\n"));
+    out.push_str("  }\n");
     out.push('}');
     out
 }

@@ -23,6 +23,7 @@ use super::walk::{RecordSink, Walker};
 use crate::adapt::terraform::{self, ResourceType};
 use crate::model::Kind;
 use crate::model::certificate::Zone;
+use crate::model::dns::absolute_name;
 use crate::model::terraform::id_reference;
 use config::Configuration;
 pub use config::Configurations;
@@ -180,14 +181,8 @@ fn full_name(values: &mut serde_json::Map<String, Value>, configuration: &Config
     let (Some(zone), Some(name)) = (zone, values.get("name").and_then(Value::as_str)) else {
         return;
     };
-    let zone = zone.trim_end_matches('.');
-    let name = name.trim_end_matches('.');
-    let full = if name == "@" || name.eq_ignore_ascii_case(zone) {
-        zone.to_string()
-    } else if name.to_ascii_lowercase().ends_with(&format!(".{}", zone.to_ascii_lowercase())) {
-        name.to_string()
-    } else {
-        format!("{name}.{zone}")
+    let Some(full) = absolute_name(name, Some(&zone.trim_end_matches('.').to_ascii_lowercase())) else {
+        return;
     };
     values.insert("hostname".into(), Value::String(full));
 }
