@@ -3,12 +3,31 @@
 use super::error::InputError;
 use serde::de::DeserializeSeed;
 
-use super::source::SourceFile;
+use std::rc::Rc;
+
+use super::parallel;
+use super::source::{FileId, SourceFile};
 use super::walk::{RecordSink, Walker};
 use crate::locate::position::offset_of_line_byte_column;
+use crate::model::Kind;
+
+/// Parses the file and walks it: a large record list on every core
+/// (`parallel.rs`), anything else in one pass.
+pub fn walk<S: RecordSink>(files: &[SourceFile], id: FileId, sink: &mut S, kind: Option<Kind>) -> Result<(), Vec<InputError>> {
+    let file = &files[id.0 as usize];
+    let settings = parallel::Settings::get();
+    if settings.applies(file.text.len()) {
+        let cursor = Rc::new(parallel::Cursor::default());
+        let walker = Walker::new(files, id, sink, kind).split(cursor.clone(), settings);
+        if let Some(result) = walker.run_split(|seed| seed.deserialize(parallel::Skeleton::new(&file.text, cursor))) {
+            return result;
+        }
+    }
+    one_pass(file, Walker::new(files, id, sink, kind))
+}
 
 /// Parses the file and walks it in the same pass.
-pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
+fn one_pass<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     walker.run(
         |seed| {
             let mut de = serde_json::Deserializer::from_str(&file.text);

@@ -8,8 +8,10 @@ pub mod error;
 pub mod exclude;
 pub mod hcl;
 pub mod json;
+pub mod parallel;
 pub mod shape;
 pub mod source;
+pub mod split;
 pub mod stream;
 pub mod terraform;
 pub mod text;
@@ -141,15 +143,15 @@ fn parse_file<S: RecordSink>(
             "the file is empty: expected a JSON or YAML export",
         )]);
     }
-    let walker = Walker::new(files, id, sink, options.kind);
+    let walker = |sink| Walker::new(files, id, sink, options.kind);
     match file.format {
-        Format::Json if terraform::is_terraform(&file.text) => terraform::walk(file, walker),
-        Format::Json => json::walk(file, walker),
-        Format::Yaml => yaml::walk(file, walker),
-        Format::Bind => bind::walk(file, walker),
+        Format::Json if terraform::is_terraform(&file.text) => terraform::walk(file, walker(sink)),
+        Format::Json => json::walk(files, id, sink, options.kind),
+        Format::Yaml => yaml::walk(file, walker(sink)),
+        Format::Bind => bind::walk(file, walker(sink)),
         Format::Hcl => {
             let (body, configuration) = configurations.take(files, id);
-            hcl::walk(file, walker, body, configuration)
+            hcl::walk(file, walker(sink), body, configuration)
         }
     }
 }

@@ -33,15 +33,22 @@ pub const ABORTED: &str = "edgeaudit: walk aborted";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stopped;
 
-/// Receives complete objects, with the pointer they are at.
-pub trait Walk {
+/// Receives complete objects of a document whose text lives for `'de`,
+/// with the pointer they are at.
+pub trait Walk<'de> {
     /// An element of a list.
-    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
+    fn element(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
     /// An object that is not in a list: the document, an envelope's single
     /// `result`, a settings object under a bundle key.
-    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
+    fn object(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
     /// A list begins (its elements follow).
     fn list_start(&mut self) {}
+    /// The elements of the list at `pointer` were split out of the document
+    /// to be parsed elsewhere (`parallel.rs`): the walk takes them from there,
+    /// and `Some` says it did. The list's own value is then empty.
+    fn split_list(&mut self, _pointer: &str, _expect: Expect) -> Option<Result<(), Stopped>> {
+        None
+    }
 }
 
 /// A value that holds records: an array, or an object (an envelope, a bundle
@@ -52,7 +59,7 @@ pub struct ContainerSeed<'w, W> {
     pub expect: Expect,
 }
 
-impl<'de, W: Walk> DeserializeSeed<'de> for ContainerSeed<'_, W> {
+impl<'de, W: Walk<'de>> DeserializeSeed<'de> for ContainerSeed<'_, W> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -60,10 +67,13 @@ impl<'de, W: Walk> DeserializeSeed<'de> for ContainerSeed<'_, W> {
     }
 }
 
-impl<W: Walk> ContainerSeed<'_, W> {
+impl<W> ContainerSeed<'_, W> {
     /// `null` holds no records; as the whole document (`null`, `~`, comments
     /// only) it is judged like an empty object, `{}`.
-    fn nothing<E: de::Error>(self) -> Result<(), E> {
+    fn nothing<'de, E: de::Error>(self) -> Result<(), E>
+    where
+        W: Walk<'de>,
+    {
         if !self.pointer.is_empty() {
             return Ok(());
         }
@@ -73,7 +83,7 @@ impl<W: Walk> ContainerSeed<'_, W> {
     }
 }
 
-impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
+impl<'de, W: Walk<'de>> Visitor<'de> for ContainerSeed<'_, W> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -90,6 +100,11 @@ impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.walk.list_start();
+        if let Some(split) = self.walk.split_list(&self.pointer, self.expect) {
+            split.map_err(|Stopped| de::Error::custom(ABORTED))?;
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
         let mut index = 0usize;
         loop {
             let element = pointer::join_index(&self.pointer, index);
@@ -122,12 +137,12 @@ impl<'de, W: Walk> Visitor<'de> for ContainerSeed<'_, W> {
 /// Takes no records: for reading one record's shape on its own.
 struct NoRecords;
 
-impl Walk for NoRecords {
-    fn element(&mut self, _: Shape<'_>, _: &str, _: Expect) -> Result<(), Stopped> {
+impl<'de> Walk<'de> for NoRecords {
+    fn element(&mut self, _: Shape<'de>, _: &str, _: Expect) -> Result<(), Stopped> {
         Ok(())
     }
 
-    fn object(&mut self, _: Shape<'_>, _: &str, _: Expect) -> Result<(), Stopped> {
+    fn object(&mut self, _: Shape<'de>, _: &str, _: Expect) -> Result<(), Stopped> {
         Ok(())
     }
 }
@@ -146,13 +161,21 @@ pub fn shape_of(record: &serde_json::Value) -> Result<Shape<'_>, serde_json::Err
 
 /// One object: its fields into a [`Shape`], its record-holding values
 /// streamed to the walker.
-struct ObjectSeed<'w, 'p, W> {
+pub struct ObjectSeed<'w, 'p, W> {
     walk: &'w mut W,
     pointer: &'p str,
     expect: Expect,
 }
 
-impl<'de, W: Walk> DeserializeSeed<'de> for ObjectSeed<'_, '_, W> {
+impl<'w, 'p, W> ObjectSeed<'w, 'p, W> {
+    /// An element of the list of `expect` at `pointer` (parsed on its own:
+    /// see `parallel.rs`).
+    pub fn element(walk: &'w mut W, pointer: &'p str, expect: Expect) -> Self {
+        ObjectSeed { walk, pointer, expect }
+    }
+}
+
+impl<'de, W: Walk<'de>> DeserializeSeed<'de> for ObjectSeed<'_, '_, W> {
     type Value = Shape<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Shape<'de>, D::Error> {
@@ -161,7 +184,7 @@ impl<'de, W: Walk> DeserializeSeed<'de> for ObjectSeed<'_, '_, W> {
     }
 }
 
-impl<'de, W: Walk> Visitor<'de> for ObjectSeed<'_, '_, W> {
+impl<'de, W: Walk<'de>> Visitor<'de> for ObjectSeed<'_, '_, W> {
     type Value = Shape<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -465,14 +488,14 @@ mod tests {
         text: &'t str,
     }
 
-    impl Walk for Log<'_> {
-        fn element(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), Stopped> {
+    impl<'de> Walk<'de> for Log<'_> {
+        fn element(&mut self, shape: Shape<'de>, pointer: &str, _: Expect) -> Result<(), Stopped> {
             let offset = shape.json_offset(self.text);
             self.events
                 .push((pointer.to_string(), "element", shape.id.map(|t| t.as_str().to_string()), offset));
             Ok(())
         }
-        fn object(&mut self, shape: Shape<'_>, pointer: &str, _: Expect) -> Result<(), Stopped> {
+        fn object(&mut self, shape: Shape<'de>, pointer: &str, _: Expect) -> Result<(), Stopped> {
             self.events
                 .push((pointer.to_string(), "object", shape.id.map(|t| t.as_str().to_string()), None));
             Ok(())

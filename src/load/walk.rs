@@ -3,6 +3,7 @@
 //! where they came from.
 
 use super::error::InputError;
+use super::parallel;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
@@ -74,6 +75,9 @@ pub struct Walker<'f, S> {
     /// Where errors are: one per walk, so a file's node map (YAML, `.tf`) is
     /// built once however many of its resources are not analysed.
     locator: std::cell::RefCell<Locator<'f>>,
+    /// A JSON document read through `parallel::Skeleton`: its record lists
+    /// are taken from the parallel parse.
+    split: Option<(std::rc::Rc<parallel::Cursor>, parallel::Settings)>,
 }
 
 /// Where an API envelope keeps its paging.
@@ -103,7 +107,32 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             page_kind: None,
             locator: std::cell::RefCell::new(Locator::new(files)),
             error: None,
+            split: None,
         }
+    }
+
+    /// Takes record lists from the parallel parse (see [`Walker::run_split`]).
+    pub fn split(mut self, cursor: std::rc::Rc<parallel::Cursor>, settings: parallel::Settings) -> Self {
+        self.split = Some((cursor, settings));
+        self
+    }
+
+    /// Like [`Walker::run`] over a `parallel::Skeleton`, or `None` when the
+    /// document must be parsed again in one pass (what it sent is discarded):
+    /// the one-pass parse gives parse errors as a one-thread run gives them.
+    pub fn run_split<E>(mut self, parse: impl FnOnce(ContainerSeed<'_, Self>) -> Result<(), E>) -> Option<Result<(), Vec<InputError>>> {
+        let expect = self.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
+        let parsed = parse(ContainerSeed {
+            walk: &mut self,
+            pointer: String::new(),
+            expect,
+        });
+        if parsed.is_err() && self.error.is_none() {
+            self.sink.discard_document();
+            return None;
+        }
+        // Parsed, or stopped by the walker at a record: its error is the one to report.
+        Some(self.run_lines(|_| Ok(())))
     }
 
     /// Parses and walks the whole document with `parse`, which runs a
@@ -392,8 +421,24 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 }
 
-impl<S: RecordSink> Walk for Walker<'_, S> {
-    fn element(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+impl<'f, 'de, S: RecordSink> Walk<'de> for Walker<'f, S> {
+    fn split_list(&mut self, pointer: &str, expect: Expect) -> Option<Result<(), Stopped>> {
+        let (cursor, settings) = self.split.clone()?;
+        let open = cursor.take_list()?;
+        let text: &'f str = &self.file.text;
+        let outcome = parallel::parse_list(text, open, pointer, expect, settings, |events| parallel::replay(self, events));
+        Some(match outcome {
+            parallel::Outcome::Done(end) => {
+                cursor.list_ended(end);
+                Ok(())
+            }
+            parallel::Outcome::Stopped => Err(Stopped),
+            // No error kept: `run_split` parses the document again in one pass.
+            parallel::Outcome::Unsound => Err(Stopped),
+        })
+    }
+
+    fn element(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         if expect == Expect::Zone {
             // A zone's lists were streamed while it was read; now its id and name are known.
             let origin = self.origin(pointer, None);
@@ -412,7 +457,7 @@ impl<S: RecordSink> Walk for Walker<'_, S> {
         self.page_kind = None;
     }
 
-    fn object(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+    fn object(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         let is_document = pointer.is_empty();
         if shape.is_envelope() && classify(&shape).is_none() {
             return self.envelope(&shape, pointer, expect);

@@ -1,0 +1,601 @@
+//! A large JSON record list parsed on every available core (DESIGN §6), with
+//! the walk — and so the model, the findings and every report — exactly as
+//! a one-pass parse makes it.
+//!
+//! The document is read through a [`Skeleton`]: serde sees the top-level
+//! object's members as usual, except that a record list (`result`, or the
+//! document's own array) arrives empty, and the walker takes its elements
+//! from [`parse_list`] instead. There, a structural scan (`split.rs`) cuts
+//! the list into parts of whole elements as it goes; the parts are parsed
+//! by worker threads into the events a one-pass walk would have received
+//! (`Event`), and the walker replays them part after part, in order. At
+//! most a few parts are ahead of the replay, so memory stays bounded.
+//!
+//! Anything unexpected — a part that does not parse, structure the scan
+//! does not accept — makes the whole document be parsed again in one pass,
+//! which then gives exactly the error a one-thread run gives. A document
+//! whose walk stopped on a record (an input error the walker located) keeps
+//! that error: the events before it were those of a one-pass parse.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::{Condvar, Mutex, OnceLock};
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::shape::Shape;
+use super::split::{ArraySplitter, LIST_KEYS, MemberScanner, Part, Unsound, skip_value_within, skip_whitespace};
+use super::stream::{Expect, ObjectSeed, Stopped, Walk};
+use crate::locate::pointer;
+
+/// How the parallel parse is tuned.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub threads: usize,
+    /// Files at least this long are split.
+    pub from_bytes: usize,
+    /// About this many bytes of elements make a part.
+    pub part_bytes: usize,
+}
+
+/// Files smaller than this are parsed in one pass: threads cost more than they save.
+const FROM_BYTES: usize = 8 << 20;
+const PART_BYTES: usize = 1 << 20;
+/// Before any list was split, a member longer than this (a bundle's `zones`)
+/// sends the document to the one-pass parse rather than be scanned twice.
+const WHOLE_MEMBER_BYTES: usize = 1 << 20;
+
+impl Settings {
+    /// `EDGEAUDIT_THREADS` (default: the available cores) and, for tests,
+    /// `EDGEAUDIT_SPLIT_BYTES` (split files from that size into parts of
+    /// that size: `1` splits every list into one-element parts).
+    pub fn get() -> Settings {
+        static SETTINGS: OnceLock<Settings> = OnceLock::new();
+        *SETTINGS.get_or_init(|| {
+            let number = |name: &str| {
+                std::env::var(name)
+                    .ok()
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .filter(|&n| n > 0)
+            };
+            let threads = number("EDGEAUDIT_THREADS").unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let (from_bytes, part_bytes) = number("EDGEAUDIT_SPLIT_BYTES").map_or((FROM_BYTES, PART_BYTES), |n| (n, n));
+            Settings {
+                threads,
+                from_bytes,
+                part_bytes,
+            }
+        })
+    }
+
+    pub fn applies(&self, len: usize) -> bool {
+        self.threads > 1 && len >= self.from_bytes
+    }
+}
+
+/// What the walk receives, recorded by a worker to be replayed in order.
+pub enum Event<'a> {
+    ListStart,
+    Element(Shape<'a>, String, Expect),
+    Object(Shape<'a>, String, Expect),
+}
+
+#[derive(Default)]
+struct Recorder<'a> {
+    events: Vec<Event<'a>>,
+}
+
+impl<'a> Walk<'a> for Recorder<'a> {
+    fn element(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        self.events.push(Event::Element(shape, pointer.to_string(), expect));
+        Ok(())
+    }
+
+    fn object(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        self.events.push(Event::Object(shape, pointer.to_string(), expect));
+        Ok(())
+    }
+
+    fn list_start(&mut self) {
+        self.events.push(Event::ListStart);
+    }
+}
+
+/// Hands recorded events to the walk, stopping where it stops.
+pub fn replay<'a, W: Walk<'a>>(walk: &mut W, events: Vec<Event<'a>>) -> Result<(), Stopped> {
+    for event in events {
+        match event {
+            Event::ListStart => walk.list_start(),
+            Event::Element(shape, pointer, expect) => walk.element(shape, &pointer, expect)?,
+            Event::Object(shape, pointer, expect) => walk.object(shape, &pointer, expect)?,
+        }
+    }
+    Ok(())
+}
+
+/// How a split list's parse ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every element was replayed; the list ends before this offset.
+    Done(usize),
+    /// The walk stopped (it keeps why).
+    Stopped,
+    /// The list must be parsed in one pass.
+    Unsound,
+}
+
+/// Parses the list whose `[` is at `open` (at `list` in the document, of
+/// `expect`) on `settings.threads` threads, handing each part's events to
+/// `replay` in order on this thread.
+pub fn parse_list<'a>(
+    text: &'a str,
+    open: usize,
+    list: &str,
+    expect: Expect,
+    settings: Settings,
+    mut replay: impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
+) -> Outcome {
+    let bytes = text.as_bytes();
+    let Ok(splitter) = ArraySplitter::new(bytes, open) else {
+        return Outcome::Unsound;
+    };
+    let pipeline = Pipeline {
+        state: Mutex::new(State {
+            splitter,
+            claimed: 0,
+            replayed: 0,
+            parsed: BTreeMap::new(),
+            total: None,
+            closed: false,
+        }),
+        changed: Condvar::new(),
+        bytes,
+        ahead: 2 * settings.threads,
+        part_bytes: settings.part_bytes,
+    };
+    let parse = |part: Result<Part, Unsound>| part.and_then(|part| parse_part(text, &part, list, expect));
+    std::thread::scope(|scope| {
+        for _ in 1..settings.threads {
+            scope.spawn(|| pipeline.help(&parse));
+        }
+        let outcome = pipeline.replay_in_order(&parse, &mut replay);
+        pipeline.close();
+        outcome
+    })
+}
+
+struct Pipeline<'a> {
+    state: Mutex<State<'a>>,
+    changed: Condvar,
+    bytes: &'a [u8],
+    /// Parts parsed ahead of the replay at most.
+    ahead: usize,
+    part_bytes: usize,
+}
+
+struct State<'a> {
+    splitter: ArraySplitter,
+    /// Parts handed out so far: the next part's number.
+    claimed: usize,
+    /// Parts replayed so far: the number of the one the replay waits for.
+    replayed: usize,
+    parsed: BTreeMap<usize, Result<Vec<Event<'a>>, Unsound>>,
+    /// How many parts there are, once the scan reached the end.
+    total: Option<usize>,
+    /// Nothing more is handed out: the scan ended or failed, or the replay ended.
+    closed: bool,
+}
+
+type Parsed<'a> = Result<Vec<Event<'a>>, Unsound>;
+
+impl<'a> Pipeline<'a> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<'a>> {
+        // A worker that panicked poisons the lock; its panic reaches the
+        // caller through the thread scope, so the state is still usable here.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The next part to parse, scanned now, with its number; `None` when
+    /// nothing is to be handed out now.
+    fn claim(&self, state: &mut State<'a>) -> Option<(usize, Result<Part, Unsound>)> {
+        if state.closed || state.claimed >= state.replayed + self.ahead {
+            return None;
+        }
+        match state.splitter.next_part(self.bytes, self.part_bytes) {
+            None => {
+                state.total = Some(state.claimed);
+                state.closed = true;
+                None
+            }
+            Some(part) => {
+                state.closed |= part.is_err();
+                state.claimed += 1;
+                Some((state.claimed - 1, part))
+            }
+        }
+    }
+
+    fn finish(&self, mut state: std::sync::MutexGuard<'_, State<'a>>, number: usize, parsed: Parsed<'a>) {
+        state.parsed.insert(number, parsed);
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// A worker: parses parts until none is left.
+    fn help(&self, parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>) {
+        let mut state = self.lock();
+        loop {
+            if let Some((number, part)) = self.claim(&mut state) {
+                drop(state);
+                let parsed = parse(part);
+                self.finish(self.lock(), number, parsed);
+                state = self.lock();
+            } else if state.closed {
+                return;
+            } else {
+                state = self.changed.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
+        }
+    }
+
+    /// The caller's thread: replays parts in order, parsing one itself
+    /// whenever the next is not ready yet.
+    fn replay_in_order(
+        &self,
+        parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>,
+        replay: &mut impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
+    ) -> Outcome {
+        let mut state = self.lock();
+        loop {
+            let next = state.replayed;
+            if let Some(parsed) = state.parsed.remove(&next) {
+                state.replayed += 1;
+                drop(state);
+                self.changed.notify_all();
+                let Ok(events) = parsed else { return Outcome::Unsound };
+                if replay(events).is_err() {
+                    return Outcome::Stopped;
+                }
+                state = self.lock();
+            } else if state.total == Some(next) {
+                return match state.splitter.end() {
+                    Some(end) => Outcome::Done(end),
+                    None => Outcome::Unsound,
+                };
+            } else if let Some((number, part)) = self.claim(&mut state) {
+                drop(state);
+                let parsed = parse(part);
+                self.finish(self.lock(), number, parsed);
+                state = self.lock();
+            } else if state.total != Some(next) {
+                // (`claim` may just have found the end: then look again, do not wait.)
+                state = self.changed.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
+        }
+    }
+
+    /// Ends the workers: no more parts are handed out.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+}
+
+/// One part's elements, parsed as a one-pass parse would parse them there.
+fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect) -> Parsed<'a> {
+    let mut recorder = Recorder {
+        events: Vec::with_capacity(part.elements.len()),
+    };
+    for (i, bytes) in part.elements.iter().enumerate() {
+        let pointer = pointer::join_index(list, part.first + i);
+        let element = text.get(bytes.clone()).ok_or(Unsound)?;
+        let mut de = serde_json::Deserializer::from_str(element);
+        let shape = ObjectSeed::element(&mut recorder, &pointer, expect)
+            .deserialize(&mut de)
+            .map_err(|_| Unsound)?;
+        de.end().map_err(|_| Unsound)?;
+        recorder.events.push(Event::Element(shape, pointer, expect));
+    }
+    Ok(recorder.events)
+}
+
+/// Between the skeleton and the walker: where the list serde was just given
+/// as empty starts (set by the skeleton), and where it ended (set by the
+/// walker once it took the elements).
+#[derive(Debug, Default)]
+pub struct Cursor {
+    list: Cell<Option<usize>>,
+    end: Cell<Option<usize>>,
+    /// Whether a list was split yet in this document.
+    split_any: Cell<bool>,
+}
+
+impl Cursor {
+    /// The list to take now, if the skeleton just handed one over.
+    pub fn take_list(&self) -> Option<usize> {
+        self.list.take()
+    }
+
+    pub fn list_ended(&self, end: usize) {
+        self.end.set(Some(end));
+        self.split_any.set(true);
+    }
+
+    fn hand_over<'de, T: DeserializeSeed<'de>>(&self, open: usize, seed: T) -> Result<(T::Value, usize), serde_json::Error> {
+        self.list.set(Some(open));
+        let value = seed.deserialize(Elided)?;
+        // Not taken: no walker asked for it (cannot happen with `stream.rs`).
+        self.list.set(None);
+        let end = self.end.take().ok_or_else(unsound)?;
+        Ok((value, end))
+    }
+}
+
+fn unsound() -> serde_json::Error {
+    de::Error::custom("edgeaudit: the document is parsed again in one pass")
+}
+
+/// The document, its split lists left out (see the module documentation).
+pub struct Skeleton<'a> {
+    text: &'a str,
+    cursor: Rc<Cursor>,
+}
+
+impl<'a> Skeleton<'a> {
+    pub fn new(text: &'a str, cursor: Rc<Cursor>) -> Self {
+        Skeleton { text, cursor }
+    }
+
+    fn trailing(&self, end: usize) -> Result<(), serde_json::Error> {
+        match skip_whitespace(self.text.as_bytes(), end) == self.text.len() {
+            true => Ok(()),
+            false => Err(unsound()),
+        }
+    }
+}
+
+impl<'de> Deserializer<'de> for Skeleton<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        let bytes = self.text.as_bytes();
+        let open = skip_whitespace(bytes, 0);
+        match bytes.get(open) {
+            Some(b'[') => {
+                let (value, end) = self.cursor.hand_over(open, Whole(visitor))?;
+                self.trailing(end)?;
+                Ok(value)
+            }
+            Some(b'{') => {
+                let mut members = Members {
+                    text: self.text,
+                    cursor: &self.cursor,
+                    scanner: MemberScanner::new(bytes, open).map_err(|Unsound| unsound())?,
+                    value: None,
+                };
+                let value = visitor.visit_map(&mut members)?;
+                self.trailing(members.scanner.end())?;
+                Ok(value)
+            }
+            _ => Err(unsound()),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// Lets a visitor be handed over as a seed, for a list the document is.
+struct Whole<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Whole<V> {
+    type Value = V::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
+        d.deserialize_any(self.0)
+    }
+}
+
+/// The top-level object's members: each parsed on its own from its bytes,
+/// a record list handed to the walker through the cursor.
+struct Members<'a, 'c> {
+    text: &'a str,
+    cursor: &'c Cursor,
+    scanner: MemberScanner,
+    /// The current member's key and where its value starts.
+    value: Option<(std::ops::Range<usize>, usize)>,
+}
+
+impl<'de> MapAccess<'de> for Members<'de, '_> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
+        let Some(member) = self.scanner.next_member(self.text.as_bytes()).map_err(|Unsound| unsound())? else {
+            return Ok(None);
+        };
+        let key = parse_whole(self.text, member.key.clone(), seed)?;
+        self.value = Some((member.key, member.value));
+        Ok(Some(key))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
+        let bytes = self.text.as_bytes();
+        let (key, start) = self.value.take().ok_or_else(unsound)?;
+        // The key as written; an escaped one is parsed whole like any other member.
+        let name = self.text.get(key.start + 1..key.end - 1).unwrap_or_default();
+        if bytes.get(start) == Some(&b'[') && LIST_KEYS.contains(&name) {
+            let (value, end) = self.cursor.hand_over(start, seed)?;
+            self.scanner.value_ended(end);
+            return Ok(value);
+        }
+        let limit = if self.cursor.split_any.get() {
+            usize::MAX
+        } else {
+            WHOLE_MEMBER_BYTES
+        };
+        let end = skip_value_within(bytes, start, limit).map_err(|Unsound| unsound())?;
+        let value = parse_whole(self.text, start..end, seed)?;
+        self.scanner.value_ended(end);
+        Ok(value)
+    }
+}
+
+fn parse_whole<'de, T: DeserializeSeed<'de>>(
+    text: &'de str,
+    bytes: std::ops::Range<usize>,
+    seed: T,
+) -> Result<T::Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text.get(bytes).ok_or_else(unsound)?);
+    let value = seed.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// A list whose elements the walker takes from the parts: serde sees it empty.
+struct Elided;
+
+impl<'de> Deserializer<'de> for Elided {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_seq(Empty)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct Empty;
+
+impl<'de> SeqAccess<'de> for Empty {
+    type Error = serde_json::Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, _: T) -> Result<Option<T::Value>, Self::Error> {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::stream::ContainerSeed;
+
+    /// Records events, taking split lists from the parallel parse.
+    struct SplitRecorder<'a> {
+        recorder: Recorder<'a>,
+        cursor: Rc<Cursor>,
+        settings: Settings,
+        text: &'a str,
+    }
+
+    impl<'a> Walk<'a> for SplitRecorder<'a> {
+        fn element(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+            self.recorder.element(shape, pointer, expect)
+        }
+        fn object(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+            self.recorder.object(shape, pointer, expect)
+        }
+        fn list_start(&mut self) {
+            self.recorder.list_start()
+        }
+        fn split_list(&mut self, pointer: &str, expect: Expect) -> Option<Result<(), Stopped>> {
+            let open = self.cursor.take_list()?;
+            let (text, settings) = (self.text, self.settings);
+            match parse_list(text, open, pointer, expect, settings, |events| replay(&mut self.recorder, events)) {
+                Outcome::Done(end) => {
+                    self.cursor.list_ended(end);
+                    Some(Ok(()))
+                }
+                _ => Some(Err(Stopped)),
+            }
+        }
+    }
+
+    fn describe(events: &[Event<'_>]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                Event::ListStart => "list".to_string(),
+                Event::Element(shape, pointer, expect) => format!("element {pointer} {expect:?} {shape:?}"),
+                Event::Object(shape, pointer, expect) => format!("object {pointer} {expect:?} {shape:?}"),
+            })
+            .collect()
+    }
+
+    fn one_pass(text: &str) -> Option<Vec<String>> {
+        let mut recorder = Recorder::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let seed = ContainerSeed {
+            walk: &mut recorder,
+            pointer: String::new(),
+            expect: Expect::ByShape,
+        };
+        seed.deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some(describe(&recorder.events))
+    }
+
+    fn split(text: &str, threads: usize, part_bytes: usize) -> Option<Vec<String>> {
+        let cursor = Rc::new(Cursor::default());
+        let settings = Settings {
+            threads,
+            from_bytes: 0,
+            part_bytes,
+        };
+        let mut walk = SplitRecorder {
+            recorder: Recorder::default(),
+            cursor: cursor.clone(),
+            settings,
+            text,
+        };
+        let seed = ContainerSeed {
+            walk: &mut walk,
+            pointer: String::new(),
+            expect: Expect::ByShape,
+        };
+        seed.deserialize(Skeleton::new(text, cursor)).ok()?;
+        Some(describe(&walk.recorder.events))
+    }
+
+    const ELEMENTS: [&str; 6] = [
+        r#"{"id": "p", "name": "a \"b\" [c] {d}", "notification_email": "x@example.com"}"#,
+        r#"{"id": "h", "hostname": "a.example", "ssl": {"certificate_authority": "", "method": "http"}}"#,
+        r#"{"result": [{"id": "n1", "origins": []}, {"id": "n2", "origins": []}], "result_info": {"count": 2}}"#,
+        "{}",
+        r#"{"id": "\u00e9\\", "alert_type": "load_balancing_health_alert", "mechanisms": {"email": [{"id": "a"}]}}"#,
+        r#"{"zones": [{"zone_id": "z", "custom_hostnames": [{"id": "zh", "hostname": "b.example"}]}]}"#,
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn the_split_parse_hands_over_what_the_one_pass_parse_does(
+            picks in proptest::collection::vec(0..ELEMENTS.len(), 0..40),
+            envelope in proptest::bool::ANY,
+            threads in 2usize..5,
+            part_bytes in 1usize..400,
+        ) {
+            let list = picks.iter().map(|&i| ELEMENTS[i]).collect::<Vec<_>>().join(",\n ");
+            let text = if envelope {
+                format!(r#"{{"success": true, "result": [{list}], "result_info": {{"total_count": 9}}}}"#)
+            } else {
+                format!("[{list}]")
+            };
+            let expected = one_pass(&text).expect("the one-pass parse accepts it");
+            proptest::prop_assert_eq!(split(&text, threads, part_bytes), Some(expected));
+        }
+    }
+
+    #[test]
+    fn a_part_that_does_not_parse_sends_the_document_back() {
+        let text = r#"{"result": [{"id": "a", "origins": []}, {"id": 1}, {"id": "c", "origins": []}]}"#;
+        assert!(one_pass(text).is_none());
+        assert_eq!(split(text, 2, 1), None);
+        let unsound = r#"[{"id": "a"} {"id": "b"}]"#;
+        assert_eq!(split(unsound, 2, 1), None);
+    }
+}
