@@ -186,11 +186,11 @@ pub fn actions_json(actions: &[Action], account: &str) -> Value {
                     out["terraform"] = edit.json();
                     return out;
                 }
-                match (a.request.method(), a.request.path(account), a.request.body()) {
+                match (a.request.method(), a.request.path(account), a.request.body_json()) {
                     (Some(method), Some(path), Some(body)) => {
                         out["method"] = json!(method);
                         out["path"] = json!(path);
-                        out["body"] = serde_json::from_str(&body).unwrap_or(Value::Null);
+                        out["body"] = body;
                     }
                     _ => out["manual"] = json!(true),
                 }

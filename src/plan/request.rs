@@ -88,8 +88,6 @@ pub fn segment(id: &str) -> String {
     out
 }
 
-const CLEAR: &str = r#"{"notification_email":""}"#;
-
 impl Request {
     pub fn method(&self) -> Option<&'static str> {
         Some(match self {
@@ -120,12 +118,17 @@ impl Request {
 
     /// The body, as compact JSON.
     pub fn body(&self) -> Option<String> {
+        self.body_json().map(|body| body.to_string())
+    }
+
+    /// [`Request::body`] as the JSON it is, for reports that embed it.
+    pub fn body_json(&self) -> Option<Value> {
         match self {
             Request::CreatePolicy { body, .. }
             | Request::UpdatePolicy { body, .. }
             | Request::EditCustomHostname { body, .. }
-            | Request::SetTotalTls { body, .. } => Some(body.to_string()),
-            Request::ClearPage { .. } | Request::ClearPool { .. } => Some(CLEAR.to_string()),
+            | Request::SetTotalTls { body, .. } => Some(body.clone()),
+            Request::ClearPage { .. } | Request::ClearPool { .. } => Some(serde_json::json!({"notification_email": ""})),
             Request::Manual { .. } | Request::Terraform(_) => None,
         }
     }
