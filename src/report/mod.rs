@@ -170,7 +170,7 @@ impl Context<'_> {
     /// As `with_messages`, for the findings (by index and value) `keep` selects.
     pub fn with_messages_where<R>(
         &self,
-        keep: impl Fn(usize, &Finding) -> bool + Send,
+        keep: impl Fn(usize, &Finding) -> bool + Sync,
         consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R,
     ) -> R {
         self.with_rendered(keep, |f| self.message(f), consume)
@@ -180,29 +180,50 @@ impl Context<'_> {
     /// (a report that also needs each fingerprint renders it there too).
     pub fn with_rendered<T: Send, R>(
         &self,
-        keep: impl Fn(usize, &Finding) -> bool + Send,
-        render: impl Fn(&Finding) -> T + Send,
+        keep: impl Fn(usize, &Finding) -> bool + Sync,
+        render: impl Fn(&Finding) -> T + Sync,
         consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
     ) -> R {
-        // Handed over in batches: one message at a time, the two threads spent
-        // a tenth of a large report waking each other.
+        // Handed over in batches: one message at a time, the threads spent a
+        // tenth of a large report waking each other. Renderer `k` of `n`
+        // renders batches k, k + n, …, and they are taken back in that order.
         const BATCH: usize = 256;
+        let renderers = crate::load::parallel::Settings::get().threads.clamp(1, 4);
+        let (keep, render) = (&keep, &render);
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(8);
-            scope.spawn(move || {
-                let mut batch = Vec::with_capacity(BATCH);
-                for (_, f) in self.outcome.findings.iter().enumerate().filter(|(i, f)| keep(*i, f)) {
-                    batch.push(render(f));
-                    // The receiver is gone when writing failed: stop quietly.
-                    if batch.len() == BATCH && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err() {
-                        return;
-                    }
-                }
-                if !batch.is_empty() {
-                    let _ = tx.send(batch);
-                }
-            });
-            consume(&mut rx.into_iter().flatten())
+            let receivers: Vec<_> = (0..renderers)
+                .map(|k| {
+                    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(4);
+                    scope.spawn(move || {
+                        let kept = self
+                            .outcome
+                            .findings
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, f)| keep(*i, f))
+                            .map(|(_, f)| f);
+                        let mut batch = Vec::with_capacity(BATCH);
+                        for (n, f) in kept.enumerate() {
+                            if (n / BATCH) % renderers != k {
+                                continue;
+                            }
+                            batch.push(render(f));
+                            // The receiver is gone when writing failed: stop quietly.
+                            if batch.len() == BATCH && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err() {
+                                return;
+                            }
+                        }
+                        if !batch.is_empty() {
+                            let _ = tx.send(batch);
+                        }
+                    });
+                    rx
+                })
+                .collect();
+            // A renderer's channel closes after its last batch; the batches of
+            // all come back round-robin, in the findings' order.
+            let mut batches = receivers.iter().cycle().map_while(|rx| rx.recv().ok());
+            consume(&mut (&mut batches).flatten())
         })
     }
 
