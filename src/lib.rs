@@ -15,5 +15,6 @@ pub mod locate;
 pub mod model;
 pub mod plan;
 pub mod report;
+pub mod threads;
 pub mod triage;
 pub mod words;

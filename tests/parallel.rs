@@ -118,7 +118,8 @@ fn generated(count: usize, pretty: bool) -> String {
 
 #[test]
 fn generated_exports_give_the_one_thread_output() {
-    let minified = generated(600, false);
+    // Enough findings for several report batches (256 each) on each renderer.
+    let minified = generated(1500, false);
     let pretty = generated(300, true);
     // Pages concatenated: an array of envelopes, each with its own records.
     let pages = format!("[{minified},\n{pretty}]");

@@ -119,6 +119,14 @@ pub struct SubjectRef {
     pub index: u32,
 }
 
+/// Consecutive subjects of one account and kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubjectRange {
+    pub account: u32,
+    pub kind: Kind,
+    pub indexes: std::ops::Range<u32>,
+}
+
 /// The cross-resource indexes of an inventory, built once: everything a
 /// subject's facts need besides the subject itself.
 pub struct Analysis<'a> {
@@ -156,6 +164,16 @@ impl<'a> Analysis<'a> {
     /// Every subject's facts, one at a time, so that a million resources never
     /// hold a million fact sets at once.
     pub fn for_each_subject(&self, mut visit: impl FnMut(SubjectRef, &dyn Facts)) {
+        for range in self.subject_ranges(usize::MAX) {
+            self.for_each_subject_in(&range, &mut visit);
+        }
+    }
+
+    /// Every subject in order, in consecutive ranges of at most `size`
+    /// subjects of one account and kind (to be visited on several threads).
+    pub fn subject_ranges(&self, size: usize) -> Vec<SubjectRange> {
+        let size = size.max(1);
+        let mut ranges = Vec::new();
         for (a, account) in self.inventory.accounts.iter().enumerate() {
             let kinds = [
                 (Kind::Pool, account.pools.len()),
@@ -168,15 +186,30 @@ impl<'a> Analysis<'a> {
                 (Kind::List, account.lists.len()),
             ];
             for (kind, count) in kinds {
-                for index in 0..count {
-                    let subject = SubjectRef {
+                let mut start = 0;
+                while start < count {
+                    let end = count.min(start.saturating_add(size));
+                    ranges.push(SubjectRange {
                         account: a as u32,
                         kind,
-                        index: index as u32,
-                    };
-                    self.with_facts(subject, |facts| visit(subject, facts));
+                        indexes: start as u32..end as u32,
+                    });
+                    start = end;
                 }
             }
+        }
+        ranges
+    }
+
+    /// The facts of each subject of `range`, in order.
+    pub fn for_each_subject_in(&self, range: &SubjectRange, mut visit: impl FnMut(SubjectRef, &dyn Facts)) {
+        for index in range.indexes.clone() {
+            let subject = SubjectRef {
+                account: range.account,
+                kind: range.kind,
+                index,
+            };
+            self.with_facts(subject, |facts| visit(subject, facts));
         }
     }
 

@@ -3,9 +3,9 @@
 //! a one-pass parse makes it.
 //!
 //! The document is read through a [`Skeleton`]: serde sees the top-level
-//! object's members as usual, except that a record list (`result`, or the
-//! document's own array) arrives empty, and the walker takes its elements
-//! from [`parse_list`] instead. There, a structural scan (`split.rs`) cuts
+//! object's members as usual, except that a record list (the document's own
+//! array, or a top-level `result`, `pools`, … : `split::LIST_KEYS`) arrives
+//! empty, and the walker takes its elements from [`parse_list`] instead. There, a structural scan (`split.rs`) cuts
 //! the list into parts of whole elements as it goes; the parts are parsed
 //! by worker threads into the events a one-pass walk would have received
 //! (`Event`), and the walker replays them part after part, in order. At
@@ -47,22 +47,19 @@ const PART_BYTES: usize = 1 << 20;
 const WHOLE_MEMBER_BYTES: usize = 1 << 20;
 
 impl Settings {
-    /// `EDGEAUDIT_THREADS` (default: the available cores) and, for tests,
+    /// `EDGEAUDIT_THREADS` (see `threads::count`) and, for tests,
     /// `EDGEAUDIT_SPLIT_BYTES` (split files from that size into parts of
     /// that size: `1` splits every list into one-element parts).
     pub fn get() -> Settings {
         static SETTINGS: OnceLock<Settings> = OnceLock::new();
         *SETTINGS.get_or_init(|| {
-            let number = |name: &str| {
-                std::env::var(name)
-                    .ok()
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .filter(|&n| n > 0)
-            };
-            let threads = number("EDGEAUDIT_THREADS").unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let (from_bytes, part_bytes) = number("EDGEAUDIT_SPLIT_BYTES").map_or((FROM_BYTES, PART_BYTES), |n| (n, n));
+            let split = std::env::var("EDGEAUDIT_SPLIT_BYTES")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|&n| n > 0);
+            let (from_bytes, part_bytes) = split.map_or((FROM_BYTES, PART_BYTES), |n| (n, n));
             Settings {
-                threads,
+                threads: crate::threads::count(),
                 from_bytes,
                 part_bytes,
             }
@@ -116,7 +113,7 @@ pub fn replay<'a, W: Walk<'a>>(walk: &mut W, events: Vec<Event<'a>>) -> Result<(
 
 /// How a split list's parse ended.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ListOutcome {
     /// Every element was replayed; the list ends before this offset.
     Done(usize),
     /// The walk stopped (it keeps why).
@@ -135,11 +132,12 @@ pub fn parse_list<'a>(
     expect: Expect,
     settings: Settings,
     mut replay: impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
-) -> Outcome {
+) -> ListOutcome {
     let bytes = text.as_bytes();
     let Ok(splitter) = ArraySplitter::new(bytes, open) else {
-        return Outcome::Unsound;
+        return ListOutcome::Unsound;
     };
+    let threads = settings.threads.clamp(1, MAX_THREADS);
     let pipeline = Pipeline {
         state: Mutex::new(State {
             splitter,
@@ -151,18 +149,34 @@ pub fn parse_list<'a>(
         }),
         changed: Condvar::new(),
         bytes,
-        ahead: 2 * settings.threads,
+        ahead: 2 * threads,
         part_bytes: settings.part_bytes,
     };
     let parse = |part: Result<Part, Unsound>| part.and_then(|part| parse_part(text, &part, list, expect));
     std::thread::scope(|scope| {
-        for _ in 1..settings.threads {
-            scope.spawn(|| pipeline.help(&parse));
+        // Closed however this thread leaves (a panic in the walk included),
+        // or the workers would wait for it forever.
+        let _close = CloseOnDrop(&pipeline);
+        for _ in 1..threads {
+            // Fewer threads when the system gives no more: the work is the same.
+            if std::thread::Builder::new().spawn_scoped(scope, || pipeline.help(&parse)).is_err() {
+                break;
+            }
         }
-        let outcome = pipeline.replay_in_order(&parse, &mut replay);
-        pipeline.close();
-        outcome
+        pipeline.replay_in_order(&parse, &mut replay)
     })
+}
+
+/// Parse threads at most: past this, a list's parts wait on the one thread
+/// that replays them.
+const MAX_THREADS: usize = 8;
+
+struct CloseOnDrop<'p, 'a>(&'p Pipeline<'a>);
+
+impl Drop for CloseOnDrop<'_, '_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 struct Pipeline<'a> {
@@ -174,25 +188,26 @@ struct Pipeline<'a> {
     part_bytes: usize,
 }
 
+/// A part's events, or why the document goes back to the one-pass parse.
+type Parsed<'a> = Result<Vec<Event<'a>>, Unsound>;
+
 struct State<'a> {
     splitter: ArraySplitter,
     /// Parts handed out so far: the next part's number.
     claimed: usize,
     /// Parts replayed so far: the number of the one the replay waits for.
     replayed: usize,
-    parsed: BTreeMap<usize, Result<Vec<Event<'a>>, Unsound>>,
+    parsed: BTreeMap<usize, Parsed<'a>>,
     /// How many parts there are, once the scan reached the end.
     total: Option<usize>,
     /// Nothing more is handed out: the scan ended or failed, or the replay ended.
     closed: bool,
 }
 
-type Parsed<'a> = Result<Vec<Event<'a>>, Unsound>;
-
 impl<'a> Pipeline<'a> {
     fn lock(&self) -> std::sync::MutexGuard<'_, State<'a>> {
-        // A worker that panicked poisons the lock; its panic reaches the
-        // caller through the thread scope, so the state is still usable here.
+        // No code that can panic runs under the lock, so it is never
+        // poisoned; were it, the state is still consistent.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -228,8 +243,16 @@ impl<'a> Pipeline<'a> {
         loop {
             if let Some((number, part)) = self.claim(&mut state) {
                 drop(state);
-                let parsed = parse(part);
-                self.finish(self.lock(), number, parsed);
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(part))) {
+                    Ok(parsed) => self.finish(self.lock(), number, parsed),
+                    Err(panic) => {
+                        // The replay would wait for this part forever: it ends
+                        // instead, and the panic goes on to the thread scope.
+                        self.finish(self.lock(), number, Err(Unsound));
+                        self.close();
+                        std::panic::resume_unwind(panic);
+                    }
+                }
                 state = self.lock();
             } else if state.closed {
                 return;
@@ -245,7 +268,7 @@ impl<'a> Pipeline<'a> {
         &self,
         parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>,
         replay: &mut impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
-    ) -> Outcome {
+    ) -> ListOutcome {
         let mut state = self.lock();
         loop {
             let next = state.replayed;
@@ -253,15 +276,15 @@ impl<'a> Pipeline<'a> {
                 state.replayed += 1;
                 drop(state);
                 self.changed.notify_all();
-                let Ok(events) = parsed else { return Outcome::Unsound };
+                let Ok(events) = parsed else { return ListOutcome::Unsound };
                 if replay(events).is_err() {
-                    return Outcome::Stopped;
+                    return ListOutcome::Stopped;
                 }
                 state = self.lock();
             } else if state.total == Some(next) {
                 return match state.splitter.end() {
-                    Some(end) => Outcome::Done(end),
-                    None => Outcome::Unsound,
+                    Some(end) => ListOutcome::Done(end),
+                    None => ListOutcome::Unsound,
                 };
             } else if let Some((number, part)) = self.claim(&mut state) {
                 drop(state);
@@ -372,7 +395,7 @@ impl<'de> Deserializer<'de> for Skeleton<'de> {
                     text: self.text,
                     cursor: &self.cursor,
                     scanner: MemberScanner::new(bytes, open).map_err(|Unsound| unsound())?,
-                    value: None,
+                    pending: None,
                 };
                 let value = visitor.visit_map(&mut members)?;
                 self.trailing(members.scanner.end())?;
@@ -405,8 +428,8 @@ struct Members<'a, 'c> {
     text: &'a str,
     cursor: &'c Cursor,
     scanner: MemberScanner,
-    /// The current member's key and where its value starts.
-    value: Option<(std::ops::Range<usize>, usize)>,
+    /// The member whose key was read: its key and where its value starts.
+    pending: Option<(std::ops::Range<usize>, usize)>,
 }
 
 impl<'de> MapAccess<'de> for Members<'de, '_> {
@@ -417,13 +440,13 @@ impl<'de> MapAccess<'de> for Members<'de, '_> {
             return Ok(None);
         };
         let key = parse_whole(self.text, member.key.clone(), seed)?;
-        self.value = Some((member.key, member.value));
+        self.pending = Some((member.key, member.value));
         Ok(Some(key))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
         let bytes = self.text.as_bytes();
-        let (key, start) = self.value.take().ok_or_else(unsound)?;
+        let (key, start) = self.pending.take().ok_or_else(unsound)?;
         // The key as written; an escaped one is parsed whole like any other member.
         let name = self.text.get(key.start + 1..key.end - 1).unwrap_or_default();
         if bytes.get(start) == Some(&b'[') && LIST_KEYS.contains(&name) {
@@ -437,6 +460,10 @@ impl<'de> MapAccess<'de> for Members<'de, '_> {
             WHOLE_MEMBER_BYTES
         };
         let end = skip_value_within(bytes, start, limit).map_err(|Unsound| unsound())?;
+        if end - start > limit {
+            // A long string: checked once it is skipped.
+            return Err(unsound());
+        }
         let value = parse_whole(self.text, start..end, seed)?;
         self.scanner.value_ended(end);
         Ok(value)
@@ -507,7 +534,7 @@ mod tests {
             let open = self.cursor.take_list()?;
             let (text, settings) = (self.text, self.settings);
             match parse_list(text, open, pointer, expect, settings, |events| replay(&mut self.recorder, events)) {
-                Outcome::Done(end) => {
+                ListOutcome::Done(end) => {
                     self.cursor.list_ended(end);
                     Some(Ok(()))
                 }
@@ -587,6 +614,32 @@ mod tests {
             };
             let expected = one_pass(&text).expect("the one-pass parse accepts it");
             proptest::prop_assert_eq!(split(&text, threads, part_bytes), Some(expected));
+        }
+    }
+
+    proptest::proptest! {
+        /// Broken documents: whatever the split parse hands over is what the
+        /// one-pass parse does, and what that one rejects, it sends back.
+        #[test]
+        fn a_broken_document_is_never_read_otherwise(
+            picks in proptest::collection::vec(0..ELEMENTS.len(), 1..12),
+            at in proptest::num::usize::ANY,
+            edit in proptest::sample::select(vec!["", ",", "]", "}", "[", "{", "\"", "\\", " ", "1", ":"]),
+            cut in 0usize..3,
+            part_bytes in 1usize..200,
+        ) {
+            let list = picks.iter().map(|&i| ELEMENTS[i]).collect::<Vec<_>>().join(", ");
+            let mut text = format!(r#"{{"result": [{list}], "result_info": {{"total_count": 9}}}}"#);
+            let mut at = at % text.len();
+            while !text.is_char_boundary(at) || !text.is_char_boundary(at + cut.min(text.len() - at)) {
+                at -= 1;
+            }
+            text.replace_range(at..at + cut.min(text.len() - at), edit);
+            let expected = one_pass(&text);
+            match split(&text, 2, part_bytes) {
+                None => {}
+                Some(events) => proptest::prop_assert_eq!(Some(events), expected, "{}", text),
+            }
         }
     }
 

@@ -25,8 +25,15 @@ pub const LIST_KEYS: [&str; 7] = [
 ];
 
 /// Deeper nesting than this inside an element falls back to the one-pass
-/// parse, whose recursion limit (128 levels from the document) then decides.
+/// parse, which then decides: serde_json's limit of 128 levels counts from
+/// the document, a part's parse from the element, and values edgeaudit does
+/// not read are skipped without a limit.
 const MAX_ELEMENT_DEPTH: usize = 100;
+
+/// A larger element (an envelope of a multi-page export holding a huge page)
+/// falls back to the one-pass parse, which streams its records one at a
+/// time: a part holds every event of its elements until it is replayed.
+const MAX_ELEMENT_BYTES: usize = 4 << 20;
 
 /// The structure is not plainly sound here: parse the document in one pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,10 +83,13 @@ impl ArraySplitter {
         };
         let start = self.at;
         loop {
-            let end = match skip_value(bytes, self.at) {
+            let end = match skip_value_within(bytes, self.at, MAX_ELEMENT_BYTES) {
                 Ok(end) => end,
                 Err(e) => return Some(Err(e)),
             };
+            if end - self.at > MAX_ELEMENT_BYTES {
+                return Some(Err(Unsound));
+            }
             part.elements.push(self.at..end);
             self.index += 1;
             let i = skip_whitespace(bytes, end);
@@ -165,12 +175,15 @@ impl MemberScanner {
 
 /// The offset past the value starting at `i` (not validated: see the module
 /// documentation).
-pub fn skip_value(bytes: &[u8], i: usize) -> Result<usize, Unsound> {
+#[cfg(test)]
+fn skip_value(bytes: &[u8], i: usize) -> Result<usize, Unsound> {
     skip_value_within(bytes, i, usize::MAX)
 }
 
-/// [`skip_value`], or [`Unsound`] once the value is longer than `limit`
-/// (checked where arrays and objects open).
+/// The offset past the value starting at `start` (not validated: see the
+/// module documentation), or [`Unsound`] once it is longer than `limit`
+/// (checked where arrays and objects open: a caller checks a string's
+/// length once it is skipped).
 pub fn skip_value_within(bytes: &[u8], start: usize, limit: usize) -> Result<usize, Unsound> {
     let mut i = start;
     match bytes.get(i).ok_or(Unsound)? {
@@ -307,6 +320,13 @@ mod tests {
             "too deep: the one-pass parse decides"
         );
         assert!(ArraySplitter::new(b"{}", 0).is_err());
+        let large = format!(r#"[{{"a": "{}"}}]"#, "x".repeat(MAX_ELEMENT_BYTES));
+        let mut splitter = ArraySplitter::new(large.as_bytes(), 0).unwrap();
+        assert_eq!(
+            splitter.next_part(large.as_bytes(), 1),
+            Some(Err(Unsound)),
+            "too large: streamed by the one-pass parse"
+        );
     }
 
     #[test]

@@ -428,13 +428,13 @@ impl<'f, 'de, S: RecordSink> Walk<'de> for Walker<'f, S> {
         let text: &'f str = &self.file.text;
         let outcome = parallel::parse_list(text, open, pointer, expect, settings, |events| parallel::replay(self, events));
         Some(match outcome {
-            parallel::Outcome::Done(end) => {
+            parallel::ListOutcome::Done(end) => {
                 cursor.list_ended(end);
                 Ok(())
             }
-            parallel::Outcome::Stopped => Err(Stopped),
+            parallel::ListOutcome::Stopped => Err(Stopped),
             // No error kept: `run_split` parses the document again in one pass.
-            parallel::Outcome::Unsound => Err(Stopped),
+            parallel::ListOutcome::Unsound => Err(Stopped),
         })
     }
 

@@ -44,7 +44,14 @@ impl Serialize for Findings<'_> {
         ctx.with_rendered(
             |_, f| which.selects(f),
             |f| pretty_at(&finding(ctx, f, suppression(ctx, f)), FINDING_DEPTH),
-            |rendered| s.collect_seq(rendered),
+            |rendered| {
+                use serde::ser::{Error, SerializeSeq};
+                let mut seq = s.serialize_seq(None)?;
+                for finding in rendered {
+                    seq.serialize_element(&finding.map_err(S::Error::custom)?)?;
+                }
+                seq.end()
+            },
         )
     }
 }
@@ -55,11 +62,11 @@ const FINDING_DEPTH: usize = 2;
 
 /// `value` as `to_writer_pretty` writes it `depth` levels deep: JSON
 /// strings hold no raw line breaks, so indenting every line after the first
-/// is exact. `None` only if it cannot be serialised (it always can).
-fn pretty_at(value: &impl Serialize, depth: usize) -> Option<Box<RawValue>> {
-    let pretty = serde_json::to_string_pretty(value).ok()?;
+/// is exact (a test compares with serde_json's own).
+fn pretty_at(value: &impl Serialize, depth: usize) -> Result<Box<RawValue>, serde_json::Error> {
+    let pretty = serde_json::to_string_pretty(value)?;
     let indent = format!("\n{}", "  ".repeat(depth));
-    RawValue::from_string(pretty.replace('\n', &indent)).ok()
+    RawValue::from_string(pretty.replace('\n', &indent))
 }
 
 fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
@@ -224,4 +231,43 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FINDING_DEPTH, pretty_at};
+    use serde_json::json;
+
+    #[derive(serde::Serialize)]
+    struct Doc<T> {
+        version: u32,
+        findings: Vec<T>,
+        suppressed: Vec<T>,
+        summary: serde_json::Value,
+    }
+
+    #[test]
+    fn findings_written_ahead_are_what_the_pretty_writer_writes_in_place() {
+        let findings = vec![
+            json!({"rule": "LB001", "message": "a \"quoted\" \\ line\u{2028}", "actions": [{"body": {}, "depends_on": []}], "n": 1.5}),
+            json!({"rule": "CA004", "empty": [], "nested": {"a": [1, [2, {}]]}}),
+        ];
+        let whole = serde_json::to_string_pretty(&Doc {
+            version: 1,
+            findings: findings.clone(),
+            suppressed: findings.clone(),
+            summary: json!({"errors": 1}),
+        })
+        .unwrap();
+        let ahead = || findings.iter().map(|f| pretty_at(f, FINDING_DEPTH).unwrap()).collect::<Vec<_>>();
+        let spliced = serde_json::to_string_pretty(&Doc {
+            version: 1,
+            findings: ahead(),
+            suppressed: ahead(),
+            summary: json!({"errors": 1}),
+        })
+        .unwrap();
+        assert!(whole.contains("\n      \"rule\": \"CA004\""), "{whole}");
+        assert_eq!(spliced, whole);
+    }
 }

@@ -159,10 +159,9 @@ impl Context<'_> {
             .map_or("", |file| file.name.as_str())
     }
 
-    /// The messages of the findings `which` selects, in order, rendered on a
-    /// second thread while `consume` writes them: rendering and writing each
-    /// take a good part of a large report, and the machine has more than one
-    /// core.
+    /// The messages of the findings `which` selects, in order, rendered on
+    /// other threads (`EDGEAUDIT_THREADS`, at most 4) while `consume` writes
+    /// them: rendering and writing each take a good part of a large report.
     pub fn with_messages<R>(&self, which: Which, consume: impl FnOnce(&mut dyn Iterator<Item = String>) -> R) -> R {
         self.with_messages_where(|_, f| which.selects(f), consume)
     }
@@ -188,7 +187,7 @@ impl Context<'_> {
         // tenth of a large report waking each other. Renderer `k` of `n`
         // renders batches k, k + n, …, and they are taken back in that order.
         const BATCH: usize = 256;
-        let renderers = crate::load::parallel::Settings::get().threads.clamp(1, 4);
+        let renderers = crate::threads::count().clamp(1, 4);
         let (keep, render) = (&keep, &render);
         std::thread::scope(|scope| {
             let receivers: Vec<_> = (0..renderers)
