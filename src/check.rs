@@ -13,9 +13,10 @@ use crate::engine::unjudged::{NotJudged, not_judged};
 use crate::facts::Analysis;
 use crate::findings::Finding;
 use crate::load::error::{InputError, InputErrors};
+use crate::load::source::Format;
 use crate::load::source::SourceFile;
 use crate::load::{LoadOptions, load};
-use crate::locate::{Locator, fill_positions};
+use crate::locate::{Locator, fill_positions, json_field};
 use crate::model::Kind;
 use crate::triage::{self, Triage, Triaged};
 
@@ -119,13 +120,36 @@ pub fn check<R>(
 
     // Findings whose subject has an origin are located in place: pointer and
     // range first, then line and column for all of them, a file at a time.
+    // JSON records on every thread (each is a scan of its own record), the
+    // others with the locator's node maps, built once per file.
+    let is_json = |record: &crate::model::origin::RecordOrigin| {
+        loaded
+            .files
+            .get(record.file.0 as usize)
+            .is_some_and(|file| file.format == Format::Json)
+    };
+    crate::threads::for_each_chunk_mut(&mut findings, crate::threads::count(), |chunk| {
+        for f in chunk {
+            if let Some(record) = record_of(&analysis, f).filter(|r| is_json(r))
+                && let Some(file) = loaded.files.get(record.file.0 as usize)
+            {
+                f.location = json_field(file, record, &f.path);
+            }
+        }
+    });
     let mut locator = Locator::new(&loaded.files);
-    locator.prepare(findings.iter().filter_map(|f| Some((record_of(&analysis, f)?, f.path.as_ref()))));
+    locator.prepare(
+        findings
+            .iter()
+            .filter_map(|f| Some((record_of(&analysis, f).filter(|r| !is_json(r))?, f.path.as_ref()))),
+    );
     fill_positions(
         &loaded.files,
         findings.iter_mut().filter_map(|f| {
-            let location = locator.locate(record_of(&analysis, f)?, &f.path);
-            f.location = location;
+            let record = record_of(&analysis, f)?;
+            if !is_json(record) {
+                f.location = locator.locate(record, &f.path);
+            }
             Some(&mut f.location)
         }),
     );

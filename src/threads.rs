@@ -36,17 +36,45 @@ pub fn ordered_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T)
             }
         }
     };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(work);
-        }
-        work();
-    });
+    spread(threads, &work);
     // Every slot was filled: each index below `items.len()` was taken once.
     results
         .into_iter()
         .filter_map(|slot| slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()))
         .collect()
+}
+
+/// `f` on consecutive chunks of `items`, on up to `threads` threads.
+pub fn for_each_chunk_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut [T]) + Sync) {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return f(items);
+    }
+    // A few chunks a thread, so that one slow chunk does not hold the rest.
+    let size = items.len().div_ceil(threads * 4);
+    let chunks: Vec<Mutex<Option<&mut [T]>>> = items.chunks_mut(size).map(|chunk| Mutex::new(Some(chunk))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        while let Some(slot) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if let Some(chunk) = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+                f(chunk);
+            }
+        }
+    };
+    spread(threads, &work);
+}
+
+/// Runs `work` on this thread and up to `threads - 1` others (fewer when the
+/// system gives no more: `work` takes whatever is left).
+fn spread(threads: usize, work: &(impl Fn() + Sync)) {
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            if std::thread::Builder::new().spawn_scoped(scope, work).is_err() {
+                break;
+            }
+        }
+        work();
+    });
 }
 
 #[cfg(test)]
@@ -63,5 +91,15 @@ mod tests {
             assert_eq!(squares, items.iter().map(|i| i * i).collect::<Vec<_>>(), "{threads} threads");
         }
         assert!(super::ordered_map(&[] as &[u8], 4, |&b| b).is_empty());
+    }
+
+    #[test]
+    fn every_item_is_visited_once() {
+        for threads in 1..5 {
+            let mut items = vec![0u32; 1001];
+            super::for_each_chunk_mut(&mut items, threads, |chunk| chunk.iter_mut().for_each(|i| *i += 1));
+            assert!(items.iter().all(|&i| i == 1), "{threads} threads");
+        }
+        super::for_each_chunk_mut(&mut [] as &mut [u8], 3, |_| {});
     }
 }

@@ -9,4 +9,4 @@ pub mod yaml;
 
 mod resolve;
 
-pub use resolve::{Located, Locator, fill_positions};
+pub use resolve::{Located, Locator, fill_positions, json_field};

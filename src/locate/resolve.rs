@@ -65,7 +65,7 @@ impl<'f> Locator<'f> {
     pub fn locate(&mut self, origin: &RecordOrigin, path: &str) -> Located {
         let file = &self.files[origin.file.0 as usize];
         let (pointer, start, end) = match file.format {
-            Format::Json => locate_json(&file.text, origin, path),
+            Format::Json => return json_field(file, origin, path),
             // Zone-file records are located by their anchor: the record's data.
             Format::Bind => {
                 let start = origin.anchor.map_or(0, |a| a.offset);
@@ -112,6 +112,19 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
             (l.line, l.column) = pair[0];
             (l.end_line, l.end_column) = pair[1];
         }
+    }
+}
+
+/// The field `path` of a JSON record (a scan of the record alone when its
+/// start is known): needs no map, so findings can be located on any thread.
+pub fn json_field(file: &SourceFile, origin: &RecordOrigin, path: &str) -> Located {
+    let (pointer, start, end) = locate_json(&file.text, origin, path);
+    Located {
+        file: origin.file,
+        pointer,
+        start,
+        end,
+        ..Located::default()
     }
 }
 
