@@ -82,10 +82,6 @@ impl Timings {
     }
 }
 
-/// Subjects evaluated as one task: enough to make a thread's start-up and
-/// hand-over negligible, few enough that two threads end together.
-const SUBJECTS_PER_TASK: usize = 8192;
-
 /// Runs the job and hands the outcome, with the analysis that renders its
 /// messages, to `report`.
 pub fn check<R>(
@@ -101,19 +97,27 @@ pub fn check<R>(
     timings.stage("load");
 
     let analysis = Analysis::new(&inventory, loaded.files.iter().map(|f| f.name.clone()).collect());
-    // Subjects in ranges evaluated on every thread; their findings joined in
-    // the ranges' order, so they are those of one thread.
-    let ranges = analysis.subject_ranges(SUBJECTS_PER_TASK);
-    let mut findings: Vec<Finding> = crate::threads::ordered_map(&ranges, crate::threads::count(), |range| {
+    // Subjects in consecutive ranges, one run of ranges a thread; their
+    // findings joined in order, so they are those of one thread. One vector
+    // a thread, joined onto the first: a million findings are never held
+    // twice (small per-range vectors would be, freed into the heap).
+    let threads = crate::threads::count();
+    let ranges = analysis.subject_ranges(65536);
+    let runs: Vec<&[crate::facts::SubjectRange]> = ranges.chunks(ranges.len().div_ceil(threads).max(1)).collect();
+    let parts = crate::threads::ordered_map(&runs, threads, |run| {
         let mut findings = Vec::new();
-        analysis.for_each_subject_in(range, |subject, facts| {
-            evaluate(rules, subject, facts, options.as_of, &mut findings)
-        });
+        for range in run.iter() {
+            analysis.for_each_subject_in(range, |subject, facts| {
+                evaluate(rules, subject, facts, options.as_of, &mut findings)
+            });
+        }
         findings
-    })
-    .into_iter()
-    .flatten()
-    .collect();
+    });
+    let mut parts = parts.into_iter();
+    let mut findings: Vec<Finding> = parts.next().unwrap_or_default();
+    for part in parts {
+        findings.extend(part);
+    }
     findings.shrink_to_fit();
     let not_judged = not_judged(rules, &analysis, options.as_of);
     timings.stage("rules");
