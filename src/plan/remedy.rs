@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::request::{Request, TerraformEdit};
 use super::terraform::{Generation, label, policy_block};
-use crate::facts::{Analysis, Value as FactValue};
+use crate::facts::{Analysis, Facts, Value as FactValue};
 use crate::findings::Finding;
 
 /// The page size of the bulk clear the LB004 message counts with.
@@ -20,23 +20,17 @@ pub struct Action {
     pub depends_on: Vec<usize>,
 }
 
-fn fact_text(analysis: &Analysis, f: &Finding, name: &str) -> String {
-    analysis
-        .with_facts(f.subject, |facts| match facts.get(name).map(|fact| fact.value) {
-            Some(FactValue::Text(t)) => t.into_owned(),
-            Some(FactValue::Int(n)) => n.to_string(),
-            _ => String::new(),
-        })
-        .unwrap_or_default()
+fn fact_text(facts: &dyn Facts, name: &str) -> String {
+    match facts.get(name).map(|fact| fact.value) {
+        Some(FactValue::Text(t)) => t.into_owned(),
+        Some(FactValue::Int(n)) => n.to_string(),
+        _ => String::new(),
+    }
 }
 
-/// The message, for a manual step that is a person's decision.
-fn message(analysis: &Analysis, f: &Finding) -> String {
-    analysis
-        .with_facts(f.subject, |facts| {
-            f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
-        })
-        .unwrap_or_default()
+/// The finding's message, rendered from its subject's facts.
+pub fn render_message(f: &Finding, facts: &dyn Facts) -> String {
+    f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
 }
 
 /// The policy bodies of `replacement_policy`: compact JSON objects joined by ` and `.
@@ -60,7 +54,17 @@ fn bodies(text: &str) -> Vec<Value> {
 /// The actions of a finding; empty for findings whose remedy is not an action
 /// (an export to fix, a note).
 pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
-    let fact = |name: &str| fact_text(analysis, f, name);
+    analysis
+        .with_facts(f.subject, |facts| actions_from(f, analysis, facts, None))
+        .unwrap_or_default()
+}
+
+/// As [`actions`], from the facts of the finding's subject already made,
+/// and its message when the caller rendered it (a manual step repeats it):
+/// a report that writes both makes the facts once.
+pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendered: Option<&str>) -> Vec<Action> {
+    let fact = |name: &str| fact_text(facts, name);
+    let message = || rendered.map_or_else(|| render_message(f, facts), str::to_string);
     let manual = |what: String| {
         vec![Action {
             request: Request::Manual {
@@ -70,11 +74,7 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
             depends_on: Vec::new(),
         }]
     };
-    let terraform_source = analysis
-        .with_facts(f.subject, |facts| {
-            matches!(facts.get("terraform_source").map(|t| t.value), Some(FactValue::Bool(true)))
-        })
-        .unwrap_or(false);
+    let terraform_source = matches!(facts.get("terraform_source").map(|t| t.value), Some(FactValue::Bool(true)));
     match f.rule.id.as_str() {
         // In a configuration: add the replacement, then remove the attribute.
         // The pools' own findings carry the edits.
@@ -149,7 +149,7 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
                 },
                 depends_on: Vec::new(),
             }],
-            Err(_) => manual(message(analysis, f)),
+            Err(_) => manual(message()),
         },
         "CA003" if fact("zone_id") != "{zone_id}" => vec![Action {
             request: Request::SetTotalTls {
@@ -159,11 +159,8 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
             depends_on: Vec::new(),
         }],
         // Without the zone id the request cannot be addressed; the rest are a person's decision.
-        "CA003" | "CA004" => manual(format!(
-            "the export does not give the zone id: find it, then: {}",
-            message(analysis, f)
-        )),
-        "CA002" | "CA008" | "LB005" | "LB007" => manual(message(analysis, f)),
+        "CA003" | "CA004" => manual(format!("the export does not give the zone id: find it, then: {}", message())),
+        "CA002" | "CA008" | "LB005" | "LB007" => manual(message()),
         _ => Vec::new(),
     }
 }

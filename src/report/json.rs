@@ -75,11 +75,12 @@ fn pretty_at(value: &impl Serialize, depth: usize) -> Result<Box<RawValue>, serd
 }
 
 fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
+    let (message, actions) = ctx.message_and_actions(f);
     Finding {
         rule: &f.rule.id,
         name: &f.rule.name,
         severity: f.severity,
-        message: ctx.message(f),
+        message,
         resource: ctx.resource(f),
         location: Location {
             file: ctx.file(f),
@@ -88,7 +89,7 @@ fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: O
             column: f.location.column,
         },
         fingerprint: ctx.fingerprint(f),
-        actions: ctx.actions(f),
+        actions,
         suppression,
     }
 }

@@ -230,9 +230,7 @@ impl Context<'_> {
     /// do not carry their messages, so a million of them stay small.
     pub fn message(&self, f: &Finding) -> String {
         self.analysis
-            .with_facts(f.subject, |facts| {
-                f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
-            })
+            .with_facts(f.subject, |facts| crate::plan::remedy::render_message(f, facts))
             .unwrap_or_default()
     }
 
@@ -244,7 +242,23 @@ impl Context<'_> {
 
     /// The finding's remedy as typed actions, in JSON; `None` when it has none.
     pub fn actions(&self, f: &Finding) -> Option<serde_json::Value> {
-        let actions = crate::plan::remedy::actions(f, self.analysis);
+        self.actions_json(f, &crate::plan::remedy::actions(f, self.analysis))
+    }
+
+    /// The message and the actions of a finding, from one making of its
+    /// subject's facts (the actions' manual steps repeat the message).
+    pub fn message_and_actions(&self, f: &Finding) -> (String, Option<serde_json::Value>) {
+        self.analysis
+            .with_facts(f.subject, |facts| {
+                let message = crate::plan::remedy::render_message(f, facts);
+                let actions = crate::plan::remedy::actions_from(f, self.analysis, facts, Some(&message));
+                let actions = self.actions_json(f, &actions);
+                (message, actions)
+            })
+            .unwrap_or_default()
+    }
+
+    fn actions_json(&self, f: &Finding, actions: &[crate::plan::remedy::Action]) -> Option<serde_json::Value> {
         if actions.is_empty() {
             return None;
         }
@@ -255,7 +269,7 @@ impl Context<'_> {
             .get(f.subject.account as usize)
             .and_then(|a| a.id.as_deref())
             .map_or_else(|| "{account_id}".to_string(), crate::plan::request::segment);
-        Some(crate::plan::remedy::actions_json(&actions, &account))
+        Some(crate::plan::remedy::actions_json(actions, &account))
     }
 
     /// The waiver that accepted a finding, if one did.
