@@ -42,8 +42,9 @@ pub struct Settings {
 /// Files smaller than this are parsed in one pass: threads cost more than they save.
 const FROM_BYTES: usize = 8 << 20;
 const PART_BYTES: usize = 1 << 20;
-/// Before any list was split, a member longer than this (a bundle's `zones`)
-/// sends the document to the one-pass parse rather than be scanned twice.
+/// Until a list this long was parsed in parallel, a member longer than this
+/// (a bundle's `zones` after a few `pools`) sends the document to the
+/// one-pass parse rather than be scanned, then parsed on one thread.
 const WHOLE_MEMBER_BYTES: usize = 1 << 20;
 
 impl Settings {
@@ -330,8 +331,10 @@ fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect) -> Par
 pub struct Cursor {
     list: Cell<Option<usize>>,
     end: Cell<Option<usize>>,
-    /// Whether a list was split yet in this document.
-    split_any: Cell<bool>,
+    /// Whether a large list (more than [`WHOLE_MEMBER_BYTES`]) was parsed
+    /// in parallel yet in this document: from then on, sending it back to the
+    /// one-pass parse would throw that work away.
+    large_list_done: Cell<bool>,
 }
 
 impl Cursor {
@@ -342,7 +345,6 @@ impl Cursor {
 
     pub fn list_ended(&self, end: usize) {
         self.end.set(Some(end));
-        self.split_any.set(true);
     }
 
     fn hand_over<'de, T: DeserializeSeed<'de>>(&self, open: usize, seed: T) -> Result<(T::Value, usize), serde_json::Error> {
@@ -351,6 +353,9 @@ impl Cursor {
         // Not taken: no walker asked for it (cannot happen with `stream.rs`).
         self.list.set(None);
         let end = self.end.take().ok_or_else(unsound)?;
+        if end - open > WHOLE_MEMBER_BYTES {
+            self.large_list_done.set(true);
+        }
         Ok((value, end))
     }
 }
@@ -454,7 +459,7 @@ impl<'de> MapAccess<'de> for Members<'de, '_> {
             self.scanner.value_ended(end);
             return Ok(value);
         }
-        let limit = if self.cursor.split_any.get() {
+        let limit = if self.cursor.large_list_done.get() {
             usize::MAX
         } else {
             WHOLE_MEMBER_BYTES
@@ -641,6 +646,24 @@ mod tests {
                 Some(events) => proptest::prop_assert_eq!(Some(events), expected, "{}", text),
             }
         }
+    }
+
+    #[test]
+    fn a_large_member_not_split_sends_the_document_back_unless_a_large_list_was_done() {
+        let pool = r#"{"id": "p", "origins": []}"#;
+        let hostname = r#"{"id": "h", "hostname": "a.example"}"#;
+        let hostnames = vec![hostname; WHOLE_MEMBER_BYTES / hostname.len() + 1].join(",");
+        let zones = format!(r#"[{{"zone_id": "z", "custom_hostnames": [{hostnames}]}}]"#);
+        let few_pools = format!(r#"{{"pools": [{pool}], "zones": {zones}}}"#);
+        assert!(one_pass(&few_pools).is_some());
+        assert_eq!(
+            split(&few_pools, 2, 1000),
+            None,
+            "scanning zones would cost more than the pool saves"
+        );
+        let pools = vec![pool; WHOLE_MEMBER_BYTES / pool.len() + 1].join(",");
+        let many_pools = format!(r#"{{"pools": [{pools}], "zones": {zones}}}"#);
+        assert_eq!(split(&many_pools, 2, 4096), one_pass(&many_pools), "the parallel work is kept");
     }
 
     #[test]
