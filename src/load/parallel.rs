@@ -4,7 +4,7 @@
 //!
 //! The document is read through a [`Skeleton`]: serde sees the top-level
 //! object's members as usual, except that a record list (the document's own
-//! array, or a top-level `result`, `pools`, … : `split::LIST_KEYS`) arrives
+//! array, or a top-level `result`, `pools`, … : `split::is_list_key`) arrives
 //! empty, and the walker takes its elements from [`parse_list`] instead. There, a structural scan (`split.rs`) cuts
 //! the list into parts of whole elements as it goes; the parts are parsed
 //! by worker threads into the events a one-pass walk would have received
@@ -25,7 +25,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::shape::Shape;
-use super::split::{ArraySplitter, LIST_KEYS, MemberScanner, Part, Unsound, skip_value_within, skip_whitespace};
+use super::split::{ArraySplitter, MemberScanner, Part, Unsound, is_list_key, skip_value_within, skip_whitespace};
 use super::stream::{Expect, ObjectSeed, Stopped, Walk};
 use crate::locate::pointer;
 
@@ -454,7 +454,7 @@ impl<'de> MapAccess<'de> for Members<'de, '_> {
         let (key, start) = self.pending.take().ok_or_else(unsound)?;
         // The key as written; an escaped one is parsed whole like any other member.
         let name = self.text.get(key.start + 1..key.end - 1).unwrap_or_default();
-        if bytes.get(start) == Some(&b'[') && LIST_KEYS.contains(&name) {
+        if bytes.get(start) == Some(&b'[') && is_list_key(name) {
             let (value, end) = self.cursor.hand_over(start, seed)?;
             self.scanner.value_ended(end);
             return Ok(value);

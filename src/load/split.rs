@@ -12,17 +12,12 @@
 
 use std::ops::Range;
 
-/// The top-level object's keys whose arrays hold records (`stream.rs`
-/// streams them as lists); any other member is parsed as a whole.
-pub const LIST_KEYS: [&str; 7] = [
-    "result",
-    "pools",
-    "notification_policies",
-    "certificate_packs",
-    "custom_certificates",
-    "custom_hostnames",
-    "dns_records",
-];
+/// Whether a top-level key's array holds records (`stream.rs` streams
+/// such lists): an envelope's `result` or a bundle's list; any other member
+/// is parsed as a whole.
+pub fn is_list_key(key: &str) -> bool {
+    key == "result" || super::stream::BUNDLE_LISTS.contains(&key)
+}
 
 /// Deeper nesting than this inside an element falls back to the one-pass
 /// parse, which then decides: serde_json's limit of 128 levels counts from

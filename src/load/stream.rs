@@ -13,6 +13,16 @@ use super::shape::{Shape, Text};
 use crate::locate::pointer;
 use crate::model::Kind;
 
+/// A bundle's keys whose values are lists of records (a zone's too).
+pub const BUNDLE_LISTS: [&str; 6] = [
+    "pools",
+    "notification_policies",
+    "certificate_packs",
+    "custom_certificates",
+    "custom_hostnames",
+    "dns_records",
+];
+
 /// What a position in the document holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expect {

@@ -548,15 +548,7 @@ const DNS_TYPES: [&str; 26] = [
 
 fn is_list_key(pointer: &str) -> bool {
     let last = pointer.rsplit('/').next().unwrap_or("");
-    [
-        "pools",
-        "notification_policies",
-        "certificate_packs",
-        "custom_certificates",
-        "custom_hostnames",
-        "dns_records",
-    ]
-    .contains(&last)
+    super::stream::BUNDLE_LISTS.contains(&last)
 }
 
 /// Recognises a record by its fields (DESIGN §1.2). Settings objects are

@@ -86,13 +86,18 @@ impl<'f> Locator<'f> {
                 locate_in_map(map, &origin.field(path))
             }
         };
-        Located {
-            file: origin.file,
-            pointer,
-            start,
-            end,
-            ..Located::default()
-        }
+        located(origin, (pointer, start, end))
+    }
+}
+
+/// A value found at `pointer`, bytes `start..end`; line and column later.
+fn located(origin: &RecordOrigin, (pointer, start, end): (String, usize, usize)) -> Located {
+    Located {
+        file: origin.file,
+        pointer,
+        start,
+        end,
+        ..Located::default()
     }
 }
 
@@ -118,14 +123,7 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
 /// The field `path` of a JSON record (a scan of the record alone when its
 /// start is known): needs no map, so findings can be located on any thread.
 pub fn json_field(file: &SourceFile, origin: &RecordOrigin, path: &str) -> Located {
-    let (pointer, start, end) = locate_json(&file.text, origin, path);
-    Located {
-        file: origin.file,
-        pointer,
-        start,
-        end,
-        ..Located::default()
-    }
+    located(origin, locate_json(&file.text, origin, path))
 }
 
 fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
