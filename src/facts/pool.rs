@@ -10,6 +10,9 @@ pub struct PoolFacts<'a> {
     pool: &'a Pool,
     account: Option<&'a str>,
     cover: PoolCoverage<'a>,
+    /// The replacement policy's body, made once: the message shows it and
+    /// the remedy's actions send it.
+    replacement: std::cell::OnceCell<String>,
 }
 
 impl<'a> PoolFacts<'a> {
@@ -18,6 +21,7 @@ impl<'a> PoolFacts<'a> {
             pool,
             account,
             cover: index.of(pool),
+            replacement: std::cell::OnceCell::new(),
         }
     }
 
@@ -63,7 +67,7 @@ impl Facts for PoolFacts<'_> {
                 at.notification_filter,
             ),
             "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), email),
-            "replacement_policy" => Fact::new(text(replacement(pool, cover)), email),
+            "replacement_policy" => Fact::new(text(self.replacement.get_or_init(|| replacement(pool, cover)).as_str()), email),
             "terraform_source" => Fact::new(Value::Bool(is_reference(&pool.id)), ""),
             "address" => Fact::new(text(pool.origin.address.as_deref().unwrap_or_default()), ""),
             _ => return None,
