@@ -126,16 +126,13 @@ pub fn check<R>(
     // range first, then line and column for all of them, a file at a time.
     // JSON records on every thread (each is a scan of its own record), the
     // others with the locator's node maps, built once per file.
-    let is_json = |record: &crate::model::origin::RecordOrigin| {
-        loaded
-            .files
-            .get(record.file.0 as usize)
-            .is_some_and(|file| file.format == Format::Json)
-    };
-    crate::threads::for_each_chunk_mut(&mut findings, crate::threads::count(), |chunk| {
+    let json_file =
+        |record: &crate::model::origin::RecordOrigin| loaded.files.get(record.file.0 as usize).filter(|file| file.format == Format::Json);
+    let is_json = |record: &crate::model::origin::RecordOrigin| json_file(record).is_some();
+    crate::threads::for_each_chunk_mut(&mut findings, threads, |chunk| {
         for f in chunk {
-            if let Some(record) = record_of(&analysis, f).filter(|r| is_json(r))
-                && let Some(file) = loaded.files.get(record.file.0 as usize)
+            if let Some(record) = record_of(&analysis, f)
+                && let Some(file) = json_file(record)
             {
                 f.location = json_field(file, record, &f.path);
             }

@@ -50,18 +50,15 @@ pub fn for_each_chunk_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&
     if threads == 1 {
         return f(items);
     }
-    // A few chunks a thread, so that one slow chunk does not hold the rest.
+    // A few chunks a thread, so that one slow chunk does not hold the rest;
+    // each handed out once, through a slot its taker empties.
     let size = items.len().div_ceil(threads * 4);
     let chunks: Vec<Mutex<Option<&mut [T]>>> = items.chunks_mut(size).map(|chunk| Mutex::new(Some(chunk))).collect();
-    let next = AtomicUsize::new(0);
-    let work = || {
-        while let Some(slot) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
-            if let Some(chunk) = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
-                f(chunk);
-            }
+    ordered_map(&chunks, threads, |slot| {
+        if let Some(chunk) = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+            f(chunk);
         }
-    };
-    spread(threads, &work);
+    });
 }
 
 /// Runs `work` on this thread and up to `threads - 1` others (fewer when the

@@ -5,8 +5,9 @@
 //! The document is read through a [`Skeleton`]: serde sees the top-level
 //! object's members as usual, except that a record list (the document's own
 //! array, or a top-level `result`, `pools`, … : `split::is_list_key`) arrives
-//! empty, and the walker takes its elements from [`parse_list`] instead. There, a structural scan (`split.rs`) cuts
-//! the list into parts of whole elements as it goes; the parts are parsed
+//! empty, and the walker takes its elements from [`parse_list`] instead.
+//! There, a structural scan (`split.rs`) cuts the list into parts of whole
+//! elements as it goes; the parts are parsed
 //! by worker threads into the events a one-pass walk would have received
 //! (`Event`), and the walker replays them part after part, in order. At
 //! most a few parts are ahead of the replay, so memory stays bounded.
@@ -232,10 +233,22 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    fn finish(&self, mut state: std::sync::MutexGuard<'_, State<'a>>, number: usize, parsed: Parsed<'a>) {
-        state.parsed.insert(number, parsed);
-        drop(state);
+    /// Parses the part claimed as `number` and files the result for the
+    /// replay. A panic files a failure first, or the replay (when a worker
+    /// panicked) would wait for this part forever; the panic then goes on
+    /// to the thread scope.
+    fn parse_claimed(&self, number: usize, part: Result<Part, Unsound>, parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>) {
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(part)));
+        let (filed, panic) = match parsed {
+            Ok(parsed) => (parsed, None),
+            Err(panic) => (Err(Unsound), Some(panic)),
+        };
+        self.lock().parsed.insert(number, filed);
         self.changed.notify_all();
+        if let Some(panic) = panic {
+            self.close();
+            std::panic::resume_unwind(panic);
+        }
     }
 
     /// A worker: parses parts until none is left.
@@ -244,16 +257,7 @@ impl<'a> Pipeline<'a> {
         loop {
             if let Some((number, part)) = self.claim(&mut state) {
                 drop(state);
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(part))) {
-                    Ok(parsed) => self.finish(self.lock(), number, parsed),
-                    Err(panic) => {
-                        // The replay would wait for this part forever: it ends
-                        // instead, and the panic goes on to the thread scope.
-                        self.finish(self.lock(), number, Err(Unsound));
-                        self.close();
-                        std::panic::resume_unwind(panic);
-                    }
-                }
+                self.parse_claimed(number, part, parse);
                 state = self.lock();
             } else if state.closed {
                 return;
@@ -289,8 +293,7 @@ impl<'a> Pipeline<'a> {
                 };
             } else if let Some((number, part)) = self.claim(&mut state) {
                 drop(state);
-                let parsed = parse(part);
-                self.finish(self.lock(), number, parsed);
+                self.parse_claimed(number, part, parse);
                 state = self.lock();
             } else if state.total != Some(next) {
                 // (`claim` may just have found the end: then look again, do not wait.)
@@ -313,12 +316,8 @@ fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect) -> Par
     };
     for (i, bytes) in part.elements.iter().enumerate() {
         let pointer = pointer::join_index(list, part.first + i);
-        let element = text.get(bytes.clone()).ok_or(Unsound)?;
-        let mut de = serde_json::Deserializer::from_str(element);
-        let shape = ObjectSeed::element(&mut recorder, &pointer, expect)
-            .deserialize(&mut de)
-            .map_err(|_| Unsound)?;
-        de.end().map_err(|_| Unsound)?;
+        let seed = ObjectSeed::element(&mut recorder, &pointer, expect);
+        let shape = parse_whole(text, bytes.clone(), seed).map_err(|_| Unsound)?;
         recorder.events.push(Event::Element(shape, pointer, expect));
     }
     Ok(recorder.events)
@@ -465,10 +464,6 @@ impl<'de> MapAccess<'de> for Members<'de, '_> {
             WHOLE_MEMBER_BYTES
         };
         let end = skip_value_within(bytes, start, limit).map_err(|Unsound| unsound())?;
-        if end - start > limit {
-            // A long string: checked once it is skipped.
-            return Err(unsound());
-        }
         let value = parse_whole(self.text, start..end, seed)?;
         self.scanner.value_ended(end);
         Ok(value)

@@ -82,9 +82,6 @@ impl ArraySplitter {
                 Ok(end) => end,
                 Err(e) => return Some(Err(e)),
             };
-            if end - self.at > MAX_ELEMENT_BYTES {
-                return Some(Err(Unsound));
-            }
             part.elements.push(self.at..end);
             self.index += 1;
             let i = skip_whitespace(bytes, end);
@@ -176,10 +173,14 @@ fn skip_value(bytes: &[u8], i: usize) -> Result<usize, Unsound> {
 }
 
 /// The offset past the value starting at `start` (not validated: see the
-/// module documentation), or [`Unsound`] once it is longer than `limit`
-/// (checked where arrays and objects open: a caller checks a string's
-/// length once it is skipped).
+/// module documentation), or [`Unsound`] when it is longer than `limit`
+/// (a nested value's scan stops as soon as it is).
 pub fn skip_value_within(bytes: &[u8], start: usize, limit: usize) -> Result<usize, Unsound> {
+    let end = skip_value_bounded(bytes, start, limit)?;
+    if end - start > limit { Err(Unsound) } else { Ok(end) }
+}
+
+fn skip_value_bounded(bytes: &[u8], start: usize, limit: usize) -> Result<usize, Unsound> {
     let mut i = start;
     match bytes.get(i).ok_or(Unsound)? {
         b'"' => skip_string(bytes, i),

@@ -152,7 +152,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
                 if let (Some(method), Some(path)) = (s.method(), s.path(&account_in_path(p, "{account_id}"))) {
                     step["method"] = json!(method);
                     step["path"] = json!(path);
-                    step["body"] = s.body().and_then(|b| serde_json::from_str(&b).ok()).unwrap_or(Value::Null);
+                    step["body"] = s.body_json().unwrap_or(Value::Null);
                 } else {
                     step["manual"] = json!(true);
                 }
