@@ -502,6 +502,15 @@ resource "cloudflare_load_balancer_pool" "web" {
         reason.contains("`var.email` may be set by a variables file: terraform.tfvars cannot be read"),
         "{reason}"
     );
+    // Read after a file that sets it, an unreadable one may set it again: not judged either.
+    let overridden = judged(&[
+        ("main.tf", main),
+        ("terraform.tfvars", b"email = \"base@example.com\"\n"),
+        ("z.auto.tfvars", b"email = \n"),
+    ]);
+    assert_eq!(overridden["findings"].as_array().unwrap().len(), 0, "{overridden}");
+    let reason = overridden["summary"]["skipped"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("z.auto.tfvars cannot be read"), "{reason}");
 }
 
 #[test]

@@ -40,8 +40,12 @@ fn loaded_by_terraform(name: &str) -> bool {
 /// The variables files of `dir` (a path as given, `/`-separated), read.
 pub fn of_dir(dir: &str) -> Tfvars {
     let mut tfvars = Tfvars::default();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return tfvars;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            tfvars.unread = Some(format!("the directory {dir} cannot be listed ({e})"));
+            return tfvars;
+        }
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -56,6 +60,9 @@ pub fn of_dir(dir: &str) -> Tfvars {
     for name in names {
         let shown = if dir == "." { name.clone() } else { format!("{dir}/{name}") };
         if let Err(why) = read_into(&Path::new(dir).join(&name), &shown, &mut tfvars.values) {
+            // It may set again what the files before it set: those values
+            // are unknown now; files read after it still set theirs.
+            tfvars.values.clear();
             tfvars.unread.get_or_insert(format!("{shown} cannot be read ({why})"));
         }
     }
