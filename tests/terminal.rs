@@ -85,12 +85,7 @@ fn export_strings_with_escape_sequences_are_rendered_harmless_in_every_terminal_
     // JSON carries the true string: its own escaping makes it harmless.
     let r = run(&["check", &file, "--no-config", "--format", "json", "--as-of", "2024-10-01"]);
     let doc = json(&r);
-    let lb001 = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "LB001")
-        .expect("LB001");
+    let lb001 = common::finding(&doc, "LB001");
     assert_eq!(lb001["resource"]["name"], "evil\u{1b}[2J\u{1b}]0;pwned\u{7}\u{9b}31m\rOK\u{202e}");
 }
 

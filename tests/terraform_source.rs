@@ -345,7 +345,7 @@ fn remedies_of_a_configuration_are_terraform_edits() {
     assert!(by_rule("LB004").get("actions").is_none_or(|a| a.is_null()));
     // v5 blocks for a v5 configuration.
     let v5 = check(&[&format!("{DIR}/hcl-v5")]);
-    let lb001 = v5["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB001").unwrap();
+    let lb001 = common::finding(&v5, "LB001");
     let block = lb001["actions"][0]["terraform"]["add_resource"].as_str().unwrap();
     assert!(block.contains("mechanisms = {") && block.contains("filters = {"), "{block}");
 }
@@ -487,12 +487,7 @@ resource "cloudflare_load_balancer_pool" "web" {
         ("prod.auto.tfvars.json", br#"{"email": "ops@example.com"}"#),
         ("staging.tfvars", b"email = \"only with -var-file\"\n"),
     ]);
-    let lb001 = set["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "LB001")
-        .expect("LB001");
+    let lb001 = common::finding(&set, "LB001");
     assert!(lb001["message"].as_str().unwrap().contains("ops@example.com"), "{lb001}");
     // A variables file that cannot be read may set anything: not analysed, and said.
     let unread = judged(&[("main.tf", main), ("terraform.tfvars", b"email = \n")]);
@@ -554,12 +549,7 @@ resource "cloudflare_load_balancer_pool" "web" {
     let v4 = dir.path().join("v4");
     let r = common::run_in(&v4, &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"]);
     let doc = json(&r);
-    let lb001 = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "LB001")
-        .expect("LB001");
+    let lb001 = common::finding(&doc, "LB001");
     let block = lb001["actions"][0]["terraform"]["add_resource"].as_str().unwrap();
     assert!(block.contains("email_integration {") && block.contains("filters {"), "{block}");
 

@@ -223,12 +223,7 @@ fn waivers_suppress_until_they_expire_then_say_so() {
     let report = json(&r);
     assert_eq!(rules_of(&report, "findings"), ["LB001 api"]);
     assert_eq!(rules_of(&report, "suppressed"), ["LB002 web"]);
-    let expired = report["notices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["code"] == "waiver-expired")
-        .expect("expired notice");
+    let expired = common::item(&report, "notices", "code", "waiver-expired");
     assert_eq!(expired["location"]["line"], 6);
     let message = expired["message"].as_str().unwrap();
     assert!(message.contains("expired on 2024-10-15"), "{message}");

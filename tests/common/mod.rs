@@ -158,3 +158,20 @@ pub fn triples(items: &[(&str, &str, &str)]) -> std::collections::BTreeSet<(Stri
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
         .collect()
 }
+
+/// The element of the array `list` of `doc` whose `key` is `value` (a
+/// finding by rule, a notice by code); fails the test, showing `doc`, when
+/// there is none.
+pub fn item<'d>(doc: &'d serde_json::Value, list: &str, key: &str, value: &str) -> &'d serde_json::Value {
+    doc[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no `{list}` array in {doc}"))
+        .iter()
+        .find(|x| x[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value} in `{list}` of {doc}"))
+}
+
+/// The first finding of `rule` in a JSON report.
+pub fn finding<'d>(doc: &'d serde_json::Value, rule: &str) -> &'d serde_json::Value {
+    item(doc, "findings", "rule", rule)
+}
