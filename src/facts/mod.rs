@@ -161,6 +161,14 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Every subject's facts, one at a time, so that a million resources never
+    /// hold a million fact sets at once (the fuzz targets walk them so).
+    pub fn for_each_subject(&self, mut visit: impl FnMut(SubjectRef, &dyn Facts)) {
+        for range in self.subject_ranges(usize::MAX) {
+            self.for_each_subject_in(&range, &mut visit);
+        }
+    }
+
     /// Every subject in order, in consecutive ranges of at most `size`
     /// subjects of one account and kind (to be visited on several threads).
     pub fn subject_ranges(&self, size: usize) -> Vec<SubjectRange> {
