@@ -174,7 +174,7 @@ impl Finding {
                 kind: s.kind,
                 id: Cow::Borrowed(s.id),
                 name: Cow::Borrowed(s.name),
-                address: s.origin.address.as_deref().map(Cow::Borrowed),
+                address: s.origin.address().map(|a| Cow::Borrowed(&**a)),
                 configuration: crate::model::terraform::is_reference(s.id)
                     .then(|| analysis.inventory().accounts.get(self.subject.account as usize)?.id.as_deref())
                     .flatten()

@@ -145,7 +145,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 &pack.authority,
                 explicit,
                 file.clone(),
-                &pack.origin.pointer,
+                &pack.origin.pointer(),
             ));
         }
         for c in &pack.certificates {
@@ -174,7 +174,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
             &setting.authority,
             explicit,
             file_name(&setting.origin),
-            &setting.origin.pointer,
+            &setting.origin.pointer(),
         ));
     }
     for host in &account.custom_hostnames {
@@ -206,7 +206,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 &host.authority,
                 explicit,
                 file,
-                &host.origin.pointer,
+                &host.origin.pointer(),
             )),
         }
     }
@@ -219,7 +219,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
             &cert.hosts,
             c,
             &file_name(&cert.origin),
-            cert.origin.pointer.clone(),
+            cert.origin.pointer().into_owned(),
         );
         // Uploaded chains can be read, when the export carries them.
         row.chain = chain_state(cert.chain.as_deref());

@@ -574,13 +574,14 @@ fn caa_value(shape: &Shape<'_>, data_path: &str) -> Result<(u8, String, String),
 }
 
 fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
-    let parent = origin.pointer.rfind('/').map_or("", |i| &origin.pointer[..i]);
-    RecordOrigin {
-        file: origin.file,
-        pointer: parent.to_string(),
-        anchor: None,
-        address: None,
-    }
+    let parent = match origin.list_and_index() {
+        Some((list, _)) => list,
+        None => {
+            let pointer = origin.pointer();
+            return RecordOrigin::new(origin.file, pointer.rfind('/').map_or("", |i| &pointer[..i]), None);
+        }
+    };
+    RecordOrigin::new(origin.file, parent, None)
 }
 
 fn text(t: &Option<Text<'_>>) -> String {

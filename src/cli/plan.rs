@@ -38,7 +38,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             .inventory()
             .accounts
             .iter()
-            .any(|a| a.pools.iter().any(|p| p.origin.address.is_some()) || a.policies.iter().any(|p| p.origin.address.is_some()));
+            .any(|a| a.pools.iter().any(|p| p.origin.address().is_some()) || a.policies.iter().any(|p| p.origin.address().is_some()));
         if from_terraform && !matches!(args.format, PlanFormat::Terraform) {
             eprintln!(
                 "edgeaudit plan: warning: some pools or policies come from Terraform: the plan's API calls would drift from the configuration, which the next apply undoes; make the same changes in the .tf files (existing Terraform policies are never updated by the plan)"

@@ -188,12 +188,7 @@ mod tests {
     }
 
     fn facts() -> Sample {
-        Sample(RecordOrigin {
-            file: FileId(0),
-            pointer: String::new(),
-            anchor: None,
-            address: None,
-        })
+        Sample(RecordOrigin::new(FileId(0), "", None))
     }
 
     #[test]

@@ -120,12 +120,7 @@ mod tests {
     fn provides_every_catalogue_fact_and_counts_pages() {
         let account = Account {
             id: Some("acc".into()),
-            pool_lists: vec![RecordOrigin {
-                file: FileId(0),
-                pointer: "/result".into(),
-                anchor: None,
-                address: None,
-            }],
+            pool_lists: vec![RecordOrigin::new(FileId(0), "/result", None)],
             ..Account::default()
         };
         let mut tally = Tally::default();

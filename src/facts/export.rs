@@ -111,7 +111,8 @@ impl Facts for WithCopies<'_> {
         // (the one analysed), and on the other, each naming where the other is.
         let place = |origin: &crate::model::origin::RecordOrigin| {
             let file = self.files.get(origin.file.0 as usize).map_or("?", String::as_str);
-            let pointer = if origin.pointer.is_empty() { "/" } else { &origin.pointer };
+            let pointer = origin.pointer();
+            let pointer = if pointer.is_empty() { "/" } else { &pointer };
             format!("{file} at {pointer}")
         };
         let first = subject.origin;
@@ -160,12 +161,7 @@ mod tests {
             id: "pool".into(),
             name: "pools".into(),
             zone: None,
-            origin: RecordOrigin {
-                file: FileId(0),
-                pointer: String::new(),
-                anchor: None,
-                address: None,
-            },
+            origin: RecordOrigin::new(FileId(0), "", None),
             loaded: 25,
             pages: 1,
             total_count,

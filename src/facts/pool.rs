@@ -69,7 +69,7 @@ impl Facts for PoolFacts<'_> {
             "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), email),
             "replacement_policy" => Fact::new(text(self.replacement.get_or_init(|| replacement(pool, cover)).as_str()), email),
             "terraform_source" => Fact::new(Value::Bool(is_reference(&pool.id)), ""),
-            "address" => Fact::new(text(pool.origin.address.as_deref().unwrap_or_default()), ""),
+            "address" => Fact::new(text(pool.origin.address().map_or("", |a| a)), ""),
             _ => return None,
         })
     }

@@ -7,12 +7,12 @@ use super::parallel;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
-use crate::locate::{Locator, fill_positions, pointer};
+use crate::locate::{Locator, fill_positions};
 use crate::model::Kind;
 use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::fields::{Layout, ListFields};
 use crate::model::list::Page;
-use crate::model::origin::{Anchor, RecordOrigin};
+use crate::model::origin::{Places, RecordOrigin};
 
 /// A problem with a field of a record, relative to the record.
 #[derive(Debug)]
@@ -75,6 +75,8 @@ pub struct Walker<'f, S> {
     /// Where errors are: one per walk, so a file's node map (YAML, `.tf`) is
     /// built once however many of its resources are not analysed.
     locator: std::cell::RefCell<Locator<'f>>,
+    /// Origins of the document's records, each list's pointer shared.
+    places: std::cell::RefCell<Places>,
     /// A JSON document read through `parallel::Skeleton`: its record lists
     /// are taken from the parallel parse.
     split: Option<(std::rc::Rc<parallel::Cursor>, parallel::Settings)>,
@@ -106,6 +108,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             page_records: 0,
             page_kind: None,
             locator: std::cell::RefCell::new(Locator::new(files)),
+            places: std::cell::RefCell::default(),
             error: None,
             split: None,
         }
@@ -210,7 +213,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 
     /// A record of a zone file, anchored at byte `offset` (its data).
     pub fn record_at(&mut self, kind: Kind, shape: &Shape<'_>, offset: usize) -> Result<(), Stopped> {
-        let origin = self.origin("", Some(Anchor { offset, tokens: 0 }));
+        let origin = self.origin("", Some(offset));
         self.hand_over(kind, origin, shape)
     }
 
@@ -262,15 +265,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         layout: &'static Layout,
         zone: Option<ZoneKey>,
     ) -> Result<(), Stopped> {
-        let origin = RecordOrigin {
-            address: Some(address),
-            ..self.origin(pointer, None)
-        };
+        let origin = self.origin(pointer, None).with_address(address);
         let result = match super::stream::shape_of(record) {
             Ok(shape) => self.sink.record_as(kind, origin.clone(), &shape, layout, zone),
             Err(e) => Err(FieldError {
                 path: String::new(),
-                message: format!("{}: {e}", origin.address.as_deref().unwrap_or_default()),
+                message: format!("{}: {e}", origin.address().map_or("", |a| a)),
             }),
         };
         self.handed(kind, &origin, result)
@@ -303,25 +303,17 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self.file
     }
 
-    fn origin(&self, pointer: &str, anchor: Option<Anchor>) -> RecordOrigin {
-        RecordOrigin {
-            file: self.file_id,
-            pointer: pointer.to_string(),
-            anchor,
-            address: None,
-        }
+    fn origin(&self, pointer: &str, anchor: Option<usize>) -> RecordOrigin {
+        self.places.borrow_mut().origin(self.file_id, pointer, anchor)
     }
 
     /// Where a JSON object starts, so its fields can be located by scanning
     /// it alone. YAML is located through its parser's events instead.
-    fn anchor(&self, shape: &Shape<'_>, pointer: &str) -> Option<Anchor> {
+    fn anchor(&self, shape: &Shape<'_>) -> Option<usize> {
         if self.file.format != Format::Json {
             return None;
         }
-        shape.json_offset(&self.file.text).map(|offset| Anchor {
-            offset,
-            tokens: pointer::tokens(pointer).len(),
-        })
+        shape.json_offset(&self.file.text)
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
@@ -338,7 +330,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 
     fn envelope(&mut self, shape: &Shape<'_>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
         if shape.success == Some(false) {
-            let origin = self.origin(pointer, self.anchor(shape, pointer));
+            let origin = self.origin(pointer, self.anchor(shape));
             let error = self.error_at(
                 &origin,
                 "/success",
@@ -352,7 +344,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
                 _ => self.page_kind,
             };
             if let Some(kind) = kind {
-                let origin = self.origin(pointer, self.anchor(shape, pointer));
+                let origin = self.origin(pointer, self.anchor(shape));
                 self.sink.page(Page {
                     kind,
                     origin,
@@ -383,7 +375,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// `alone` is a record that is not an element of a list (a document's or
     /// an envelope's single object): only such a record can be a setting.
     fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect, alone: bool) -> Result<(), Stopped> {
-        let origin = self.origin(pointer, self.anchor(&shape, pointer));
+        let origin = self.origin(pointer, self.anchor(&shape));
         let by_fields = classify(&shape).or_else(|| (alone && is_total_tls(&shape)).then_some(Kind::TotalTls));
         let kind = match expect {
             Expect::Kind(kind) => {
@@ -471,7 +463,7 @@ impl<'f, 'de, S: RecordSink> Walk<'de> for Walker<'f, S> {
         match expect {
             // `pools: {...}`: a list key holding a lone object.
             Expect::Kind(kind) if is_list_key(pointer) => {
-                let origin = self.origin(pointer, self.anchor(&shape, pointer));
+                let origin = self.origin(pointer, self.anchor(&shape));
                 let error = self.error_at(
                     &origin,
                     "",

@@ -68,9 +68,9 @@ impl<'f> Locator<'f> {
             Format::Json => return json_field(file, origin, path),
             // Zone-file records are located by their anchor: the record's data.
             Format::Bind => {
-                let start = origin.anchor.map_or(0, |a| a.offset);
+                let start = origin.anchor().map_or(0, |a| a.offset);
                 let end = file.text[start..].find('\n').map_or(file.text.len(), |i| start + i);
-                (origin.pointer.clone(), start, end)
+                (origin.pointer().into_owned(), start, end)
             }
             Format::Yaml => {
                 let full = origin.field(path);
@@ -127,15 +127,11 @@ pub fn json_field(file: &SourceFile, origin: &RecordOrigin, path: &str) -> Locat
 }
 
 fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
-    match origin.anchor {
+    match origin.anchor() {
         // The anchor is the record's own first byte: walk the field's path from there.
         Some(anchor) => {
             let hit = json::find(text, anchor.offset, &pointer::tokens(path));
-            (
-                format!("{}{}", origin.pointer, pointer::prefix(path, hit.matched)),
-                hit.start,
-                hit.end,
-            )
+            (origin.field(pointer::prefix(path, hit.matched)), hit.start, hit.end)
         }
         None => {
             let full = origin.field(path);
@@ -174,10 +170,7 @@ mod tests {
             format: Format::Yaml,
             discovered: false,
         }];
-        let record = RecordOrigin {
-            pointer: "/result/0".into(),
-            ..RecordOrigin::default()
-        };
+        let record = RecordOrigin::new(crate::model::origin::FileId(0), "/result/0", None);
         let mut locator = Locator::new(&files);
         locator.prepare([(&record, "/id")]);
         let id = locator.locate(&record, "/id");

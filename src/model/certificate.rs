@@ -221,8 +221,12 @@ pub type ZoneKey = (crate::model::origin::FileId, u32);
 
 /// The bundle zone a record was listed under, from its pointer (`/zones/N/…`).
 pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
-    let rest = origin.pointer.strip_prefix("/zones/")?;
-    let index = rest.split('/').next()?.parse().ok()?;
+    let index = match origin.list_and_index() {
+        // A zone itself: `/zones/N`.
+        Some(("/zones", index)) => index,
+        Some((list, _)) => list.strip_prefix("/zones/")?.split('/').next()?.parse().ok()?,
+        None => origin.pointer().strip_prefix("/zones/")?.split('/').next()?.parse().ok()?,
+    };
     Some((origin.file, index))
 }
 
@@ -325,17 +329,13 @@ mod authority_tests {
 
     #[test]
     fn a_record_under_a_bundle_zone_knows_its_zone() {
-        let origin = |pointer: &str| RecordOrigin {
-            file: crate::model::origin::FileId(2),
-            pointer: pointer.into(),
-            anchor: None,
-            address: None,
-        };
+        let origin = |pointer: &str| crate::model::origin::Places::default().origin(crate::model::origin::FileId(2), pointer, None);
         assert_eq!(
             zone_of(&origin("/zones/3/certificate_packs/result/0")),
             Some((crate::model::origin::FileId(2), 3))
         );
         assert_eq!(zone_of(&origin("/zones/0/total_tls")), Some((crate::model::origin::FileId(2), 0)));
+        assert_eq!(zone_of(&origin("/zones/7")), Some((crate::model::origin::FileId(2), 7)));
         assert_eq!(zone_of(&origin("/result/0")), None);
     }
 }

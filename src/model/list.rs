@@ -128,12 +128,7 @@ mod tests {
     fn page(file: u32, page: u64, records: usize, total: u64, total_pages: u64) -> Page {
         Page {
             kind: Kind::CustomHostname,
-            origin: RecordOrigin {
-                file: FileId(file),
-                pointer: String::new(),
-                anchor: None,
-                address: None,
-            },
+            origin: RecordOrigin::new(FileId(file), "", None),
             fields: &FIELDS,
             records,
             page: Some(page),

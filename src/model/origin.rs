@@ -1,5 +1,12 @@
 //! Where a resource came from, kept per record so that any field a rule points
 //! at can be located later without keeping a tree of the file.
+//!
+//! A million records of one list share that list's pointer: a record keeps
+//! the list (shared) and its index, not a pointer string of its own (issue
+//! 13: 24 bytes per record instead of 72 and a heap string).
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Which input file, by its index in the run's list of files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -14,21 +21,197 @@ pub struct Anchor {
     pub tokens: usize,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RecordOrigin {
-    pub file: FileId,
-    /// JSON pointer of the record in its document.
-    pub pointer: String,
-    pub anchor: Option<Anchor>,
+/// What the records of one list share: the list's pointer (or a lone
+/// record's own) and, for a Terraform resource, its address.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pointer: Box<str>,
     /// The Terraform address of the resource the record is
     /// (`module.lb.cloudflare_load_balancer_pool.web`), when it is one.
-    pub address: Option<std::sync::Arc<str>>,
+    address: Option<Arc<str>>,
 }
 
+/// `index` of a record that is no element of a list.
+const ALONE: u32 = u32::MAX;
+/// `anchor` of a record whose start is not known.
+const NO_ANCHOR: usize = usize::MAX;
+
+#[derive(Debug, Clone)]
+pub struct RecordOrigin {
+    pub file: FileId,
+    /// The record's index in the list `place` names, or [`ALONE`].
+    index: u32,
+    place: Arc<Place>,
+    /// Byte offset of the record's first byte, or [`NO_ANCHOR`].
+    anchor: usize,
+}
+
+impl Default for RecordOrigin {
+    fn default() -> Self {
+        RecordOrigin::new(FileId::default(), "", None)
+    }
+}
+
+impl PartialEq for RecordOrigin {
+    fn eq(&self, other: &Self) -> bool {
+        let same_place = (Arc::ptr_eq(&self.place, &other.place) && self.index == other.index)
+            || (self.place.address == other.place.address && self.pointer() == other.pointer());
+        self.file == other.file && self.anchor == other.anchor && same_place
+    }
+}
+
+impl Eq for RecordOrigin {}
+
 impl RecordOrigin {
+    /// A record at `pointer` in `file`, starting at byte `anchor` when known
+    /// (JSON). Records of one list should come from [`Places::origin`], which
+    /// shares the list's pointer.
+    pub fn new(file: FileId, pointer: &str, anchor: Option<usize>) -> RecordOrigin {
+        RecordOrigin {
+            file,
+            index: ALONE,
+            place: Arc::new(Place {
+                pointer: pointer.into(),
+                address: None,
+            }),
+            anchor: anchor.unwrap_or(NO_ANCHOR),
+        }
+    }
+
+    /// The same record, named by a Terraform address.
+    pub fn with_address(self, address: Arc<str>) -> RecordOrigin {
+        let pointer = self.pointer().into_owned();
+        RecordOrigin {
+            index: ALONE,
+            place: Arc::new(Place {
+                pointer: pointer.into(),
+                address: Some(address),
+            }),
+            ..self
+        }
+    }
+
+    /// JSON pointer of the record in its document.
+    pub fn pointer(&self) -> Cow<'_, str> {
+        match self.index {
+            ALONE => Cow::Borrowed(&self.place.pointer),
+            index => Cow::Owned(format!("{}/{index}", self.place.pointer)),
+        }
+    }
+
+    /// The record's list and its index there, when it is an element of one.
+    pub fn list_and_index(&self) -> Option<(&str, u32)> {
+        (self.index != ALONE).then_some((&self.place.pointer, self.index))
+    }
+
     /// The pointer of a field of this record (`path` is itself a pointer,
     /// relative to the record, e.g. `/filters/pool_id/0`).
     pub fn field(&self, path: &str) -> String {
-        format!("{}{}", self.pointer, path)
+        match self.index {
+            ALONE => format!("{}{path}", self.place.pointer),
+            index => format!("{}/{index}{path}", self.place.pointer),
+        }
+    }
+
+    pub fn anchor(&self) -> Option<Anchor> {
+        (self.anchor != NO_ANCHOR).then(|| Anchor {
+            offset: self.anchor,
+            tokens: self.place.pointer.matches('/').count() + usize::from(self.index != ALONE),
+        })
+    }
+
+    pub fn address(&self) -> Option<&Arc<str>> {
+        self.place.address.as_ref()
+    }
+}
+
+/// Makes the origins of a document's records, each list's pointer shared by
+/// its records (one walk of a document asks in order, list by list).
+#[derive(Debug, Default)]
+pub struct Places {
+    last: Option<Arc<Place>>,
+}
+
+impl Places {
+    pub fn origin(&mut self, file: FileId, pointer: &str, anchor: Option<usize>) -> RecordOrigin {
+        let Some((list, index)) = split_index(pointer) else {
+            return RecordOrigin::new(file, pointer, anchor);
+        };
+        let place = match &self.last {
+            Some(place) if *place.pointer == *list => place.clone(),
+            _ => {
+                let place = Arc::new(Place {
+                    pointer: list.into(),
+                    address: None,
+                });
+                self.last = Some(place.clone());
+                place
+            }
+        };
+        RecordOrigin {
+            file,
+            index,
+            place,
+            anchor: anchor.unwrap_or(NO_ANCHOR),
+        }
+    }
+}
+
+/// `/result/17` → (`/result`, 17): a pointer whose last token is an array
+/// index as RFC 6901 writes one (no leading zero).
+fn split_index(pointer: &str) -> Option<(&str, u32)> {
+    let slash = pointer.rfind('/')?;
+    let token = &pointer[slash + 1..];
+    let canonical = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
+    let index: u32 = token.parse().ok().filter(|&i| canonical && i != ALONE)?;
+    Some((&pointer[..slash], index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_of_one_list_share_its_pointer_and_keep_their_own() {
+        let mut places = Places::default();
+        let first = places.origin(FileId(1), "/result/0", Some(10));
+        let second = places.origin(FileId(1), "/result/17", Some(90));
+        assert!(Arc::ptr_eq(&first.place, &second.place));
+        assert_eq!(second.pointer(), "/result/17");
+        assert_eq!(second.field("/ssl/issuer"), "/result/17/ssl/issuer");
+        assert_eq!(second.list_and_index(), Some(("/result", 17)));
+        assert_eq!(second.anchor(), Some(Anchor { offset: 90, tokens: 2 }));
+        let other = places.origin(FileId(1), "/zones/0/pools/3", None);
+        assert_eq!((other.pointer().as_ref(), other.anchor()), ("/zones/0/pools/3", None));
+        assert!(!Arc::ptr_eq(&first.place, &other.place));
+    }
+
+    #[test]
+    fn a_record_that_is_no_list_element_keeps_its_whole_pointer() {
+        let mut places = Places::default();
+        for pointer in ["", "/result", "/zones/0/total_tls", "/result/01", "/result/-", "/a/4294967295"] {
+            let origin = places.origin(FileId(0), pointer, Some(0));
+            assert_eq!(origin.pointer(), pointer);
+            assert_eq!(origin.list_and_index(), None, "{pointer}");
+            assert_eq!(origin.anchor().map(|a| a.tokens), Some(pointer.matches('/').count()));
+        }
+    }
+
+    #[test]
+    fn origins_are_equal_when_they_name_the_same_place_however_made() {
+        let mut places = Places::default();
+        let listed = places.origin(FileId(0), "/result/3", Some(5));
+        assert_eq!(listed, RecordOrigin::new(FileId(0), "/result/3", Some(5)));
+        assert_ne!(listed, RecordOrigin::new(FileId(1), "/result/3", Some(5)));
+        assert_ne!(listed, RecordOrigin::new(FileId(0), "/result/4", Some(5)));
+        let named = listed.clone().with_address("cloudflare_load_balancer_pool.web".into());
+        assert_eq!(named.pointer(), "/result/3");
+        assert_eq!(named.address().map(|a| &**a), Some("cloudflare_load_balancer_pool.web"));
+        assert_ne!(named, listed);
+    }
+
+    #[test]
+    fn an_origin_is_small() {
+        assert_eq!(std::mem::size_of::<RecordOrigin>(), 24);
     }
 }

@@ -5,12 +5,7 @@ use super::origin::RecordOrigin;
 use crate::model::origin::FileId;
 
 pub fn origin() -> RecordOrigin {
-    RecordOrigin {
-        file: FileId(0),
-        pointer: "/result/0".into(),
-        anchor: None,
-        address: None,
-    }
+    RecordOrigin::new(FileId(0), "/result/0", None)
 }
 
 pub fn all_events() -> Vec<Event> {

@@ -47,14 +47,14 @@ fn read(
     // Only API exports hold API bodies: a Terraform resource's attributes are
     // not one (every Terraform record has its address), and a PUT behind
     // Terraform's back would be undone by its next apply.
-    if policy.origin.address.is_some() {
+    if policy.origin.address().is_some() {
         return None;
     }
     let file = files.get(policy.origin.file.0 as usize)?;
     let record = match file.format {
         Format::Json => {
             let at = locator.locate(&policy.origin, "");
-            if at.pointer != policy.origin.pointer {
+            if at.pointer != policy.origin.pointer() {
                 return None;
             }
             // The located range of a container is its opening bracket only.
@@ -65,7 +65,7 @@ fn read(
             .entry(policy.origin.file)
             .or_insert_with(|| crate::load::yaml::parse_small::<Value>(&file.name, &file.text, "export").ok())
             .as_ref()?
-            .pointer(&policy.origin.pointer)?
+            .pointer(&policy.origin.pointer())?
             .clone(),
         Format::Bind | Format::Hcl => return None,
     };

@@ -307,7 +307,7 @@ impl PoolNames {
             .iter()
             .flat_map(|a| a.pools.iter().map(move |p| (a, p)))
             .filter_map(|(a, p)| {
-                let address = p.origin.address.as_deref()?.to_string();
+                let address = p.origin.address()?.to_string();
                 Some(((a.id.clone(), p.id.clone()), (address, super::terraform::Generation::of(p.fields))))
             })
             .collect();
