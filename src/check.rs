@@ -15,6 +15,7 @@ use crate::findings::Finding;
 use crate::load::error::{InputError, InputErrors};
 use crate::load::source::Format;
 use crate::load::source::SourceFile;
+use crate::load::text::Releaser;
 use crate::load::{LoadOptions, load};
 use crate::locate::{Locator, fill_positions, json_field};
 use crate::model::Kind;
@@ -130,11 +131,20 @@ pub fn check<R>(
         |record: &crate::model::origin::RecordOrigin| loaded.files.get(record.file.0 as usize).filter(|file| file.format == Format::Json);
     let is_json = |record: &crate::model::origin::RecordOrigin| json_file(record).is_some();
     crate::threads::for_each_chunk_mut(&mut findings, threads, |chunk| {
+        // A thread's findings are records of one part of a file, in order:
+        // it releases the pages it has passed (from its first record on).
+        let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
         for f in chunk {
             if let Some(record) = record_of(&analysis, f)
                 && let Some(file) = json_file(record)
             {
+                let id = record.file;
                 f.location = json_field(file, record, &f.path);
+                let at = f.location.start;
+                match &mut releaser {
+                    Some((current, releaser)) if *current == id => releaser.reached(at),
+                    _ => releaser = loaded.files.get(id.0 as usize).map(|file| (id, Releaser::new(&file.text, at))),
+                }
             }
         }
     });

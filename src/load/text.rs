@@ -84,16 +84,36 @@ impl Text {
         // against as the module docs say.
         let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
         guard::watch(&map, name);
-        // Lone CRs are mended in a copy; invalid UTF-8 is reported by the reader.
-        if has_lone_carriage_return(&map) || std::str::from_utf8(&map).is_err() {
-            return None;
-        }
-        let start = if map.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
-        Some(Text::Mapped {
+        let text = Text::Mapped {
+            start: if map.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 },
             map,
-            start,
             stamp: Stamp::of(&meta),
-        })
+        };
+        // Lone CRs are mended in a copy; invalid UTF-8 is reported by the reader.
+        text.is_clean_utf8().then_some(text)
+    }
+
+    /// Whether the mapped bytes are UTF-8 without a lone CR: checked a window
+    /// at a time, each released once checked (the parse reads it again).
+    fn is_clean_utf8(&self) -> bool {
+        let Text::Mapped { map, .. } = self else { return true };
+        let mut checked = 0;
+        while checked < map.len() {
+            let end = (checked + RELEASE_WINDOW).min(map.len());
+            let window = &map[checked..end];
+            let next = match std::str::from_utf8(window) {
+                Ok(_) => end,
+                // A character cut by the window's end: checked with the next window.
+                Err(e) if e.error_len().is_none() && end < map.len() && e.valid_up_to() > 0 => checked + e.valid_up_to(),
+                Err(_) => return false,
+            };
+            if memchr::memchr_iter(b'\r', &map[checked..next]).any(|at| map.get(checked + at + 1) != Some(&b'\n')) {
+                return false;
+            }
+            self.release_bytes(checked..next);
+            checked = next;
+        }
+        true
     }
 
     /// Whether the mapped file at `path` changed since it was mapped.
@@ -107,10 +127,71 @@ impl Text {
     pub fn is_mapped(&self) -> bool {
         matches!(self, Text::Mapped { .. })
     }
+
+    /// Gives the whole pages of a mapped text within `range` (offsets into
+    /// the text) back to the system: a reader that has passed them says so,
+    /// and the process no longer holds a gigabyte export it has read (DESIGN
+    /// §6: peak memory at most 1.3× the input). They stay in the page cache;
+    /// read again, they are faulted in from the file. A read text does nothing.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let Text::Mapped { start, .. } = self {
+            self.release_bytes(range.start + start..range.end + start);
+        }
+    }
+
+    /// [`Text::release`] by offsets into the mapped bytes.
+    fn release_bytes(&self, range: std::ops::Range<usize>) {
+        let Text::Mapped { map, .. } = self else { return };
+        let page = page_size();
+        let from = range.start.div_ceil(page) * page;
+        let to = (range.end.min(map.len()) / page) * page;
+        if to > from {
+            // SAFETY: the map is private, read-only and never written, so no
+            // page of it is an anonymous copy: a page read again after
+            // MADV_DONTNEED is faulted in from the file, the same bytes (a
+            // file changed under the map is the case the module docs guard).
+            // Failing, it only keeps the pages.
+            let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from) };
+        }
+    }
 }
 
-fn has_lone_carriage_return(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'\r', bytes).any(|at| bytes.get(at + 1) != Some(&b'\n'))
+fn page_size() -> usize {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // SAFETY: sysconf has no preconditions.
+    *PAGE.get_or_init(|| {
+        usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+            .ok()
+            .filter(|&p| p > 0)
+            .unwrap_or(4096)
+    })
+}
+
+/// Releases a mapped text's pages (see [`Text::release`]) behind a reader
+/// that goes forward through it, a window at a time.
+pub struct Releaser<'t> {
+    text: &'t Text,
+    released_to: usize,
+}
+
+/// How far a reader gets ahead of what it has released: large enough that a
+/// release costs nothing beside the reading.
+pub const RELEASE_WINDOW: usize = 16 << 20;
+
+impl<'t> Releaser<'t> {
+    /// For a reader starting at `from` (it releases nothing before).
+    pub fn new(text: &'t Text, from: usize) -> Releaser<'t> {
+        Releaser { text, released_to: from }
+    }
+
+    /// The reader is at `offset`: what lies before is released once it is a
+    /// window's worth. A reader that goes back only reads the pages again.
+    pub fn reached(&mut self, offset: usize) {
+        if offset >= self.released_to.saturating_add(RELEASE_WINDOW) {
+            self.text.release(self.released_to..offset);
+            self.released_to = offset;
+        }
+    }
 }
 
 /// A bus error on a mapped input (the file shrank under the map) becomes an
@@ -206,6 +287,51 @@ mod tests {
         assert!(Text::map(&big, "big.json", 1).is_none(), "over the bound: read, and refused there");
     }
 
+    /// Resident kilobytes of the mapping that holds `text`, from /proc/self/smaps.
+    fn resident_kb(text: &str) -> usize {
+        let at = text.as_ptr() as usize;
+        let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ')
+                && let Some((start, end)) = range.split_once('-')
+                && let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16))
+            {
+                inside = (start..end).contains(&at);
+            } else if inside && let Some(kb) = line.strip_prefix("Rss:") {
+                return kb.trim().trim_end_matches("kB").trim().parse().expect("Rss");
+            }
+        }
+        panic!("no mapping holds the text");
+    }
+
+    #[test]
+    fn released_pages_leave_the_process_and_read_back_the_same() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("big.json");
+        let body: String = (0..4 * MAP_FROM as usize / 16).map(|i| format!("{:015}\n", i)).collect();
+        std::fs::write(&path, &body).expect("write");
+        let text = Text::map(&path, "big.json", u64::MAX).expect("mapped");
+        let sum = |t: &str| t.bytes().map(u64::from).sum::<u64>();
+        let whole = sum(&text);
+        let mapped_kb = text.len() / 1024;
+        assert!(resident_kb(&text) >= mapped_kb - 8, "read, the text is resident");
+
+        let mut releaser = Releaser::new(&text, 0);
+        releaser.reached(RELEASE_WINDOW.min(text.len()) / 2);
+        assert!(resident_kb(&text) >= mapped_kb - 8, "less than a window read: nothing released");
+        text.release(0..text.len());
+        assert!(resident_kb(&text) <= 8, "released: {} kB still resident", resident_kb(&text));
+        assert_eq!(sum(&text), whole, "read again from the file");
+        assert_eq!(&*text, body.as_str());
+        // A part: only its whole pages go.
+        text.release(100..text.len() / 2);
+        let kb = resident_kb(&text);
+        assert!(kb >= mapped_kb / 2 - 8 && kb <= mapped_kb / 2 + 8, "{kb} kB of {mapped_kb}");
+        // Read text has nothing to release.
+        Text::from(body.clone()).release(0..body.len());
+    }
+
     #[test]
     fn a_large_file_with_lone_carriage_returns_or_bad_utf8_is_read_instead() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -221,6 +347,27 @@ mod tests {
         body[20] = b' ';
         std::fs::write(&path, &body).expect("write");
         assert!(Text::map(&path, "cr.json", u64::MAX).is_some());
+    }
+
+    #[test]
+    fn utf8_and_line_ends_are_checked_across_the_windows_it_is_checked_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("wide.json");
+        let window = RELEASE_WINDOW;
+        let mut body = vec![b' '; 2 * window + 10];
+        // A two-byte character across the first window's end, CRLF across the second's.
+        body[window - 1..window + 1].copy_from_slice("é".as_bytes());
+        body[2 * window - 1..2 * window + 1].copy_from_slice(b"\r\n");
+        std::fs::write(&path, &body).expect("write");
+        let text = Text::map(&path, "wide.json", u64::MAX).expect("clean: mapped");
+        assert_eq!(text.as_bytes(), &body[..]);
+        body[2 * window] = b' ';
+        std::fs::write(&path, &body).expect("write");
+        assert!(Text::map(&path, "wide.json", u64::MAX).is_none(), "a lone CR at a window's end");
+        body[2 * window] = b'\n';
+        body[window] = b' ';
+        std::fs::write(&path, &body).expect("write");
+        assert!(Text::map(&path, "wide.json", u64::MAX).is_none(), "a cut character");
     }
 
     #[test]

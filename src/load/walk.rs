@@ -7,6 +7,7 @@ use super::parallel;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
+use super::text::Releaser;
 use crate::locate::{Locator, fill_positions};
 use crate::model::Kind;
 use crate::model::certificate::{Zone, ZoneKey};
@@ -77,6 +78,8 @@ pub struct Walker<'f, S> {
     locator: std::cell::RefCell<Locator<'f>>,
     /// Origins of the document's records, each list's pointer shared.
     places: std::cell::RefCell<Places>,
+    /// The pages of a mapped file behind the records handed over are released.
+    releaser: Releaser<'f>,
     /// A JSON document read through `parallel::Skeleton`: its record lists
     /// are taken from the parallel parse.
     split: Option<(std::rc::Rc<parallel::Cursor>, parallel::Settings)>,
@@ -109,6 +112,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             page_kind: None,
             locator: std::cell::RefCell::new(Locator::new(files)),
             places: std::cell::RefCell::default(),
+            releaser: Releaser::new(&files[file_id.0 as usize].text, 0),
             error: None,
             split: None,
         }
@@ -375,7 +379,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// `alone` is a record that is not an element of a list (a document's or
     /// an envelope's single object): only such a record can be a setting.
     fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect, alone: bool) -> Result<(), Stopped> {
-        let origin = self.origin(pointer, self.anchor(&shape));
+        let anchor = self.anchor(&shape);
+        if let Some(offset) = anchor {
+            self.releaser.reached(offset);
+        }
+        let origin = self.origin(pointer, anchor);
         let by_fields = classify(&shape).or_else(|| (alone && is_total_tls(&shape)).then_some(Kind::TotalTls));
         let kind = match expect {
             Expect::Kind(kind) => {

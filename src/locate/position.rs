@@ -7,12 +7,13 @@
 
 /// Line and column of one offset (a single pass up to the offset; for errors).
 pub fn position_of_offset(text: &str, offset: usize) -> (usize, usize) {
-    positions_of_offsets(text, &[offset])[0]
+    positions_of_offsets(text, &[offset], |_| {})[0]
 }
 
 /// Line and column of every offset, in one forward pass over the text.
 /// The offsets may come in any order; the result is in the same order.
-pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+/// `passed` is told how far the pass has read, as it goes.
+pub fn positions_of_offsets(text: &str, offsets: &[usize], mut passed: impl FnMut(usize)) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut order: Vec<usize> = (0..offsets.len()).collect();
     order.sort_unstable_by_key(|&i| offsets[i]);
@@ -39,6 +40,7 @@ pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)
             None => column_chars += count_chars(segment),
         }
         cursor = target;
+        passed(cursor);
         out[i] = (line, column_chars + 1);
     }
     out
@@ -126,7 +128,10 @@ mod tests {
     fn offsets_in_any_order_resolve_in_one_pass() {
         let text = "a\nbc\n\ndé f";
         let offsets = [9, 0, 3, 5, 6];
-        assert_eq!(positions_of_offsets(text, &offsets), vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]);
+        assert_eq!(
+            positions_of_offsets(text, &offsets, |_| {}),
+            vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]
+        );
     }
 
     #[test]
@@ -146,7 +151,10 @@ mod tests {
     fn lone_carriage_returns_end_lines_and_crlf_counts_once() {
         let text = "a\rbc\r\nd\ne";
         let offsets = [0, 2, 3, 6, 8];
-        assert_eq!(positions_of_offsets(text, &offsets), vec![(1, 1), (2, 1), (2, 2), (3, 1), (4, 1)]);
+        assert_eq!(
+            positions_of_offsets(text, &offsets, |_| {}),
+            vec![(1, 1), (2, 1), (2, 2), (3, 1), (4, 1)]
+        );
         // An offset between CR and LF is still on the CR's line.
         assert_eq!(position_of_offset(text, 5), (2, 4));
     }

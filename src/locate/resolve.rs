@@ -112,7 +112,8 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
             continue;
         };
         let offsets: Vec<usize> = group.iter().flat_map(|l| [l.start, l.end]).collect();
-        let resolved = positions_of_offsets(&file.text, &offsets);
+        let mut releaser = crate::load::text::Releaser::new(&file.text, 0);
+        let resolved = positions_of_offsets(&file.text, &offsets, |at| releaser.reached(at));
         for (l, pair) in group.iter_mut().zip(resolved.chunks_exact(2)) {
             (l.line, l.column) = pair[0];
             (l.end_line, l.end_column) = pair[1];
