@@ -88,7 +88,7 @@ fn issued_row(
 ) -> Row {
     Row {
         kind,
-        id: c.id.clone(),
+        id: c.id.to_string(),
         hosts: hosts.join(" "),
         ca,
         explicit,
@@ -183,7 +183,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         } else {
             "yes"
         };
-        let hosts = [host.hostname.clone()];
+        let hosts = [host.hostname().to_string()];
         let file = file_name(&host.origin);
         match &host.certificate {
             Some(c) => {
@@ -196,13 +196,13 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                     &file,
                     host.origin.field(&c.path),
                 );
-                row.id = host.id.clone();
+                row.id = host.id().to_string();
                 rows.push(row);
             }
             None => rows.push(managed_row(
                 "custom_hostname",
-                &host.id,
-                host.hostname.clone(),
+                host.id(),
+                host.hostname().to_string(),
                 &host.authority,
                 explicit,
                 file,

@@ -11,8 +11,8 @@ use chrono::{DateTime, Utc};
 use crate::load::shape::{Shape, SourceFilter, Text};
 use crate::load::walk::{FieldError, RecordSink};
 use crate::model::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, Zone, ZoneKey,
-    ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IdName, IssuedCertificate, KeyType, Zone,
+    ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
 use crate::model::fields::{
@@ -195,7 +195,7 @@ impl RecordSink for Builder {
                 let authority = ssl
                     .and_then(|s| s.certificate_authority.as_ref())
                     .map_or(Authority::Unknown, |ca| Authority::parse(ca.as_ref().map(Text::as_str)));
-                let hostname = text(&shape.hostname);
+                let hostname = shape.hostname.as_ref().map_or("", Text::as_str);
                 let fields = layout.hostname;
                 let mut chain = hostname_chain(ssl, fields);
                 let mut certificate = match ssl {
@@ -226,9 +226,8 @@ impl RecordSink for Builder {
                 }
                 self.staged.custom_hostnames.push(CustomHostname {
                     fields,
-                    id: text(&shape.id),
+                    names: IdName::new(shape.id.as_ref().map_or("", Text::as_str), hostname),
                     wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
-                    hostname,
                     authority,
                     ssl_method: ssl.and_then(|s| s.method.as_ref()).map(|m| self.texts.get(m.as_str())),
                     ssl_type: ssl.and_then(|s| s.ssl_type.as_ref()).map(|t| self.texts.get(t.as_str())),
@@ -380,23 +379,24 @@ fn issued(
     path: Cow<'static, str>,
 ) -> Result<IssuedCertificate, FieldError> {
     Ok(IssuedCertificate {
-        id: text(id),
+        id: id.as_ref().map_or("", Text::as_str).into(),
         issuer: texts.get(issuer.as_ref().map_or("", Text::as_str)),
         key_type: KeyType::from_signature(signature.as_ref().map(Text::as_str)),
-        bundle_method: bundle(bundle_method, &format!("{path}/bundle_method"))?,
-        uploaded_on: timestamp(uploaded_on, &format!("{path}/uploaded_on"))?,
-        expires_on: timestamp(expires_on, &format!("{path}/expires_on"))?,
+        // The field's path is made only for an error (a million certificates otherwise make three each).
+        bundle_method: bundle(bundle_method, || format!("{path}/bundle_method"))?,
+        uploaded_on: timestamp(uploaded_on, || format!("{path}/uploaded_on"))?,
+        expires_on: timestamp(expires_on, || format!("{path}/expires_on"))?,
         status: texts.get(status.as_ref().map_or("", Text::as_str)),
         path,
         from_pem: FromPem::default(),
     })
 }
 
-fn bundle(value: &Option<Text<'_>>, path: &str) -> Result<Option<BundleMethod>, FieldError> {
+fn bundle(value: &Option<Text<'_>>, path: impl FnOnce() -> String) -> Result<Option<BundleMethod>, FieldError> {
     match value {
         None => Ok(None),
         Some(t) => BundleMethod::parse(t.as_str()).map(Some).ok_or_else(|| FieldError {
-            path: path.into(),
+            path: path(),
             message: format!(
                 "unknown bundle method `{}`: expected ubiquitous, optimal or force (dashboard: compatible, modern, user-defined)",
                 t.as_str()
@@ -405,11 +405,11 @@ fn bundle(value: &Option<Text<'_>>, path: &str) -> Result<Option<BundleMethod>, 
     }
 }
 
-fn timestamp(value: &Option<Text<'_>>, path: &str) -> Result<Option<DateTime<Utc>>, FieldError> {
+fn timestamp(value: &Option<Text<'_>>, path: impl FnOnce() -> String) -> Result<Option<DateTime<Utc>>, FieldError> {
     match value {
         None => Ok(None),
         Some(t) => parse_timestamp(t.as_str()).map(Some).ok_or_else(|| FieldError {
-            path: path.into(),
+            path: path(),
             message: format!("`{}` is not an RFC 3339 timestamp (e.g. 2024-09-09T00:00:00Z)", t.as_str()),
         }),
     }

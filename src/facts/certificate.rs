@@ -98,7 +98,7 @@ impl Facts for CustomCertificateFacts<'_> {
         let field = |f: &'static str| under(&i.path, f);
         Some(match name {
             "label" => Fact::new(static_text("Custom certificate"), ""),
-            "id" => Fact::at(text(&i.id), field(at.issued.id)),
+            "id" => Fact::at(text(&*i.id), field(at.issued.id)),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
             "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), at.zone_id),
             "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, field(at.issued.issuer))),
@@ -343,9 +343,9 @@ impl Facts for CustomHostnameFacts<'_> {
         let field = |f: &'static str| under(cert.map_or(at.certificate, |c| &c.path), f);
         Some(match name {
             "label" => Fact::new(static_text("Custom hostname"), ""),
-            "id" => Fact::new(text(&h.id), at.id),
-            "hostname" => Fact::new(text(&h.hostname), at.hostname),
-            "hosts" => Fact::new(text_items([h.hostname.as_str()]), at.hostname),
+            "id" => Fact::new(text(h.id()), at.id),
+            "hostname" => Fact::new(text(h.hostname()), at.hostname),
+            "hosts" => Fact::new(text_items([h.hostname()]), at.hostname),
             "bundle_method" => Fact::at(
                 static_text(cert.and_then(|c| c.bundle_method).map_or("unknown", |b| b.as_str())),
                 field(at.issued.bundle_method),
@@ -363,14 +363,14 @@ impl Facts for CustomHostnameFacts<'_> {
             "authority" => Fact::new(static_text(h.authority.as_str()), at.certificate_authority),
             "wildcard" => Fact::new(Value::Bool(h.wildcard), at.wildcard),
             "zone" => Fact::new(text(zone), ""),
-            "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id)), at.id),
+            "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id())), at.id),
             "ssl_method" => Fact::new(text(h.ssl_method.as_deref().unwrap_or("")), at.ssl_method),
             "ssl_type" => Fact::new(text(h.ssl_type.as_deref().unwrap_or("")), at.ssl_type),
             "ca_change_body" => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),
-            "caa_record_set" => Fact::new(text(self.caa.relevant(&h.hostname).map_or("", |s| s.name)), at.hostname),
-            "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(&h.hostname, LETS_ENCRYPT)), at.hostname),
+            "caa_record_set" => Fact::new(text(self.caa.relevant(h.hostname()).map_or("", |s| s.name)), at.hostname),
+            "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(h.hostname(), LETS_ENCRYPT)), at.hostname),
             "caa_allows_compatible" => Fact::new(
-                Value::Bool(self.caa.allows(&h.hostname, GOOGLE) || self.caa.allows(&h.hostname, SSL_COM)),
+                Value::Bool(self.caa.allows(h.hostname(), GOOGLE) || self.caa.allows(h.hostname(), SSL_COM)),
                 at.hostname,
             ),
             _ => return pem_fact(chain, name, at.certificate),
@@ -420,15 +420,14 @@ mod hostname_tests {
         let host = CustomHostname {
             fields: &crate::adapt::api::HOSTNAME,
             origin: origin(),
-            id: "h1".into(),
-            hostname: "app.customer.org".into(),
+            names: crate::model::certificate::IdName::new("h1", "app.customer.org"),
             authority: Authority::Default,
             ssl_method: Some("http".into()),
             ssl_type: None,
             wildcard: false,
             zone: None,
             certificate: Some(crate::model::certificate::IssuedCertificate {
-                id: String::new(),
+                id: "".into(),
                 issuer: "GTS".into(),
                 key_type: crate::model::certificate::KeyType::Rsa,
                 bundle_method: None,

@@ -137,14 +137,14 @@ impl Resource for CertificatePack {
 
 impl Resource for CustomHostname {
     fn key(&self) -> &str {
-        &self.id
+        self.id()
     }
     fn origin(&self) -> &RecordOrigin {
         &self.origin
     }
     fn differences(&self, o: &Self) -> Vec<&'static str> {
         let mut d = Vec::new();
-        differ(&mut d, "hostname", &self.hostname, &o.hostname);
+        differ(&mut d, "hostname", self.hostname(), o.hostname());
         differ(&mut d, "ssl.certificate_authority", &self.authority, &o.authority);
         differ(&mut d, "ssl.wildcard", self.wildcard, o.wildcard);
         differ(&mut d, "ssl.method", &self.ssl_method, &o.ssl_method);

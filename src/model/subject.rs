@@ -68,8 +68,8 @@ impl CustomHostname {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::CustomHostname,
-            id: &self.id,
-            name: &self.hostname,
+            id: self.id(),
+            name: self.hostname(),
             origin: &self.origin,
         }
     }
