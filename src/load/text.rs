@@ -172,6 +172,8 @@ fn page_size() -> usize {
 pub struct Releaser<'t> {
     text: &'t Text,
     released_to: usize,
+    /// The furthest the reader has been: released up to there when it is done.
+    reached: usize,
 }
 
 /// How far a reader gets ahead of what it has released: large enough that a
@@ -181,15 +183,31 @@ pub const RELEASE_WINDOW: usize = 16 << 20;
 impl<'t> Releaser<'t> {
     /// For a reader starting at `from` (it releases nothing before).
     pub fn new(text: &'t Text, from: usize) -> Releaser<'t> {
-        Releaser { text, released_to: from }
+        Releaser {
+            text,
+            released_to: from,
+            reached: from,
+        }
     }
 
     /// The reader is at `offset`: what lies before is released once it is a
     /// window's worth. A reader that goes back only reads the pages again.
     pub fn reached(&mut self, offset: usize) {
+        self.reached = self.reached.max(offset);
         if offset >= self.released_to.saturating_add(RELEASE_WINDOW) {
             self.text.release(self.released_to..offset);
             self.released_to = offset;
+        }
+    }
+}
+
+/// A reader that is done gives back the rest of what it read: readers of
+/// parts smaller than a window (a thread's share of the findings) release
+/// their part too.
+impl Drop for Releaser<'_> {
+    fn drop(&mut self) {
+        if self.reached > self.released_to {
+            self.text.release(self.released_to..self.reached);
         }
     }
 }
@@ -318,8 +336,14 @@ mod tests {
         assert!(resident_kb(&text) >= mapped_kb - 8, "read, the text is resident");
 
         let mut releaser = Releaser::new(&text, 0);
-        releaser.reached(RELEASE_WINDOW.min(text.len()) / 2);
-        assert!(resident_kb(&text) >= mapped_kb - 8, "less than a window read: nothing released");
+        releaser.reached(text.len() / 2);
+        assert!(resident_kb(&text) >= mapped_kb - 8, "less than a window read: nothing released yet");
+        drop(releaser);
+        let kb = resident_kb(&text);
+        assert!(
+            kb >= mapped_kb / 2 - 8 && kb <= mapped_kb / 2 + 8,
+            "done, the reader released what it read: {kb} kB of {mapped_kb}"
+        );
         text.release(0..text.len());
         assert!(resident_kb(&text) <= 8, "released: {} kB still resident", resident_kb(&text));
         assert_eq!(sum(&text), whole, "read again from the file");
