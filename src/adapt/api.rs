@@ -4,7 +4,6 @@
 use crate::model::notification::{Event, EventSet};
 use crate::model::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -21,6 +20,7 @@ use crate::model::fields::{
 use crate::model::list::Page;
 use crate::model::origin::RecordOrigin;
 use crate::model::pem::{Chain, Contradiction};
+use crate::model::word::Words;
 use crate::model::{Account, Inventory, Kind};
 
 /// Where the API keeps each field a rule may point at.
@@ -99,7 +99,7 @@ pub static LAYOUT: Layout = Layout {
 #[derive(Default)]
 pub struct Builder {
     inventory: Inventory,
-    texts: Interner,
+    texts: Words,
     /// The current document's resources and record counts, until its account is known.
     staged: Account,
     staged_records: Vec<(Kind, usize)>,
@@ -347,28 +347,8 @@ fn append<T>(target: &mut Vec<T>, staged: Vec<T>) {
 }
 
 #[allow(clippy::too_many_arguments)]
-/// Short texts that repeat across records (issuers, statuses), stored once.
-#[derive(Debug, Default)]
-struct Interner(std::collections::HashSet<Arc<str>>);
-
-impl Interner {
-    fn get(&mut self, s: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(s) {
-            return shared.clone();
-        }
-        let shared: Arc<str> = Arc::from(s);
-        // Bounded, so that hostile input with a million distinct values
-        // costs no more than plain strings would.
-        if s.len() <= 64 && self.0.len() < 4096 {
-            self.0.insert(shared.clone());
-        }
-        shared
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
 fn issued(
-    texts: &mut Interner,
+    texts: &mut Words,
     id: &Option<Text<'_>>,
     issuer: &Option<Text<'_>>,
     signature: &Option<Text<'_>>,
@@ -416,7 +396,7 @@ fn timestamp(value: &Option<Text<'_>>, path: impl FnOnce() -> String) -> Result<
 }
 
 fn custom_certificate(
-    texts: &mut Interner,
+    texts: &mut Words,
     origin: RecordOrigin,
     shape: &Shape<'_>,
     fields: &'static CustomCertificateFields,
@@ -454,7 +434,7 @@ fn custom_certificate(
 /// When a PEM is there, the leaf's issuer, expiry and key type are the
 /// truth: they fill what the export leaves out, and an export field that
 /// says otherwise is recorded as a contradiction (EX004) and overridden.
-fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, chain: &mut Chain, texts: &mut Interner) {
+fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, chain: &mut Chain, texts: &mut Words) {
     let Some(leaf) = chain.leaf() else { return };
     let base = certificate.path.clone();
     let mut contradictions = Vec::new();
@@ -652,28 +632,5 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PolicyFields
         pool_ids: valued("pool_id", filters.and_then(|f| f.pool_id.as_ref())),
         new_health: valued("new_health", filters.and_then(|f| f.new_health.as_ref())),
         event_source: valued("event_source", filters.and_then(|f| f.event_source.as_ref())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Interner;
-
-    #[test]
-    fn repeated_texts_are_stored_once_and_the_store_is_bounded() {
-        let mut texts = Interner::default();
-        let a = texts.get("LetsEncrypt");
-        let b = texts.get("LetsEncrypt");
-        assert!(std::sync::Arc::ptr_eq(&a, &b));
-        assert_eq!(&*texts.get("active"), "active");
-        for i in 0..10_000 {
-            texts.get(&format!("issuer-{i}"));
-        }
-        assert_eq!(texts.0.len(), 4096, "hostile input cannot grow it without bound");
-        let long = "x".repeat(100);
-        assert!(
-            !std::sync::Arc::ptr_eq(&texts.get(&long), &texts.get(&long)),
-            "long texts are not kept"
-        );
     }
 }

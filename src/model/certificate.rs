@@ -2,8 +2,8 @@
 //! authorities, free-text issuers, key types and timestamps as the API and
 //! the dashboard spell them.
 
+use super::word::Word;
 use chrono::{DateTime, Utc};
-use std::sync::Arc;
 
 use super::fields::{CustomCertificateFields, HostnameFields, PackFields, SettingFields};
 use super::origin::RecordOrigin;
@@ -187,7 +187,7 @@ pub enum Authority {
     Default,
     /// Absent.
     Unknown,
-    Other(Box<str>),
+    Other(Word),
 }
 
 impl Authority {
@@ -199,7 +199,7 @@ impl Authority {
             "google" => Authority::Google,
             "ssl_com" | "sslcom" => Authority::SslCom,
             "digicert" => Authority::DigiCert,
-            _ => Authority::Other(v.into()),
+            _ => Authority::Other(Word::from(v)),
         }
     }
 
@@ -237,12 +237,12 @@ pub struct IssuedCertificate {
     pub id: Box<str>,
     /// Shared between certificates: a million custom hostnames name a
     /// handful of issuers and statuses.
-    pub issuer: std::sync::Arc<str>,
+    pub issuer: Word,
     pub key_type: KeyType,
     pub bundle_method: Option<BundleMethod>,
     pub uploaded_on: Option<DateTime<Utc>>,
     pub expires_on: Option<DateTime<Utc>>,
-    pub status: std::sync::Arc<str>,
+    pub status: Word,
     /// Relative to the record, e.g. `/certificates/0`, or `/ssl`.
     pub path: std::borrow::Cow<'static, str>,
     /// Which values were read from the PEM's leaf rather than the export's fields.
@@ -284,8 +284,8 @@ pub struct CustomHostname {
     pub authority: Authority,
     /// `ssl.method` and `ssl.type`: an edit of the CA must send them back
     /// unchanged, or it changes how the hostname is validated.
-    pub ssl_method: Option<Arc<str>>,
-    pub ssl_type: Option<Arc<str>>,
+    pub ssl_method: Option<Word>,
+    pub ssl_type: Option<Word>,
     pub wildcard: bool,
     pub zone: Option<ZoneKey>,
     /// The certificate issued for it (`ssl.issuer`, `ssl.expires_on`, …), when exported.

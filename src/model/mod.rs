@@ -13,6 +13,7 @@ pub mod pem;
 pub mod samples;
 pub mod subject;
 pub mod terraform;
+pub mod word;
 
 use std::collections::BTreeMap;
 
