@@ -177,6 +177,9 @@ pub fn check<R>(
         )
     }
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
+    // Locating read the mapped files again (the pages given back come from
+    // the files); past here only snippets read a few lines.
+    loaded.unchanged()?;
     timings.stage("locate");
     let triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
     timings.stage("triage");

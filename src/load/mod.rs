@@ -49,6 +49,30 @@ pub struct Loaded {
     pub skipped: Vec<InputError>,
     /// How many of `files` were analysed (the others are among `skipped`).
     pub analysed: usize,
+    /// The mapped files, by index in `files`, and their paths.
+    mapped: Vec<(usize, std::path::PathBuf)>,
+}
+
+impl Loaded {
+    /// An error for each mapped file whose size or modification time changed
+    /// since it was mapped. Asked when loading ends, and again after the
+    /// last stage that reads the text (pages given back are read again from
+    /// the file): a file rewritten in place during the run is an input
+    /// error, not a report about a mix of two texts.
+    pub fn unchanged(&self) -> Result<(), InputErrors> {
+        let changed: Vec<InputError> = self
+            .mapped
+            .iter()
+            .filter(|(i, path)| self.files.get(*i).is_some_and(|f| f.text.changed(path)))
+            .map(|(i, _)| {
+                InputError::unreadable(
+                    self.files.get(*i).map_or("", |f| f.name.as_str()),
+                    "the file changed while it was being read; check it again once it is written whole",
+                )
+            })
+            .collect();
+        if changed.is_empty() { Ok(()) } else { Err(InputErrors(changed)) }
+    }
 }
 
 /// Loads every input. All broken files are reported, not only the first:
@@ -71,19 +95,8 @@ pub fn load<S: RecordSink>(paths: &[String], options: &LoadOptions, sink: &mut S
         }
     }
     let mut loaded = parse_files(files, errors, options, sink)?;
-    let changed: Vec<InputError> = mapped
-        .iter()
-        .filter(|(i, path)| loaded.files[*i].text.changed(path))
-        .map(|(i, _)| {
-            InputError::unreadable(
-                &loaded.files[*i].name,
-                "the file changed while it was being read; check it again once it is written whole",
-            )
-        })
-        .collect();
-    if !changed.is_empty() {
-        return Err(InputErrors(changed));
-    }
+    loaded.mapped = mapped;
+    loaded.unchanged()?;
     if !discovered.skipped.is_empty() {
         loaded.skipped.extend(discovered.skipped);
         loaded.skipped.sort_by(|a, b| a.file.cmp(&b.file));
@@ -122,7 +135,12 @@ pub fn parse_files<S: RecordSink>(
         return Err(InputErrors(skipped));
     }
     let analysed = files.len() - skipped.len();
-    Ok(Loaded { files, skipped, analysed })
+    Ok(Loaded {
+        files,
+        skipped,
+        analysed,
+        mapped: Vec::new(),
+    })
 }
 
 fn parse_file<S: RecordSink>(
@@ -231,6 +249,29 @@ fn sniff(text: &str) -> Format {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_mapped_file_rewritten_after_loading_is_an_input_error_when_asked_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("hostnames.json");
+        let record =
+            r#"{"id":"0d89c70d-ad9f-4843-b99f-6cc0252067e9","hostname":"app.example.com","ssl":{"certificate_authority":"google"}}"#;
+        let body = format!(r#"{{"result":[{}]}}"#, vec![record; 12_000].join(","));
+        std::fs::write(&path, &body).expect("write");
+        let name = path.to_string_lossy().into_owned();
+        let mut builder = crate::adapt::api::Builder::default();
+        let loaded = super::load(std::slice::from_ref(&name), &super::LoadOptions::default(), &mut builder).expect("loads");
+        assert!(loaded.files[0].text.is_mapped(), "over 1 MiB: mapped");
+        assert!(loaded.unchanged().is_ok());
+        std::fs::write(&path, format!("{body} ")).expect("rewrite in place");
+        let errors = loaded.unchanged().expect_err("a rewritten file is noticed");
+        assert_eq!(errors.0.len(), 1);
+        assert!(
+            errors.0[0].message.contains("changed while it was being read"),
+            "{}",
+            errors.0[0].message
+        );
+    }
+
     #[test]
     fn lone_carriage_returns_become_line_feeds_and_crlf_stays() {
         let mut bytes = b"a\rb\r\nc\r".to_vec();
