@@ -164,7 +164,7 @@ impl RecordSink for Builder {
                 id: text(&shape.id),
                 pack_type: text(&shape.record_type),
                 hosts: shape.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
-                authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
+                authority: Authority::parse_with(shape.certificate_authority.as_ref().map(Text::as_str), |v| self.texts.get(v)),
                 status: text(&shape.status),
                 zone,
                 certificates: shape
@@ -192,9 +192,9 @@ impl RecordSink for Builder {
             Kind::CustomHostname => {
                 let ssl = shape.ssl.as_ref();
                 // `null` is not set, like an absent key; only `""` is the default CA.
-                let authority = ssl
-                    .and_then(|s| s.certificate_authority.as_ref())
-                    .map_or(Authority::Unknown, |ca| Authority::parse(ca.as_ref().map(Text::as_str)));
+                let authority = ssl.and_then(|s| s.certificate_authority.as_ref()).map_or(Authority::Unknown, |ca| {
+                    Authority::parse_with(ca.as_ref().map(Text::as_str), |v| self.texts.get(v))
+                });
                 let hostname = shape.hostname.as_ref().map_or("", Text::as_str);
                 let fields = layout.hostname;
                 let mut chain = hostname_chain(ssl, fields);
@@ -254,7 +254,7 @@ impl RecordSink for Builder {
                 let setting = ZoneSetting {
                     fields: layout.setting,
                     enabled: shape.enabled,
-                    authority: Authority::parse(shape.certificate_authority.as_ref().map(Text::as_str)),
+                    authority: Authority::parse_with(shape.certificate_authority.as_ref().map(Text::as_str), |v| self.texts.get(v)),
                     zone,
                     origin,
                 };

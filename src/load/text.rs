@@ -6,8 +6,9 @@
 //! edgeaudit runs (truncated in place, `> export.json`) would make reading
 //! the lost pages a bus error; [`guard`] turns that into an input error
 //! naming the file, exit 2, instead of a crash. A file **rewritten in place**
-//! (same inode) while it is read is caught at the end of loading when its
-//! size or modification time changed ([`Text::changed`]). Editors, `git` and
+//! (same inode) while it is read is caught when its size or modification
+//! time changed ([`Text::changed`]), asked when loading ends and again after
+//! locating, the last stage that reads the text. Editors, `git` and
 //! exporters that write a new file and rename it over the old one do not
 //! touch the mapped text at all.
 
@@ -146,11 +147,12 @@ impl Text {
         let from = range.start.div_ceil(page) * page;
         let to = (range.end.min(map.len()) / page) * page;
         if to > from {
-            // SAFETY: the map is private, read-only and never written, so no
-            // page of it is an anonymous copy: a page read again after
-            // MADV_DONTNEED is faulted in from the file, the same bytes (a
-            // file changed under the map is the case the module docs guard).
-            // Failing, it only keeps the pages.
+            // SAFETY: the map is a read-only shared file mapping (memmap2's
+            // `Mmap::map`), never written: MADV_DONTNEED only drops the pages
+            // from this process, and a page read again is faulted in from the
+            // file's page cache, the same bytes, so borrows into it on any
+            // thread stay valid (a file changed under the map is the case the
+            // module docs guard, released or not). Failing, it keeps the pages.
             let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from) };
         }
     }
@@ -379,16 +381,18 @@ mod tests {
         let path = dir.path().join("wide.json");
         let window = RELEASE_WINDOW;
         let mut body = vec![b' '; 2 * window + 10];
-        // A two-byte character across the first window's end, CRLF across the second's.
+        // A two-byte character across the first window's end, which moves the
+        // second window to start at its first byte (`window - 1`); CRLF
+        // across that second window's end (its last byte is `2 * window - 2`).
         body[window - 1..window + 1].copy_from_slice("é".as_bytes());
-        body[2 * window - 1..2 * window + 1].copy_from_slice(b"\r\n");
+        body[2 * window - 2..2 * window].copy_from_slice(b"\r\n");
         std::fs::write(&path, &body).expect("write");
         let text = Text::map(&path, "wide.json", u64::MAX).expect("clean: mapped");
         assert_eq!(text.as_bytes(), &body[..]);
-        body[2 * window] = b' ';
+        body[2 * window - 1] = b' ';
         std::fs::write(&path, &body).expect("write");
         assert!(Text::map(&path, "wide.json", u64::MAX).is_none(), "a lone CR at a window's end");
-        body[2 * window] = b'\n';
+        body[2 * window - 1] = b'\n';
         body[window] = b' ';
         std::fs::write(&path, &body).expect("write");
         assert!(Text::map(&path, "wide.json", u64::MAX).is_none(), "a cut character");

@@ -192,14 +192,28 @@ pub enum Authority {
 
 impl Authority {
     pub fn parse(value: Option<&str>) -> Authority {
+        Authority::parse_with(value, |v| Word::from(v))
+    }
+
+    /// [`Authority::parse`], with `other` making the word for a CA it does
+    /// not know by name (an adapter shares them through its `Words`).
+    pub fn parse_with(value: Option<&str>, other: impl FnOnce(&str) -> Word) -> Authority {
         let Some(v) = value else { return Authority::Unknown };
-        match v.trim().to_ascii_lowercase().as_str() {
-            "" => Authority::Default,
-            "lets_encrypt" | "letsencrypt" => Authority::LetsEncrypt,
-            "google" => Authority::Google,
-            "ssl_com" | "sslcom" => Authority::SslCom,
-            "digicert" => Authority::DigiCert,
-            _ => Authority::Other(Word::from(v)),
+        let trimmed = v.trim();
+        // Compared in place: a million records make no lower-cased copies.
+        let is = |names: &[&str]| names.iter().any(|name| trimmed.eq_ignore_ascii_case(name));
+        if trimmed.is_empty() {
+            Authority::Default
+        } else if is(&["lets_encrypt", "letsencrypt"]) {
+            Authority::LetsEncrypt
+        } else if is(&["google"]) {
+            Authority::Google
+        } else if is(&["ssl_com", "sslcom"]) {
+            Authority::SslCom
+        } else if is(&["digicert"]) {
+            Authority::DigiCert
+        } else {
+            Authority::Other(other(v))
         }
     }
 
@@ -377,6 +391,17 @@ mod authority_tests {
         assert_eq!(Authority::parse(Some("")), Authority::Default);
         assert_eq!(Authority::parse(None), Authority::Unknown);
         assert_eq!(Authority::parse(Some("sectigo")).as_str(), "other");
+        assert_eq!(Authority::parse(Some("  Lets_Encrypt ")), Authority::LetsEncrypt);
+        let mut words = crate::model::word::Words::default();
+        let first = Authority::parse_with(Some("Sectigo"), |v| words.get(v));
+        let second = Authority::parse_with(Some("Sectigo"), |v| words.get(v));
+        match (first, second) {
+            (Authority::Other(a), Authority::Other(b)) => {
+                assert_eq!(&*a, "Sectigo", "kept as written");
+                assert!(std::ptr::eq(a.as_ptr(), b.as_ptr()), "one copy for every record that names it");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -189,12 +189,31 @@ mod tests {
     #[test]
     fn a_record_that_is_no_list_element_keeps_its_whole_pointer() {
         let mut places = Places::default();
-        for pointer in ["", "/result", "/zones/0/total_tls", "/result/01", "/result/-", "/a/4294967295"] {
+        for pointer in [
+            "",
+            "/result",
+            "/zones/0/total_tls",
+            "/result/01",
+            "/result/-",
+            "/a/4294967295",
+            "/a~1b/x~0y",
+        ] {
             let origin = places.origin(FileId(0), pointer, Some(0));
             assert_eq!(origin.pointer(), pointer);
             assert_eq!(origin.list_and_index(), None, "{pointer}");
-            assert_eq!(origin.anchor().map(|a| a.tokens), Some(pointer.matches('/').count()));
+            assert_eq!(
+                origin.anchor().map(|a| a.tokens),
+                Some(crate::locate::pointer::tokens(pointer).len())
+            );
         }
+        // Escaped tokens before an index: the list keeps them as they are.
+        let listed = places.origin(FileId(0), "/a~1b/x~0y/7", Some(0));
+        assert_eq!(listed.list_and_index(), Some(("/a~1b/x~0y", 7)));
+        assert_eq!(listed.pointer(), "/a~1b/x~0y/7");
+        assert_eq!(
+            listed.anchor().map(|a| a.tokens),
+            Some(crate::locate::pointer::tokens("/a~1b/x~0y/7").len())
+        );
     }
 
     #[test]

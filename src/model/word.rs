@@ -45,7 +45,8 @@ impl std::fmt::Display for Word {
 }
 
 /// Shares equal words among the records of a run. Bounded, so that hostile
-/// input with a million distinct values costs no more than plain strings.
+/// input with a million distinct values costs about what plain strings
+/// would (a word not kept is a block for its count and one for its text).
 #[derive(Default)]
 pub struct Words(std::collections::HashSet<Word>);
 
