@@ -74,6 +74,85 @@ fn spread(threads: usize, work: &(impl Fn() + Sync)) {
     });
 }
 
+/// `render` of each item `items()` yields, handed to `consume` in the
+/// items' order, rendered on up to `renderers` threads. Renderer `k` of `n`
+/// renders batches k, k + n, … of [`BATCH`] consecutive items, and the
+/// batches are taken back round-robin (one item at a time, the threads spent
+/// a tenth of a large report waking each other). A renderer whose thread
+/// cannot be had renders its batches here, when they are due.
+pub fn rendered_in_order<I: Iterator, T: Send, R>(
+    items: &(impl Fn() -> I + Sync),
+    renderers: usize,
+    render: &(impl Fn(I::Item) -> T + Sync),
+    consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
+) -> R {
+    rendered_on(items, renderers, render, consume, usize::MAX)
+}
+
+pub const BATCH: usize = 256;
+
+/// Where renderer `k`'s batches come from.
+enum Batches<'a, T> {
+    Thread(std::sync::mpsc::Receiver<Vec<T>>),
+    Here(Box<dyn Iterator<Item = Vec<T>> + 'a>),
+}
+
+/// [`rendered_in_order`] with at most `spawnable` threads to be had (tests
+/// take the fallback this way).
+fn rendered_on<I: Iterator, T: Send, R>(
+    items: &(impl Fn() -> I + Sync),
+    renderers: usize,
+    render: &(impl Fn(I::Item) -> T + Sync),
+    consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
+    spawnable: usize,
+) -> R {
+    let renderers = renderers.max(1);
+    let share = move |k: usize| {
+        let mut mine = items()
+            .enumerate()
+            .filter(move |(n, _)| (n / BATCH) % renderers == k)
+            .map(|(_, item)| item);
+        std::iter::from_fn(move || {
+            let batch: Vec<T> = mine.by_ref().take(BATCH).map(render).collect();
+            (!batch.is_empty()).then_some(batch)
+        })
+    };
+    std::thread::scope(|scope| {
+        let mut sources: Vec<Batches<'_, T>> = (0..renderers)
+            .map(|k| {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(4);
+                let spawned = k < spawnable
+                    && std::thread::Builder::new()
+                        .spawn_scoped(scope, move || {
+                            for batch in share(k) {
+                                // The receiver is gone when writing failed: stop quietly.
+                                if tx.send(batch).is_err() {
+                                    return;
+                                }
+                            }
+                        })
+                        .is_ok();
+                if spawned {
+                    Batches::Thread(rx)
+                } else {
+                    Batches::Here(Box::new(share(k)))
+                }
+            })
+            .collect();
+        // A renderer's batches end after its last; then the others' have too.
+        let mut turn = 0;
+        let mut batches = std::iter::from_fn(|| {
+            let source = sources.get_mut(turn % renderers)?;
+            turn += 1;
+            match source {
+                Batches::Thread(rx) => rx.recv().ok(),
+                Batches::Here(batches) => batches.next(),
+            }
+        });
+        consume(&mut (&mut batches).flatten())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -98,5 +177,22 @@ mod tests {
             assert!(items.iter().all(|&i| i == 1), "{threads} threads");
         }
         super::for_each_chunk_mut(&mut [] as &mut [u8], 3, |_| {});
+    }
+
+    #[test]
+    fn rendered_items_come_back_in_order_whatever_threads_can_be_had() {
+        let items: Vec<usize> = (0..5 * super::BATCH + 17).collect();
+        let doubled: Vec<usize> = items.iter().map(|i| i * 2).collect();
+        for renderers in 1..5 {
+            for spawnable in [0, 1, renderers - 1, usize::MAX] {
+                let out = super::rendered_on(&|| items.iter(), renderers, &|&i| i * 2, |it| it.collect::<Vec<_>>(), spawnable);
+                assert_eq!(out, doubled, "{renderers} renderers, {spawnable} threads to be had");
+            }
+        }
+        let none: Vec<u8> = super::rendered_in_order(&|| std::iter::empty::<u8>(), 3, &|b| b, |it| it.collect());
+        assert!(none.is_empty());
+        // A consumer that stops early stops the renderers.
+        let first = super::rendered_in_order(&|| items.iter(), 3, &|&i| i, |it| it.take(3).collect::<Vec<_>>());
+        assert_eq!(first, vec![0, 1, 2]);
     }
 }

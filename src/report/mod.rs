@@ -183,47 +183,15 @@ impl Context<'_> {
         render: impl Fn(&Finding) -> T + Sync,
         consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
     ) -> R {
-        // Handed over in batches: one message at a time, the threads spent a
-        // tenth of a large report waking each other. Renderer `k` of `n`
-        // renders batches k, k + n, …, and they are taken back in that order.
-        const BATCH: usize = 256;
-        let renderers = crate::threads::count().clamp(1, 4);
-        let (keep, render) = (&keep, &render);
-        std::thread::scope(|scope| {
-            let receivers: Vec<_> = (0..renderers)
-                .map(|k| {
-                    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(4);
-                    scope.spawn(move || {
-                        let kept = self
-                            .outcome
-                            .findings
-                            .iter()
-                            .enumerate()
-                            .filter(|(i, f)| keep(*i, f))
-                            .map(|(_, f)| f);
-                        let mut batch = Vec::with_capacity(BATCH);
-                        for (n, f) in kept.enumerate() {
-                            if (n / BATCH) % renderers != k {
-                                continue;
-                            }
-                            batch.push(render(f));
-                            // The receiver is gone when writing failed: stop quietly.
-                            if batch.len() == BATCH && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err() {
-                                return;
-                            }
-                        }
-                        if !batch.is_empty() {
-                            let _ = tx.send(batch);
-                        }
-                    });
-                    rx
-                })
-                .collect();
-            // A renderer's channel closes after its last batch; the batches of
-            // all come back round-robin, in the findings' order.
-            let mut batches = receivers.iter().cycle().map_while(|rx| rx.recv().ok());
-            consume(&mut (&mut batches).flatten())
-        })
+        let kept = || {
+            self.outcome
+                .findings
+                .iter()
+                .enumerate()
+                .filter(|(i, f)| keep(*i, f))
+                .map(|(_, f)| f)
+        };
+        crate::threads::rendered_in_order(&kept, crate::threads::count().clamp(1, 4), &render, consume)
     }
 
     /// A finding's message, rendered from its subject's facts now: findings
