@@ -127,23 +127,22 @@ pub fn check<R>(
     // range first, then line and column for all of them, a file at a time.
     // JSON records on every thread (each is a scan of its own record), the
     // others with the locator's node maps, built once per file.
-    let json_file =
-        |record: &crate::model::origin::RecordOrigin| loaded.files.get(record.file.0 as usize).filter(|file| file.format == Format::Json);
-    let is_json = |record: &crate::model::origin::RecordOrigin| json_file(record).is_some();
+    let files = loaded.files.as_slice();
+    let is_json = |record: &crate::model::origin::RecordOrigin| json_file(files, record).is_some();
     crate::threads::for_each_chunk_mut(&mut findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on).
         let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
         for f in chunk {
             if let Some(record) = record_of(&analysis, f)
-                && let Some(file) = json_file(record)
+                && let Some(file) = json_file(files, record)
             {
                 let id = record.file;
                 f.location = json_field(file, record, &f.path);
                 let at = f.location.start;
                 match &mut releaser {
                     Some((current, releaser)) if *current == id => releaser.reached(at),
-                    _ => releaser = loaded.files.get(id.0 as usize).map(|file| (id, Releaser::new(&file.text, at))),
+                    _ => releaser = Some((id, Releaser::new(&file.text, at))),
                 }
             }
         }
@@ -164,7 +163,6 @@ pub fn check<R>(
             Some(&mut f.location)
         }),
     );
-    let files = &loaded.files;
     // The deterministic report order: file, line, column, rule, pointer.
     fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {
         let file = files.get(f.location.file.0 as usize).map_or("", |file| file.name.as_str());
@@ -205,6 +203,11 @@ pub fn check<R>(
 
 /// The record a finding's field is in: the other copy's for a finding about
 /// one (EX002), else its subject's.
+/// The JSON file a record is in (findings in it are located on any thread).
+fn json_file<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
+    files.get(record.file.0 as usize).filter(|file| file.format == Format::Json)
+}
+
 fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r crate::model::origin::RecordOrigin> {
     let subject = analysis.subject(f.subject)?;
     Some(f.elsewhere.as_deref().unwrap_or(subject.origin))

@@ -146,10 +146,16 @@ impl RecordSink for Builder {
         match kind {
             Kind::Pool => {
                 let pool = pool(origin, shape, layout.pool)?;
-                // Account-level findings point at the list the pools are in.
-                let list = pool_list(&pool.origin);
-                if self.staged.pool_lists.last() != Some(&list) {
-                    self.staged.pool_lists.push(list);
+                // Account-level findings point at the list the pools are in
+                // (made once a list, not once a pool).
+                let (file, list) = (pool.origin.file, list_of(&pool.origin));
+                if !self
+                    .staged
+                    .pool_lists
+                    .last()
+                    .is_some_and(|last| last.file == file && last.pointer() == list)
+                {
+                    self.staged.pool_lists.push(RecordOrigin::new(file, &list, None));
                 }
                 self.staged.pools.push(pool);
             }
@@ -553,15 +559,15 @@ fn caa_value(shape: &Shape<'_>, data_path: &str) -> Result<(u8, String, String),
     }
 }
 
-fn pool_list(origin: &RecordOrigin) -> RecordOrigin {
-    let parent = match origin.list_and_index() {
-        Some((list, _)) => list,
+/// The pointer of the list (or object) a record is in.
+fn list_of(origin: &RecordOrigin) -> Cow<'_, str> {
+    match origin.list_and_index() {
+        Some((list, _)) => Cow::Borrowed(list),
         None => {
             let pointer = origin.pointer();
-            return RecordOrigin::new(origin.file, pointer.rfind('/').map_or("", |i| &pointer[..i]), None);
+            Cow::Owned(pointer.rfind('/').map_or("", |i| &pointer[..i]).to_string())
         }
-    };
-    RecordOrigin::new(origin.file, parent, None)
+    }
 }
 
 fn text(t: &Option<Text<'_>>) -> String {

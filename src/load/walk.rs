@@ -97,8 +97,9 @@ const UNRECOGNISED_LOCATED: usize = 20;
 
 impl<'f, S: RecordSink> Walker<'f, S> {
     pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S, kind: Option<Kind>) -> Self {
+        let file = &files[file_id.0 as usize];
         Walker {
-            file: &files[file_id.0 as usize],
+            file,
             file_id,
             files,
             sink,
@@ -112,7 +113,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
             page_kind: None,
             locator: std::cell::RefCell::new(Locator::new(files)),
             places: std::cell::RefCell::default(),
-            releaser: Releaser::new(&files[file_id.0 as usize].text, 0),
+            releaser: Releaser::new(&file.text, 0),
             error: None,
             split: None,
         }
