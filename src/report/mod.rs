@@ -208,11 +208,6 @@ impl Context<'_> {
         crate::triage::finding_fingerprint(f, &f.resource(self.analysis))
     }
 
-    /// The finding's remedy as typed actions, in JSON; `None` when it has none.
-    pub fn actions(&self, f: &Finding) -> Option<serde_json::Value> {
-        self.actions_json(f, &crate::plan::remedy::actions(f, self.analysis))
-    }
-
     /// The message and the actions of a finding, from one making of its
     /// subject's facts (the actions' manual steps repeat the message).
     pub fn message_and_actions(&self, f: &Finding) -> (String, Option<serde_json::Value>) {

@@ -121,12 +121,13 @@ struct RuleProperties<'a> {
     problem_severity: &'static str,
 }
 
-/// Results serialised one at a time, each message as it arrives.
+/// Results serialised one at a time, each message and its actions as they
+/// arrive (made from one making of the subject's facts).
 struct Results<'a> {
     ctx: &'a Context<'a>,
     /// Which findings are written, when not all fit in a run.
     kept: Option<&'a [bool]>,
-    messages: RefCell<&'a mut dyn Iterator<Item = String>>,
+    rendered: RefCell<&'a mut dyn Iterator<Item = (String, Option<serde_json::Value>)>>,
 }
 
 #[derive(Serialize)]
@@ -310,7 +311,7 @@ struct RunProperties<'a> {
 impl Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let ctx = self.ctx;
-        let mut messages = self.messages.borrow_mut();
+        let mut rendered = self.rendered.borrow_mut();
         let kept = self.kept;
         let findings = ctx.outcome.findings.iter().enumerate();
         s.collect_seq(findings.filter(|(i, _)| kept.is_none_or(|k| k[*i])).map(|(_, f)| {
@@ -319,13 +320,12 @@ impl Serialize for Results<'_> {
             let resource_fingerprint = triage::finding_fingerprint(f, &exported);
             let location_fingerprint = fingerprint(f, ctx.file(f), &exported.id);
             let resource = exported.shown();
+            let (message, actions) = rendered.next().unwrap_or_default();
             SarifResult {
                 rule_id: &f.rule.id,
                 rule_index: ctx.rules.rules.iter().position(|r| r.id == f.rule.id),
                 level: level(f.severity),
-                message: OwnedText {
-                    text: messages.next().unwrap_or_default(),
-                },
+                message: OwnedText { text: message },
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: artifact(ctx.file(f)),
@@ -374,7 +374,7 @@ impl Serialize for Results<'_> {
                     .map(|b| if b.contains(&resource_fingerprint) { "unchanged" } else { "new" }),
                 properties: ResultProperties {
                     pointer: &f.location.pointer,
-                    actions: ctx.actions(f),
+                    actions,
                 },
             }
         }))
@@ -514,9 +514,10 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         eprintln!("edgeaudit: warning: {notice}");
     }
     let mut out = GzipMeasured::new(out);
-    ctx.with_messages_where(
+    ctx.with_rendered(
         |i, _| kept.as_ref().is_none_or(|k| k[i]),
-        |messages| -> std::io::Result<()> {
+        |f| ctx.message_and_actions(f),
+        |rendered| -> std::io::Result<()> {
             let invocation = Invocation {
                 execution_successful: true,
                 exit_code: ctx.exit_code,
@@ -548,7 +549,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             let results = Results {
                 ctx,
                 kept: kept.as_deref(),
-                messages: RefCell::new(messages),
+                rendered: RefCell::new(rendered),
             };
             let properties = RunProperties {
                 as_of: ctx.outcome.as_of.to_string(),
