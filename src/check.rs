@@ -148,11 +148,7 @@ pub fn check<R>(
         }
     });
     let mut locator = Locator::new(&loaded.files);
-    locator.prepare(
-        findings
-            .iter()
-            .filter_map(|f| Some((record_of(&analysis, f).filter(|r| !is_json(r))?, f.path.as_ref()))),
-    );
+    locator.prepare(findings.iter().filter_map(|f| Some((record_of(&analysis, f)?, f.path.as_ref()))));
     fill_positions(
         &loaded.files,
         findings.iter_mut().filter_map(|f| {

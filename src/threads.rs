@@ -36,7 +36,7 @@ pub fn ordered_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T)
             }
         }
     };
-    spread(threads, &work);
+    spread(threads, &work, work);
     // Every slot was filled: each index below `items.len()` was taken once.
     results
         .into_iter()
@@ -61,17 +61,18 @@ pub fn for_each_chunk_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&
     });
 }
 
-/// Runs `work` on this thread and up to `threads - 1` others (fewer when the
-/// system gives no more: `work` takes whatever is left).
-fn spread(threads: usize, work: &(impl Fn() + Sync)) {
+/// Runs `helper` on up to `threads - 1` other threads (fewer when the system
+/// gives no more: the work is the same) while `here` runs on this one, and
+/// returns once all are done.
+pub fn spread<R>(threads: usize, helper: &(impl Fn() + Sync), here: impl FnOnce() -> R) -> R {
     std::thread::scope(|scope| {
         for _ in 1..threads {
-            if std::thread::Builder::new().spawn_scoped(scope, work).is_err() {
+            if std::thread::Builder::new().spawn_scoped(scope, helper).is_err() {
                 break;
             }
         }
-        work();
-    });
+        here()
+    })
 }
 
 /// `render` of each item `items()` yields, handed to `consume` in the
@@ -86,10 +87,12 @@ pub fn rendered_in_order<I: Iterator, T: Send, R>(
     render: &(impl Fn(I::Item) -> T + Sync),
     consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
 ) -> R {
-    rendered_on(items, renderers, render, consume, usize::MAX)
+    // One renderer is this thread (`EDGEAUDIT_THREADS=1` runs every stage on one).
+    let spawnable = if renderers <= 1 { 0 } else { usize::MAX };
+    rendered_on(items, renderers, render, consume, spawnable)
 }
 
-pub const BATCH: usize = 256;
+const BATCH: usize = 256;
 
 /// Where renderer `k`'s batches come from.
 enum Batches<'a, T> {

@@ -155,16 +155,10 @@ pub fn parse_list<'a>(
         part_bytes: settings.part_bytes,
     };
     let parse = |part: Result<Part, Unsound>| part.and_then(|part| parse_part(text, &part, list, expect));
-    std::thread::scope(|scope| {
+    crate::threads::spread(threads, &|| pipeline.help(&parse), || {
         // Closed however this thread leaves (a panic in the walk included),
         // or the workers would wait for it forever.
         let _close = CloseOnDrop(&pipeline);
-        for _ in 1..threads {
-            // Fewer threads when the system gives no more: the work is the same.
-            if std::thread::Builder::new().spawn_scoped(scope, || pipeline.help(&parse)).is_err() {
-                break;
-            }
-        }
         pipeline.replay_in_order(&parse, &mut replay)
     })
 }
