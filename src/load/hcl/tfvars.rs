@@ -47,10 +47,30 @@ pub fn of_dir(dir: &str) -> Tfvars {
             return tfvars;
         }
     };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|name| loaded_by_terraform(name))
-        .collect();
+    // An entry that cannot be read or named may be a variables file read
+    // anywhere in Terraform's order: then no variable is known.
+    let mut names: Vec<String> = Vec::new();
+    let mut unnamed = false;
+    for entry in entries {
+        match entry.map(|e| e.file_name().into_string()) {
+            Ok(Ok(name)) if loaded_by_terraform(&name) => names.push(name),
+            Ok(Ok(_)) => {}
+            Ok(Err(name)) if loaded_by_terraform(&name.to_string_lossy()) => {
+                unnamed = true;
+                tfvars.unread.get_or_insert(format!(
+                    "{} in {dir} has a name that is not UTF-8, so it cannot be read",
+                    name.to_string_lossy()
+                ));
+            }
+            Ok(Err(_)) => {}
+            Err(e) => {
+                unnamed = true;
+                tfvars
+                    .unread
+                    .get_or_insert(format!("an entry of the directory {dir} cannot be read ({e})"));
+            }
+        }
+    }
     let rank = |name: &str| match name {
         "terraform.tfvars" => 0,
         "terraform.tfvars.json" => 1,
@@ -65,6 +85,9 @@ pub fn of_dir(dir: &str) -> Tfvars {
             tfvars.values.clear();
             tfvars.unread.get_or_insert(format!("{shown} cannot be read ({why})"));
         }
+    }
+    if unnamed {
+        tfvars.values.clear();
     }
     tfvars
 }
@@ -106,6 +129,26 @@ mod tests {
         assert_eq!(file_of("email"), "b.auto.tfvars");
         assert_eq!(file_of("team"), "a.auto.tfvars.json");
         assert_eq!(file_of("zone"), "terraform.tfvars");
+    }
+
+    #[test]
+    fn a_variables_file_whose_name_is_not_utf8_leaves_every_variable_unknown() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("terraform.tfvars"), "email = \"a@example.com\"\n").expect("write");
+        let odd = std::ffi::OsStr::from_bytes(b"\xff.auto.tfvars");
+        std::fs::write(dir.path().join(odd), "email = \"b@example.com\"\n").expect("write");
+        let tfvars = of_dir(dir.path().to_str().expect("utf-8 path"));
+        assert!(
+            tfvars.unread.as_deref().is_some_and(|why| why.contains("not UTF-8")),
+            "{:?}",
+            tfvars.unread
+        );
+        assert!(tfvars.values.is_empty(), "it may come after terraform.tfvars and set email again");
+        // A name that is not UTF-8 and no variables file is none of its business.
+        std::fs::remove_file(dir.path().join(odd)).expect("remove");
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(b"\xff.txt")), "").expect("write");
+        assert!(of_dir(dir.path().to_str().expect("utf-8 path")).unread.is_none());
     }
 
     #[test]
