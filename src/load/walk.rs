@@ -471,7 +471,7 @@ impl<'f, 'de, S: RecordSink> Walk<'de> for Walker<'f, S> {
         }
         match expect {
             // `pools: {...}`: a list key holding a lone object.
-            Expect::Kind(kind) if is_list_key(pointer) => {
+            Expect::Kind(kind) if ends_at_bundle_list(pointer) => {
                 let origin = self.origin(pointer, self.anchor(&shape));
                 let error = self.error_at(
                     &origin,
@@ -547,7 +547,9 @@ const DNS_TYPES: [&str; 26] = [
     "URL",
 ];
 
-fn is_list_key(pointer: &str) -> bool {
+/// Whether `pointer` ends at a bundle's list key (`/zones/0/custom_hostnames`):
+/// unlike `split::is_list_key`, which takes a top-level key and `result` too.
+fn ends_at_bundle_list(pointer: &str) -> bool {
     let last = pointer.rsplit('/').next().unwrap_or("");
     super::stream::BUNDLE_LISTS.contains(&last)
 }
