@@ -13,37 +13,166 @@ pub fn position_of_offset(text: &str, offset: usize) -> (usize, usize) {
 /// Line and column of every offset, in one forward pass over the text.
 /// The offsets may come in any order; the result is in the same order.
 /// `passed` is told how far the pass has read, as it goes.
-pub fn positions_of_offsets(text: &str, offsets: &[usize], mut passed: impl FnMut(usize)) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut order: Vec<usize> = (0..offsets.len()).collect();
-    order.sort_unstable_by_key(|&i| offsets[i]);
+pub fn positions_of_offsets(text: &str, offsets: &[usize], passed: impl FnMut(usize)) -> Vec<(usize, usize)> {
+    let order = sorted_order(text, offsets);
+    let mut partials = Vec::with_capacity(order.len());
+    scan(text.as_bytes(), 0, &order, passed, |p| partials.push(p));
     let mut out = vec![(1, 1); offsets.len()];
-    let (mut line, mut cursor) = (1usize, 0usize);
-    // Code points between line_start and cursor.
-    let mut column_chars = 0usize;
-    for i in order {
-        let target = offsets[i].min(bytes.len());
-        let segment = &bytes[cursor..target];
-        // Line ends are LF, CRLF and a lone CR (old Mac files): a CR is one
-        // unless an LF follows it, which then ends the line instead.
-        let mut line_start = None;
-        for j in memchr::memchr2_iter(b'\n', b'\r', segment) {
-            let at = cursor + j;
-            if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
-                continue;
-            }
-            line += 1;
-            line_start = Some(at + 1);
-        }
-        match line_start {
-            Some(start) => column_chars = count_chars(&bytes[start.min(target)..target]),
-            None => column_chars += count_chars(segment),
-        }
-        cursor = target;
-        passed(cursor);
-        out[i] = (line, column_chars + 1);
+    for (&(i, _), p) in order.iter().zip(partials) {
+        out[i] = Partial::START.then(p).position();
     }
     out
+}
+
+/// [`positions_of_offsets`] on up to `threads` threads, each passing over
+/// its own stretch of the text (`passed` is made once a stretch and told
+/// how far that stretch's pass has read). The result is the one pass's.
+pub fn positions_of_offsets_on<P: FnMut(usize)>(
+    text: &str,
+    offsets: &[usize],
+    threads: usize,
+    passed: impl Fn(usize) -> P + Sync,
+) -> Vec<(usize, usize)> {
+    let order = sorted_order(text, offsets);
+    let bytes = text.as_bytes();
+    // Stretches of about equally many offsets; a stretch starts where the
+    // one before it ended, and its pass knows nothing of what came before.
+    let per = order.len().div_ceil(threads.max(1)).max(1);
+    let stretches: Vec<(usize, &[(usize, usize)])> = order
+        .chunks(per)
+        .scan(0, |from, chunk| {
+            let stretch = (*from, chunk);
+            *from = chunk.last().map_or(*from, |&(_, at)| at);
+            Some(stretch)
+        })
+        .collect();
+    let scanned = crate::threads::ordered_map(&stretches, threads, |&(from, chunk)| {
+        let mut partials = Vec::with_capacity(chunk.len());
+        let to_end = scan(bytes, from, chunk, passed(from), |p| partials.push(p));
+        (partials, to_end)
+    });
+    let mut out = vec![(1, 1); offsets.len()];
+    let mut before = Partial::START;
+    for ((_, chunk), (partials, to_end)) in stretches.iter().zip(scanned) {
+        for (&(i, _), p) in chunk.iter().zip(partials) {
+            out[i] = before.then(p).position();
+        }
+        before = before.then(to_end);
+    }
+    out
+}
+
+/// The offsets' indexes with the offsets (clamped to the text), by offset.
+fn sorted_order(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<(usize, usize)> = offsets.iter().map(|&at| at.min(text.len())).enumerate().collect();
+    order.sort_unstable_by_key(|&(_, at)| at);
+    order
+}
+
+/// What a pass over a stretch of text learns: how many lines ended in it,
+/// and the code points after the last line end (or, when none ended, the
+/// stretch's own code points, to be added to the column it started in).
+/// Passes over consecutive stretches compose with [`Partial::then`], so
+/// stretches can be passed over on separate threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Partial {
+    lines_ended: usize,
+    chars: usize,
+    line_ended: bool,
+}
+
+impl Partial {
+    /// Before the first byte: line 1, nothing before it on its line.
+    const START: Partial = Partial {
+        lines_ended: 0,
+        chars: 0,
+        line_ended: true,
+    };
+
+    /// This stretch followed by `next`.
+    fn then(self, next: Partial) -> Partial {
+        Partial {
+            lines_ended: self.lines_ended + next.lines_ended,
+            chars: if next.line_ended { next.chars } else { self.chars + next.chars },
+            line_ended: self.line_ended || next.line_ended,
+        }
+    }
+
+    /// 1-based line and column, for a pass from the text's start.
+    fn position(self) -> (usize, usize) {
+        (self.lines_ended + 1, self.chars + 1)
+    }
+}
+
+/// Passes from `from` over each of the sorted `targets` in turn, giving
+/// `each` what was learnt from `from` to that target; returns what was
+/// learnt from `from` to the last target.
+fn scan(bytes: &[u8], from: usize, targets: &[(usize, usize)], mut passed: impl FnMut(usize), mut each: impl FnMut(Partial)) -> Partial {
+    let mut learnt = Partial {
+        line_ended: false,
+        ..Partial::START
+    };
+    let mut cursor = from;
+    for &(_, target) in targets {
+        learnt = learnt.then(segment(bytes, cursor, target));
+        cursor = target;
+        passed(cursor);
+        each(learnt);
+    }
+    learnt
+}
+
+/// What `bytes[from..to]` holds of line ends and code points.
+fn segment(bytes: &[u8], from: usize, to: usize) -> Partial {
+    let segment = &bytes[from..to];
+    // Line ends are LF, CRLF and a lone CR (old Mac files): a CR is one
+    // unless an LF follows it, which then ends the line instead. Without a
+    // CR, the line ends are counted in bulk.
+    if memchr::memchr(b'\r', segment).is_none() {
+        return match memchr::memrchr(b'\n', segment) {
+            None => Partial {
+                lines_ended: 0,
+                chars: count_chars(segment),
+                line_ended: false,
+            },
+            Some(last) => Partial {
+                lines_ended: count_byte(segment, b'\n'),
+                chars: count_chars(&segment[last + 1..]),
+                line_ended: true,
+            },
+        };
+    }
+    let mut lines_ended = 0;
+    let mut line_start = None;
+    for j in memchr::memchr2_iter(b'\n', b'\r', segment) {
+        let at = from + j;
+        if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            continue;
+        }
+        lines_ended += 1;
+        line_start = Some(at + 1);
+    }
+    match line_start {
+        Some(start) => Partial {
+            lines_ended,
+            chars: count_chars(&bytes[start.min(to)..to]),
+            line_ended: true,
+        },
+        None => Partial {
+            lines_ended: 0,
+            chars: count_chars(segment),
+            line_ended: false,
+        },
+    }
+}
+
+/// How many times `byte` occurs: in runs of at most 255 bytes, each counted
+/// in a byte-sized sum the compiler can keep in vector registers.
+fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    bytes
+        .chunks(255)
+        .map(|run| run.iter().fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte))) as usize)
+        .sum()
 }
 
 /// Byte offset of a 1-based line and a 1-based byte column, as serde_json
@@ -163,6 +292,55 @@ mod tests {
     fn line_starts_with_every_kind_of_line_end() {
         let text = "a\rbc\r\nd\ne";
         assert_eq!([1, 2, 3, 4, 5].map(|l| offset_of_line(text, l)), [0, 2, 6, 8, text.len()]);
+    }
+
+    /// Line and column the slow way: every char from the start.
+    fn naive(text: &str, offset: usize) -> (usize, usize) {
+        let (mut line, mut column) = (1, 1);
+        let bytes = text.as_bytes();
+        for (at, c) in text.char_indices() {
+            if at >= offset {
+                break;
+            }
+            let ends_line = c == '\n' || (c == '\r' && bytes.get(at + 1) != Some(&b'\n'));
+            (line, column) = if ends_line { (line + 1, 1) } else { (line, column + 1) };
+        }
+        (line, column)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stretches_on_threads_resolve_as_one_pass_and_as_counted_by_hand(
+            pieces in proptest::collection::vec(proptest::sample::select(vec!["a", "é", "🙂", "\n", "\r", "\r\n", "\n\n", "{\"x\": 1}"]), 0..120),
+            picks in proptest::collection::vec(0usize..1000, 0..40),
+            threads in 1usize..6,
+        ) {
+            let text: String = pieces.concat();
+            let boundaries: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            let mut offsets: Vec<usize> = picks.iter().map(|&p| boundaries[p % boundaries.len()]).collect();
+            offsets.push(text.len() + 7);
+            let expected: Vec<(usize, usize)> = offsets.iter().map(|&o| naive(&text, o)).collect();
+            proptest::prop_assert_eq!(&positions_of_offsets(&text, &offsets, |_| {}), &expected);
+            let passed = std::sync::Mutex::new(Vec::new());
+            let on = positions_of_offsets_on(&text, &offsets, threads, |from| {
+                let passed = &passed;
+                move |at: usize| passed.lock().unwrap().push((from, at))
+            });
+            proptest::prop_assert_eq!(&on, &expected);
+            // Every stretch's pass moved forward from where it started.
+            proptest::prop_assert!(passed.lock().unwrap().iter().all(|&(from, at)| from <= at));
+        }
+    }
+
+    #[test]
+    fn line_ends_are_counted_in_bulk_across_runs_of_255_bytes() {
+        let text = "x\n".repeat(1000) + "tail";
+        assert_eq!(count_byte(text.as_bytes(), b'\n'), 1000);
+        assert_eq!(position_of_offset(&text, text.len()), (1001, 5));
+        assert_eq!(
+            positions_of_offsets_on(&text, &[text.len(), 1, 1001], 2, |_| |_| {}),
+            [(1001, 5), (1, 2), (501, 2)]
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 use std::collections::{HashMap, HashSet};
 
-use super::{hcl, json, pointer, position::positions_of_offsets, yaml};
+use super::{hcl, json, pointer, position::positions_of_offsets_on, yaml};
 use crate::load::source::{FileId, Format, SourceFile};
 use crate::model::origin::RecordOrigin;
 
@@ -102,7 +102,7 @@ fn located(origin: &RecordOrigin, (pointer, start, end): (String, usize, usize))
 }
 
 /// Line and column of the start and end of every location, each file walked
-/// once. The locations are written in place: a second vector of a million
+/// once (in stretches, on every thread). The locations are written in place: a second vector of a million
 /// locations is memory a large export cannot spare.
 pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = &'l mut Located>) {
     let mut all: Vec<&mut Located> = locations.collect();
@@ -112,8 +112,12 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
             continue;
         };
         let offsets: Vec<usize> = group.iter().flat_map(|l| [l.start, l.end]).collect();
-        let mut releaser = crate::load::text::Releaser::new(&file.text, 0);
-        let resolved = positions_of_offsets(&file.text, &offsets, |at| releaser.reached(at));
+        // Each thread passes over its own stretch of the file and gives back
+        // the pages behind it.
+        let resolved = positions_of_offsets_on(&file.text, &offsets, crate::threads::count(), |from| {
+            let mut releaser = crate::load::text::Releaser::new(&file.text, from);
+            move |at| releaser.reached(at)
+        });
         for (l, pair) in group.iter_mut().zip(resolved.chunks_exact(2)) {
             (l.line, l.column) = pair[0];
             (l.end_line, l.end_column) = pair[1];
