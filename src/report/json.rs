@@ -1,78 +1,65 @@
 use serde::Serialize;
-use serde_json::value::RawValue;
 
+use super::pretty::{Elements, Frame, write_at};
 use super::summary::Summary;
 use super::{Context, Which};
 use crate::findings::{Resource, Severity};
 use crate::triage::{Notice, Suppression};
 
-#[derive(Serialize)]
-struct Document<'a> {
-    version: u32,
-    as_of: String,
-    /// `option` (`--as-of`), `config` or `today`.
-    as_of_source: super::AsOfSource,
-    /// The config file in force, or null.
-    config: Option<&'a str>,
-    /// The findings that count (no waiver or baseline accepted them).
-    findings: Findings<'a>,
-    /// The accepted ones, each with why.
-    suppressed: Findings<'a>,
-    notices: Vec<NoticeOut<'a>>,
-    summary: Summary,
+/// The document, a member at a time (as `to_writer_pretty` writes it):
+/// `version`; `as_of`; `as_of_source` (`option` for `--as-of`, `config` or
+/// `today`); `config`, the config file in force or null; `findings`, those
+/// that count (no waiver or baseline accepted them); `suppressed`, the
+/// accepted ones, each with why; `notices`; `summary`.
+pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut doc = Frame::new(out)?;
+    doc.member("version", &1)?;
+    doc.member("as_of", &ctx.outcome.as_of.to_string())?;
+    doc.member("as_of_source", &ctx.settings.as_of_source)?;
+    doc.member("config", &ctx.settings.config)?;
+    doc.array("findings", |elements| findings(ctx, Which::Active, elements))?;
+    doc.array("suppressed", |elements| findings(ctx, Which::Suppressed, elements))?;
+    let notices: Vec<NoticeOut> = ctx.outcome.triage.notices.iter().map(notice).collect();
+    doc.member("notices", &notices)?;
+    doc.member("summary", &Summary::of(ctx.outcome))?;
+    doc.end()
 }
 
-/// The findings `which` selects, serialised one at a time as their messages
-/// arrive: the accepted ones get their messages in a second pass rather than
-/// being held while the others are written (a baseline can accept them all).
-struct Findings<'a> {
-    ctx: &'a Context<'a>,
-    which: Which,
-}
-
-impl Serialize for Findings<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let ctx = self.ctx;
-        let which = self.which;
-        // Each finding is made and written out as text on the rendering
-        // threads, while this one copies the texts in order: escaping half a
-        // gigabyte of messages was the writing thread's own bottleneck. What
-        // is made on a thread is freed there too (a tree of small allocations
-        // freed on another thread costs more in the allocator's locks than it
-        // saves: 200 000 pools, report 0.95 s -> 2.3 s when the actions' tree
-        // crossed).
-        if crate::threads::count() <= 1 {
-            // One core: written in place, without the text in between.
-            let selected = ctx.outcome.findings.iter().filter(|f| which.selects(f));
-            return s.collect_seq(selected.map(|f| finding(ctx, f, suppression(ctx, f))));
+/// The findings `which` selects, written one at a time as they are made:
+/// the accepted ones are made in a second pass rather than being held
+/// while the others are written (a baseline can accept them all).
+fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Result<()> {
+    if crate::threads::count() <= 1 {
+        // One core: written in place, without the text in between.
+        for f in ctx.outcome.findings.iter().filter(|f| which.selects(f)) {
+            elements.value(&finding(ctx, f, suppression(ctx, f)))?;
         }
-        ctx.with_rendered(
-            |_, f| which.selects(f),
-            |f| pretty_at(&finding(ctx, f, suppression(ctx, f)), FINDING_DEPTH),
-            |rendered| {
-                use serde::ser::{Error, SerializeSeq};
-                let mut seq = s.serialize_seq(None)?;
-                for finding in rendered {
-                    seq.serialize_element(&finding.map_err(S::Error::custom)?)?;
-                }
-                seq.end()
-            },
-        )
+        return Ok(());
     }
+    // Each finding is made and written out as text on the rendering
+    // threads, at its depth in the document, while this one copies the
+    // texts in order: escaping half a gigabyte of messages was the writing
+    // thread's own bottleneck. What is made on a thread is freed there too
+    // (a tree of small allocations freed on another thread costs more in
+    // the allocator's locks than it saves: 200 000 pools, report 0.95 s ->
+    // 2.3 s when the actions' tree crossed).
+    ctx.with_rendered(
+        |_, f| which.selects(f),
+        |f| {
+            let mut text = Vec::with_capacity(2048);
+            write_at(&mut text, &finding(ctx, f, suppression(ctx, f)), FINDING_DEPTH).map(|()| text)
+        },
+        |rendered| {
+            for text in rendered {
+                elements.written(&text?)?;
+            }
+            Ok(())
+        },
+    )
 }
 
-/// How deep a finding is in the document (document → `findings` → finding):
-/// its lines are indented by two spaces a level.
+/// How deep a finding is in the document (document → `findings` → finding).
 const FINDING_DEPTH: usize = 2;
-
-/// `value` as `to_writer_pretty` writes it `depth` levels deep: JSON
-/// strings hold no raw line breaks, so indenting every line after the first
-/// is exact (a test compares with serde_json's own).
-fn pretty_at(value: &impl Serialize, depth: usize) -> Result<Box<RawValue>, serde_json::Error> {
-    let pretty = serde_json::to_string_pretty(value)?;
-    let indent = format!("\n{}", "  ".repeat(depth));
-    RawValue::from_string(pretty.replace('\n', &indent))
-}
 
 fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
     let (message, actions) = ctx.message_and_actions(f);
@@ -181,24 +168,6 @@ fn notice(n: &Notice) -> NoticeOut<'_> {
     }
 }
 
-pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let doc = Document {
-        version: 1,
-        as_of: ctx.outcome.as_of.to_string(),
-        as_of_source: ctx.settings.as_of_source,
-        config: ctx.settings.config,
-        findings: Findings { ctx, which: Which::Active },
-        suppressed: Findings {
-            ctx,
-            which: Which::Suppressed,
-        },
-        notices: ctx.outcome.triage.notices.iter().map(notice).collect(),
-        summary: Summary::of(ctx.outcome),
-    };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    out.write_all(b"\n")
-}
-
 #[derive(Serialize)]
 struct FailureDocument<'a> {
     version: u32,
@@ -237,43 +206,4 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{FINDING_DEPTH, pretty_at};
-    use serde_json::json;
-
-    #[derive(serde::Serialize)]
-    struct Doc<T> {
-        version: u32,
-        findings: Vec<T>,
-        suppressed: Vec<T>,
-        summary: serde_json::Value,
-    }
-
-    #[test]
-    fn findings_written_ahead_are_what_the_pretty_writer_writes_in_place() {
-        let findings = vec![
-            json!({"rule": "LB001", "message": "a \"quoted\" \\ line\u{2028}", "actions": [{"body": {}, "depends_on": []}], "n": 1.5}),
-            json!({"rule": "CA004", "empty": [], "nested": {"a": [1, [2, {}]]}}),
-        ];
-        let whole = serde_json::to_string_pretty(&Doc {
-            version: 1,
-            findings: findings.clone(),
-            suppressed: findings.clone(),
-            summary: json!({"errors": 1}),
-        })
-        .unwrap();
-        let ahead = || findings.iter().map(|f| pretty_at(f, FINDING_DEPTH).unwrap()).collect::<Vec<_>>();
-        let spliced = serde_json::to_string_pretty(&Doc {
-            version: 1,
-            findings: ahead(),
-            suppressed: ahead(),
-            summary: json!({"errors": 1}),
-        })
-        .unwrap();
-        assert!(whole.contains("\n      \"rule\": \"CA004\""), "{whole}");
-        assert_eq!(spliced, whole);
-    }
 }

@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod limits;
 pub mod markdown;
+mod pretty;
 pub mod sarif;
 pub mod snippet;
 pub mod summary;

@@ -1,0 +1,224 @@
+//! Pretty JSON, as `serde_json::to_writer_pretty` writes it, for documents
+//! whose large arrays are written an element at a time: each element is
+//! made on a rendering thread at the depth it will have in the document
+//! ([`PrettyAt`]), and the document around it is written by [`Frame`].
+//! Nothing is parsed again or re-indented on the way.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::ser::Formatter;
+
+/// serde_json's `PrettyFormatter` (two-space indent), starting `depth`
+/// levels deep: what the pretty writer writes for a value at that depth.
+#[derive(Debug, Clone, Copy)]
+pub struct PrettyAt {
+    depth: usize,
+    has_value: bool,
+}
+
+impl PrettyAt {
+    pub fn new(depth: usize) -> PrettyAt {
+        PrettyAt { depth, has_value: false }
+    }
+}
+
+fn indent<W: ?Sized + Write>(writer: &mut W, depth: usize) -> io::Result<()> {
+    for _ in 0..depth {
+        writer.write_all(b"  ")?;
+    }
+    Ok(())
+}
+
+impl Formatter for PrettyAt {
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        writer.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            writer.write_all(b"\n")?;
+            indent(writer, self.depth)?;
+        }
+        writer.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(writer, self.depth)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _writer: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            writer.write_all(b"\n")?;
+            indent(writer, self.depth)?;
+        }
+        writer.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(writer, self.depth)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _writer: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// `value` written pretty as it would be `depth` levels deep in a document.
+pub fn write_at<W: Write>(out: W, value: &impl Serialize, depth: usize) -> io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(out, PrettyAt::new(depth));
+    value.serialize(&mut serializer).map_err(io::Error::from)
+}
+
+/// A top-level JSON object written a member at a time, as the pretty
+/// writer writes it; a member may be an array whose elements come already
+/// written ([`Frame::array`]).
+pub struct Frame<'w> {
+    out: &'w mut dyn Write,
+    members: usize,
+}
+
+impl<'w> Frame<'w> {
+    pub fn new(out: &'w mut dyn Write) -> io::Result<Frame<'w>> {
+        out.write_all(b"{")?;
+        Ok(Frame { out, members: 0 })
+    }
+
+    fn key(&mut self, name: &str) -> io::Result<()> {
+        self.out.write_all(if self.members == 0 { b"\n  " } else { b",\n  " })?;
+        self.members += 1;
+        serde_json::to_writer(&mut *self.out, name)?;
+        self.out.write_all(b": ")
+    }
+
+    pub fn member(&mut self, name: &str, value: &impl Serialize) -> io::Result<()> {
+        self.key(name)?;
+        write_at(&mut *self.out, value, 1)
+    }
+
+    /// An array member whose elements `write` gives, in order, to the
+    /// [`Elements`] it is handed.
+    pub fn array(&mut self, name: &str, write: impl FnOnce(&mut Elements<'_>) -> io::Result<()>) -> io::Result<()> {
+        self.key(name)?;
+        self.out.write_all(b"[")?;
+        let mut elements = Elements {
+            out: &mut *self.out,
+            count: 0,
+        };
+        write(&mut elements)?;
+        if elements.count > 0 {
+            self.out.write_all(b"\n  ")?;
+        }
+        self.out.write_all(b"]")
+    }
+
+    /// Closes the object, and the line.
+    pub fn end(self) -> io::Result<()> {
+        self.out.write_all(if self.members == 0 { b"}\n" } else { b"\n}\n" })
+    }
+}
+
+/// The elements of an array member being written.
+pub struct Elements<'a> {
+    out: &'a mut dyn Write,
+    count: usize,
+}
+
+impl Elements<'_> {
+    /// One element, already written two levels deep.
+    pub fn written(&mut self, element: &[u8]) -> io::Result<()> {
+        self.open()?;
+        self.out.write_all(element)
+    }
+
+    /// One element, written now.
+    pub fn value(&mut self, value: &impl Serialize) -> io::Result<()> {
+        self.open()?;
+        write_at(&mut *self.out, value, 2)
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        self.out.write_all(if self.count == 0 { b"\n    " } else { b",\n    " })?;
+        self.count += 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn framed(members: &[(&str, serde_json::Value)], arrays_written_ahead: bool) -> String {
+        let mut out = Vec::new();
+        let mut frame = Frame::new(&mut out).unwrap();
+        for (name, value) in members {
+            match value.as_array() {
+                Some(items) => frame
+                    .array(name, |elements| {
+                        for item in items {
+                            if arrays_written_ahead {
+                                let mut ahead = Vec::new();
+                                write_at(&mut ahead, item, 2)?;
+                                elements.written(&ahead)?;
+                            } else {
+                                elements.value(item)?;
+                            }
+                        }
+                        Ok(())
+                    })
+                    .unwrap(),
+                None => frame.member(name, value).unwrap(),
+            }
+        }
+        frame.end().unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_framed_document_is_what_the_pretty_writer_writes_whole() {
+        let finding =
+            json!({"rule": "LB001", "message": "a \"quoted\" \\ line\u{2028}", "actions": [{"body": {}, "depends_on": []}], "n": 1.5});
+        let other = json!({"rule": "CA004", "empty": [], "nested": {"a": [1, [2, {}]]}, "none": null});
+        // In key order, as a `Value` writes its members.
+        let members = [
+            ("config", json!(null)),
+            ("findings", json!([finding, other])),
+            ("notices", json!([{"code": "W1"}])),
+            ("summary", json!({"by_rule": {}, "errors": 1})),
+            ("suppressed", json!([])),
+            ("version", json!(1)),
+        ];
+        let mut whole = serde_json::to_string_pretty(&serde_json::Value::Object(
+            members.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        ))
+        .unwrap();
+        whole.push('\n');
+        assert!(whole.contains("\n      \"rule\": \"CA004\""), "{whole}");
+        assert_eq!(framed(&members, true), whole);
+        assert_eq!(framed(&members, false), whole);
+        assert_eq!(framed(&[], true), "{}\n");
+    }
+}
