@@ -181,34 +181,10 @@ pub fn skip_value_within(bytes: &[u8], start: usize, limit: usize) -> Result<usi
 }
 
 fn skip_value_bounded(bytes: &[u8], start: usize, limit: usize) -> Result<usize, Unsound> {
-    let mut i = start;
+    let i = start;
     match bytes.get(i).ok_or(Unsound)? {
         b'"' => skip_string(bytes, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            loop {
-                match bytes.get(i).ok_or(Unsound)? {
-                    b'"' => {
-                        i = skip_string(bytes, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => {
-                        depth += 1;
-                        if depth > MAX_ELEMENT_DEPTH || i - start > limit {
-                            return Err(Unsound);
-                        }
-                    }
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Ok(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
+        b'{' | b'[' => super::structural::container_end(bytes, i, limit, MAX_ELEMENT_DEPTH),
         // A scalar: up to the next separator.
         _ => {
             let rest = &bytes[i..];

@@ -1,0 +1,292 @@
+//! Where a JSON object or array ends, found 64 bytes at a time: the
+//! structural scan (`split.rs`) runs on one thread ahead of the parsing
+//! threads, so its speed bounds theirs.
+//!
+//! Each block is classified into bitmasks (quotes, backslashes, opening and
+//! closing brackets; with SSE2 on x86_64). Without a backslash in the block,
+//! which bytes are inside strings follows from the quotes alone (a running
+//! XOR of the quote bits), and only the brackets outside strings are looked
+//! at, one bit each. A block with a backslash, or after one that ended in an
+//! escape, is read a byte at a time, as is the tail shorter than a block.
+//! Both ways give the same answer: a test compares them on arbitrary bytes.
+
+use super::split::Unsound;
+
+const BLOCK: usize = 64;
+
+/// The offset past the object or array whose opening bracket is at `start`,
+/// or [`Unsound`] when it is not closed, nests deeper than `max_depth`, or
+/// has an opening bracket more than `limit` bytes after `start`. Strings are
+/// skipped (escapes respected); nothing is validated.
+pub fn container_end(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
+    let mut scan = Scan {
+        depth: 0,
+        in_string: false,
+        escaped: false,
+        start,
+        limit,
+        max_depth,
+    };
+    let rest = bytes.get(start..).ok_or(Unsound)?;
+    let mut blocks = rest.chunks_exact(BLOCK);
+    let mut at = start;
+    for block in &mut blocks {
+        let found = match Masks::of(block) {
+            Some(masks) if masks.backslash == 0 && !scan.escaped => scan.block(&masks, at)?,
+            _ => scan.bytes(block, at)?,
+        };
+        if let Some(end) = found {
+            return Ok(end);
+        }
+        at += BLOCK;
+    }
+    scan.bytes(blocks.remainder(), at)?.ok_or(Unsound)
+}
+
+struct Scan {
+    depth: usize,
+    in_string: bool,
+    /// The byte before was a backslash inside a string.
+    escaped: bool,
+    start: usize,
+    limit: usize,
+    max_depth: usize,
+}
+
+impl Scan {
+    fn open(&mut self, at: usize) -> Result<(), Unsound> {
+        self.depth += 1;
+        if self.depth > self.max_depth || at - self.start > self.limit {
+            return Err(Unsound);
+        }
+        Ok(())
+    }
+
+    /// Whether the container ends with the closing bracket at `at`.
+    fn close(&mut self) -> Result<bool, Unsound> {
+        self.depth = self.depth.checked_sub(1).ok_or(Unsound)?;
+        Ok(self.depth == 0)
+    }
+
+    /// A block without backslashes, whose first byte is at `at`.
+    fn block(&mut self, masks: &Masks, at: usize) -> Result<Option<usize>, Unsound> {
+        // Bit i set: byte i is inside a string (its opening quote included).
+        let mut inside = prefix_xor(masks.quote);
+        if self.in_string {
+            inside = !inside;
+        }
+        self.in_string = inside >> (BLOCK - 1) & 1 == 1;
+        let mut brackets = (masks.open | masks.close) & !inside;
+        while brackets != 0 {
+            let bit = brackets.trailing_zeros();
+            brackets &= brackets - 1;
+            let here = at + bit as usize;
+            if masks.open >> bit & 1 == 1 {
+                self.open(here)?;
+            } else if self.close()? {
+                return Ok(Some(here + 1));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Any bytes, one at a time, the first at `at`.
+    fn bytes(&mut self, bytes: &[u8], at: usize) -> Result<Option<usize>, Unsound> {
+        for (k, &b) in bytes.iter().enumerate() {
+            if self.escaped {
+                self.escaped = false;
+            } else if self.in_string {
+                match b {
+                    b'"' => self.in_string = false,
+                    b'\\' => self.escaped = true,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.open(at + k)?,
+                    b'}' | b']' if self.close()? => return Ok(Some(at + k + 1)),
+                    _ => {}
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Bit i of each mask is byte i of a block.
+#[derive(Debug, PartialEq, Eq)]
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    open: u64,
+    close: u64,
+}
+
+impl Masks {
+    /// A block's masks; `None` for a slice that is not a whole block.
+    fn of(block: &[u8]) -> Option<Masks> {
+        let block: &[u8; BLOCK] = block.try_into().ok()?;
+        Some(classify(block))
+    }
+
+    #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+    fn one_at_a_time(block: &[u8; BLOCK]) -> Masks {
+        let mut masks = Masks {
+            quote: 0,
+            backslash: 0,
+            open: 0,
+            close: 0,
+        };
+        for (i, &b) in block.iter().enumerate() {
+            let bit = 1u64 << i;
+            match b {
+                b'"' => masks.quote |= bit,
+                b'\\' => masks.backslash |= bit,
+                b'{' | b'[' => masks.open |= bit,
+                b'}' | b']' => masks.close |= bit,
+                _ => {}
+            }
+        }
+        masks
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn classify(block: &[u8; BLOCK]) -> Masks {
+    // SAFETY: SSE2 is part of every x86_64 target, so its instructions are
+    // always there.
+    unsafe { classify_sse2(block) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn classify_sse2(block: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+    let mut masks = Masks {
+        quote: 0,
+        backslash: 0,
+        open: 0,
+        close: 0,
+    };
+    for (k, lane) in block.chunks_exact(16).enumerate() {
+        // SAFETY: `lane` is 16 readable bytes, and an unaligned load may
+        // read from any address.
+        let v = unsafe { _mm_loadu_si128(lane.as_ptr().cast::<__m128i>()) };
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let open = _mm_or_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'[' as i8)),
+        );
+        let close = _mm_or_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b']' as i8)),
+        );
+        let shift = 16 * k;
+        masks.quote |= u64::from(_mm_movemask_epi8(quote) as u16) << shift;
+        masks.backslash |= u64::from(_mm_movemask_epi8(backslash) as u16) << shift;
+        masks.open |= u64::from(_mm_movemask_epi8(open) as u16) << shift;
+        masks.close |= u64::from(_mm_movemask_epi8(close) as u16) << shift;
+    }
+    masks
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn classify(block: &[u8; BLOCK]) -> Masks {
+    Masks::one_at_a_time(block)
+}
+
+/// Bit i of the result is the XOR of bits 0..=i of `x`.
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The same scan, a byte at a time all the way.
+    fn one_byte_at_a_time(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
+        let mut scan = Scan {
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            start,
+            limit,
+            max_depth,
+        };
+        scan.bytes(bytes.get(start..).ok_or(Unsound)?, start)?.ok_or(Unsound)
+    }
+
+    /// Bytes that matter to the scan, and some that do not.
+    fn json_ish() -> impl Strategy<Value = Vec<u8>> {
+        let pieces = prop::sample::select(vec![
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"",
+            "\\",
+            "\\\"",
+            "\\\\",
+            ",",
+            ":",
+            "a",
+            "é",
+            "  ",
+            "\"k\": ",
+            "{\"a\": [1, {}]}",
+        ]);
+        prop::collection::vec(pieces, 0..200).prop_map(|p| p.concat().into_bytes())
+    }
+
+    proptest! {
+        #[test]
+        fn blocks_end_where_bytes_one_at_a_time_end(
+            body in json_ish(),
+            padding in 0usize..70,
+            limit in prop::sample::select(vec![usize::MAX, 40, 150]),
+            max_depth in prop::sample::select(vec![100usize, 3]),
+        ) {
+            // Containers whose blocks fall at every offset, some closed.
+            let mut bytes = vec![b' '; padding];
+            bytes.push(b'{');
+            bytes.extend_from_slice(&body);
+            bytes.extend_from_slice(b"}]} tail");
+            prop_assert_eq!(
+                container_end(&bytes, padding, limit, max_depth),
+                one_byte_at_a_time(&bytes, padding, limit, max_depth)
+            );
+        }
+
+        #[test]
+        fn a_block_is_classified_as_byte_by_byte(block in prop::collection::vec(prop::sample::select(b"\"\\{}[]a \xff".to_vec()), BLOCK)) {
+            let block: [u8; BLOCK] = block.try_into().unwrap();
+            prop_assert_eq!(classify(&block), Masks::one_at_a_time(&block));
+        }
+    }
+
+    #[test]
+    fn brackets_in_strings_and_after_escaped_quotes_are_not_counted() {
+        let long = "x".repeat(100);
+        let text = format!(r#"{{"a": "}}]{long}", "b\"}}": [{{"c": "\\"}}], "d": "{long}"}} rest"#);
+        let end = text.find(" rest").unwrap();
+        assert_eq!(container_end(text.as_bytes(), 0, usize::MAX, 100), Ok(end));
+        assert_eq!(container_end(b"{\"unclosed\": [", 0, usize::MAX, 100), Err(Unsound));
+        assert_eq!(container_end(text.as_bytes(), 0, usize::MAX, 1), Err(Unsound));
+    }
+
+    #[test]
+    fn running_xor_marks_the_inside_of_strings() {
+        // Quotes at bits 1, 4 and 7: inside from 1 to 3, and from 7 on.
+        assert_eq!(prefix_xor(0b1001_0010), (u64::MAX << 7) | 0b1110);
+    }
+}
