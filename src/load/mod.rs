@@ -13,7 +13,7 @@ pub mod shape;
 pub mod source;
 pub mod split;
 pub mod stream;
-mod structural;
+pub(crate) mod structural;
 pub mod terraform;
 pub mod text;
 pub mod walk;

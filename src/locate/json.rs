@@ -127,28 +127,8 @@ pub fn element_starts(text: &str, pos: usize) -> Vec<usize> {
 pub fn value_end(bytes: &[u8], pos: usize) -> usize {
     match bytes.get(pos) {
         Some(b'"') => string_end(bytes, pos).unwrap_or(bytes.len()),
-        Some(b'{' | b'[') => {
-            let mut depth = 0usize;
-            let mut p = pos;
-            while p < bytes.len() {
-                match bytes[p] {
-                    b'"' => {
-                        p = string_end(bytes, p).unwrap_or(bytes.len());
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return p + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                p += 1;
-            }
-            bytes.len()
-        }
+        // Unclosed: to the end, as for a string.
+        Some(b'{' | b'[') => crate::load::structural::container_end(bytes, pos, usize::MAX, usize::MAX).unwrap_or(bytes.len()),
         Some(_) => {
             let mut p = pos;
             while p < bytes.len() && !matches!(bytes[p], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
