@@ -21,6 +21,13 @@ pub enum BundleMethod {
 
 impl BundleMethod {
     pub fn parse(s: &str) -> Option<BundleMethod> {
+        // The API's own words, as it writes them, without a copy.
+        match s {
+            "ubiquitous" => return Some(BundleMethod::Compatible),
+            "optimal" => return Some(BundleMethod::Modern),
+            "force" => return Some(BundleMethod::UserDefined),
+            _ => {}
+        }
         match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "ubiquitous" | "compatible" => Some(BundleMethod::Compatible),
             "optimal" | "modern" => Some(BundleMethod::Modern),
@@ -48,10 +55,12 @@ pub enum KeyType {
 impl KeyType {
     /// From `signature`, e.g. `SHA256WithRSA`, `ECDSAWithSHA256`.
     pub fn from_signature(signature: Option<&str>) -> KeyType {
-        let s = signature.unwrap_or("").to_ascii_lowercase();
-        if s.contains("ecdsa") {
+        // Read for every certificate: without a lower-cased copy.
+        let s = signature.unwrap_or("").as_bytes();
+        let has = |word: &str| s.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word.as_bytes()));
+        if has("ecdsa") {
             KeyType::Ecdsa
-        } else if s.contains("rsa") {
+        } else if has("rsa") {
             KeyType::Rsa
         } else {
             KeyType::Unknown
@@ -157,6 +166,8 @@ mod tests {
         assert_eq!(KeyType::from_signature(Some("ECDSAWithSHA256")), KeyType::Ecdsa);
         assert_eq!(KeyType::from_signature(Some("")), KeyType::Unknown);
         assert_eq!(KeyType::from_signature(None), KeyType::Unknown);
+        assert_eq!(KeyType::from_signature(Some("sha384withrsa")), KeyType::Rsa);
+        assert_eq!(KeyType::from_signature(Some("EcDsa")), KeyType::Ecdsa);
     }
 
     #[test]

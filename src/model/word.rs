@@ -47,8 +47,13 @@ impl std::fmt::Display for Word {
 /// Shares equal words among the records of a run. Bounded, so that hostile
 /// input with a million distinct values costs about what plain strings
 /// would (a word not kept is a block for its count and one for its text).
+///
+/// Hashed with foldhash, not SipHash: a few words are looked up for every
+/// record on the thread that builds the model, and SipHash was most of the
+/// lookup. It is seeded at random, and the set is bounded, so input
+/// cannot choose collisions.
 #[derive(Default)]
-pub struct Words(std::collections::HashSet<Word>);
+pub struct Words(std::collections::HashSet<Word, foldhash::fast::RandomState>);
 
 impl Words {
     pub fn get(&mut self, s: &str) -> Word {
