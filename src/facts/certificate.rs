@@ -384,19 +384,21 @@ impl Facts for CustomHostnameFacts<'_> {
 /// its place rather than guess (an edit with a guessed method could change
 /// how the hostname is validated).
 pub fn ca_change_body(h: &crate::model::certificate::CustomHostname, authority: &str) -> String {
-    let json = |s: &str| serde_json::Value::String(s.to_string()).to_string();
-    let method = h
-        .ssl_method
-        .as_deref()
-        .map_or_else(|| json("<its ssl.method: not in the export>"), json);
-    let kind = h
-        .ssl_type
-        .as_deref()
-        .map_or_else(|| json("<its ssl.type: not in the export>"), json);
-    format!(
-        r#"{{"ssl":{{"method":{method},"type":{kind},"certificate_authority":{}}}}}"#,
-        json(authority)
-    )
+    // Made for every such hostname's message and action: written into one
+    // string, each value quoted by serde_json, without a `Value` for each.
+    let mut body = String::with_capacity(96);
+    let mut quoted = |before: &str, value: &str| {
+        body.push_str(before);
+        body.push_str(&serde_json::to_string(value).unwrap_or_default());
+    };
+    quoted(
+        r#"{"ssl":{"method":"#,
+        h.ssl_method.as_deref().unwrap_or("<its ssl.method: not in the export>"),
+    );
+    quoted(r#","type":"#, h.ssl_type.as_deref().unwrap_or("<its ssl.type: not in the export>"));
+    quoted(r#","certificate_authority":"#, authority);
+    body.push_str("}}");
+    body
 }
 
 #[cfg(test)]
@@ -448,5 +450,14 @@ mod hostname_tests {
             facts.get("patch_endpoint").map(|f| f.value),
             Some(text("PATCH /zones/z1/custom_hostnames/h1"))
         );
+        // The method is sent back as it is, quoted; the missing type says so.
+        let mut host = host;
+        host.ssl_method = Some("ht\"tp".into());
+        let body = ca_change_body(&host, "google");
+        assert_eq!(
+            body,
+            r#"{"ssl":{"method":"ht\"tp","type":"<its ssl.type: not in the export>","certificate_authority":"google"}}"#
+        );
+        assert!(serde_json::from_str::<serde_json::Value>(&body).is_ok());
     }
 }
