@@ -95,26 +95,16 @@ impl Text {
     }
 
     /// Whether the mapped bytes are UTF-8 without a lone CR: checked a window
-    /// at a time, each released once checked (the parse reads it again).
+    /// at a time, each released once checked (the parse reads it again); a
+    /// large file in a stretch a thread.
     fn is_clean_utf8(&self) -> bool {
         let Text::Mapped { map, .. } = self else { return true };
-        let mut checked = 0;
-        while checked < map.len() {
-            let end = (checked + RELEASE_WINDOW).min(map.len());
-            let window = &map[checked..end];
-            let next = match std::str::from_utf8(window) {
-                Ok(_) => end,
-                // A character cut by the window's end: checked with the next window.
-                Err(e) if e.error_len().is_none() && end < map.len() && e.valid_up_to() > 0 => checked + e.valid_up_to(),
-                Err(_) => return false,
-            };
-            if memchr::memchr_iter(b'\r', &map[checked..next]).any(|at| map.get(checked + at + 1) != Some(&b'\n')) {
-                return false;
-            }
-            self.release_bytes(checked..next);
-            checked = next;
-        }
-        true
+        let threads = if map.len() >= CHECK_ON_THREADS_FROM {
+            crate::threads::count()
+        } else {
+            1
+        };
+        is_clean_utf8_on(map, threads, |range| self.release_bytes(range))
     }
 
     /// Whether the mapped file at `path` changed since it was mapped.
@@ -215,6 +205,54 @@ impl Drop for Releaser<'_> {
             self.text.release(self.released_to..self.reached);
         }
     }
+}
+
+/// Files this large are checked on every thread: the check is a pass over
+/// the whole file before the parse starts.
+const CHECK_ON_THREADS_FROM: usize = 8 << 20;
+
+/// Whether `bytes` are UTF-8 without a lone CR, checked in up to `threads`
+/// stretches on as many threads, a window at a time; `checked` is told each
+/// range checked and found clean.
+fn is_clean_utf8_on(bytes: &[u8], threads: usize, checked: impl Fn(std::ops::Range<usize>) + Sync) -> bool {
+    let stretches = char_stretches(bytes, threads);
+    let clean = crate::threads::ordered_map(&stretches, threads, |stretch| {
+        let mut at = stretch.start;
+        while at < stretch.end {
+            let end = (at + RELEASE_WINDOW).min(stretch.end);
+            let next = match std::str::from_utf8(&bytes[at..end]) {
+                Ok(_) => end,
+                // A character cut by the window's end: checked with the next window.
+                Err(e) if e.error_len().is_none() && end < stretch.end && e.valid_up_to() > 0 => at + e.valid_up_to(),
+                Err(_) => return false,
+            };
+            // (A CR at a stretch's end is judged by the byte after it, in the next.)
+            if memchr::memchr_iter(b'\r', &bytes[at..next]).any(|cr| bytes.get(at + cr + 1) != Some(&b'\n')) {
+                return false;
+            }
+            checked(at..next);
+            at = next;
+        }
+        true
+    });
+    clean.into_iter().all(|clean| clean)
+}
+
+/// `bytes` cut into `n` stretches (fewer when short), each starting where a
+/// character starts: never on a continuation byte, so a character is
+/// checked whole in one stretch, and one cut short is invalid where it is.
+fn char_stretches(bytes: &[u8], n: usize) -> Vec<std::ops::Range<usize>> {
+    let n = n.max(1);
+    let mut starts = vec![0];
+    for k in 1..n {
+        let mut at = (bytes.len() / n * k).max(starts[starts.len() - 1]);
+        while bytes.get(at).is_some_and(|&b| b & 0xC0 == 0x80) {
+            at += 1;
+        }
+        starts.push(at);
+    }
+    starts.push(bytes.len());
+    starts.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty()).collect()
 }
 
 /// A bus error on a mapped input (the file shrank under the map) becomes an
@@ -435,5 +473,65 @@ mod tests {
             stderr.contains("edgeaudit: error: exports/big.json: the file shrank while it was being read"),
             "{stderr}"
         );
+    }
+}
+
+#[cfg(test)]
+mod stretch_tests {
+    use super::*;
+
+    fn clean(bytes: &[u8], threads: usize) -> bool {
+        let checked = std::sync::Mutex::new(Vec::new());
+        let clean = is_clean_utf8_on(bytes, threads, |range| checked.lock().unwrap().push(range));
+        if clean {
+            // Every byte was checked, once.
+            let mut ranges = checked.into_inner().unwrap();
+            ranges.sort_by_key(|r| r.start);
+            assert_eq!(ranges.iter().map(|r| r.len()).sum::<usize>(), bytes.len());
+            assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+        }
+        clean
+    }
+
+    #[test]
+    fn stretches_on_threads_judge_as_one_pass() {
+        // Each text with its one-thread verdict, checked on 1 to 7 threads so
+        // the cuts fall everywhere, inside characters and between CR and LF.
+        let long = "aé🙂b✓".repeat(9);
+        let cases: [(&[u8], bool); 7] = [
+            (long.as_bytes(), true),
+            (b"ab\r\ncd\r\n\r\nef", true),
+            (b"ab\rcd", false),
+            (b"abcd\r", false),
+            (b"ab\xF0\x9F\x99cd", false),
+            (b"ab\x80\x80\x80\x80\x80cd", false),
+            (b"", true),
+        ];
+        for (bytes, expected) in cases {
+            for threads in 1..8 {
+                assert_eq!(
+                    clean(bytes, threads),
+                    expected,
+                    "{:?} on {threads} threads",
+                    String::from_utf8_lossy(bytes)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn stretches_start_where_characters_start() {
+        let text = "é".repeat(10);
+        for n in 1..25 {
+            let stretches = char_stretches(text.as_bytes(), n);
+            assert!(
+                stretches
+                    .iter()
+                    .all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end)),
+                "{n}"
+            );
+            assert_eq!(stretches.first().map(|r| r.start), Some(0));
+            assert_eq!(stretches.last().map(|r| r.end), Some(text.len()));
+        }
     }
 }

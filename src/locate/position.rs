@@ -3,7 +3,8 @@
 //! Exports are often minified: a 1 GB file can be one line, so counting the
 //! column of each finding from its line start would rescan the file per
 //! finding. `positions_of_offsets` resolves all offsets of a file in a single
-//! forward pass instead.
+//! forward pass instead; `positions_of_offsets_on` in one pass a stretch, the
+//! stretches on separate threads, their counts joined in order afterwards.
 
 /// Line and column of one offset (a single pass up to the offset; for errors).
 pub fn position_of_offset(text: &str, offset: usize) -> (usize, usize) {
