@@ -19,14 +19,7 @@ const BLOCK: usize = 64;
 /// has an opening bracket more than `limit` bytes after `start`. Strings are
 /// skipped (escapes respected); nothing is validated.
 pub fn container_end(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
-    let mut scan = Scan {
-        depth: 0,
-        in_string: false,
-        escaped: false,
-        start,
-        limit,
-        max_depth,
-    };
+    let mut scan = Scan::new(start, limit, max_depth);
     let rest = bytes.get(start..).ok_or(Unsound)?;
     let mut blocks = rest.chunks_exact(BLOCK);
     let mut at = start;
@@ -54,6 +47,17 @@ struct Scan {
 }
 
 impl Scan {
+    fn new(start: usize, limit: usize, max_depth: usize) -> Scan {
+        Scan {
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            start,
+            limit,
+            max_depth,
+        }
+    }
+
     fn open(&mut self, at: usize) -> Result<(), Unsound> {
         self.depth += 1;
         if self.depth > self.max_depth || at - self.start > self.limit {
@@ -115,7 +119,7 @@ impl Scan {
 }
 
 /// Bit i of each mask is byte i of a block.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Masks {
     quote: u64,
     backslash: u64,
@@ -132,12 +136,7 @@ impl Masks {
 
     #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
     fn one_at_a_time(block: &[u8; BLOCK]) -> Masks {
-        let mut masks = Masks {
-            quote: 0,
-            backslash: 0,
-            open: 0,
-            close: 0,
-        };
+        let mut masks = Masks::default();
         for (i, &b) in block.iter().enumerate() {
             let bit = 1u64 << i;
             match b {
@@ -163,12 +162,7 @@ fn classify(block: &[u8; BLOCK]) -> Masks {
 #[target_feature(enable = "sse2")]
 fn classify_sse2(block: &[u8; BLOCK]) -> Masks {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
-    let mut masks = Masks {
-        quote: 0,
-        backslash: 0,
-        open: 0,
-        close: 0,
-    };
+    let mut masks = Masks::default();
     for (k, lane) in block.chunks_exact(16).enumerate() {
         // SAFETY: `lane` is 16 readable bytes, and an unaligned load may
         // read from any address.
@@ -215,14 +209,7 @@ mod tests {
 
     /// The same scan, a byte at a time all the way.
     fn one_byte_at_a_time(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
-        let mut scan = Scan {
-            depth: 0,
-            in_string: false,
-            escaped: false,
-            start,
-            limit,
-            max_depth,
-        };
+        let mut scan = Scan::new(start, limit, max_depth);
         scan.bytes(bytes.get(start..).ok_or(Unsound)?, start)?.ok_or(Unsound)
     }
 
