@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::pretty::{Elements, Frame, write_at};
+use super::pretty::{ELEMENT_DEPTH, Elements, Frame, write_at};
 use super::summary::Summary;
 use super::{Context, Which};
 use crate::findings::{Resource, Severity};
@@ -47,7 +47,7 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
         |_, f| which.selects(f),
         |f| {
             let mut text = Vec::with_capacity(2048);
-            write_at(&mut text, &finding(ctx, f, suppression(ctx, f)), FINDING_DEPTH).map(|()| text)
+            write_at(&mut text, &finding(ctx, f, suppression(ctx, f)), ELEMENT_DEPTH).map(|()| text)
         },
         |rendered| {
             for text in rendered {
@@ -57,9 +57,6 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
         },
     )
 }
-
-/// How deep a finding is in the document (document → `findings` → finding).
-const FINDING_DEPTH: usize = 2;
 
 fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
     let (message, actions) = ctx.message_and_actions(f);

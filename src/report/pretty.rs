@@ -30,25 +30,42 @@ fn indent<W: ?Sized + Write>(writer: &mut W, depth: usize) -> io::Result<()> {
     Ok(())
 }
 
-impl Formatter for PrettyAt {
-    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+impl PrettyAt {
+    /// An array or object opens: what it holds is a level deeper.
+    fn open<W: ?Sized + Write>(&mut self, writer: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        writer.write_all(b"[")
+        writer.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+    /// It closes: on a line of its own, unless it is empty.
+    fn close<W: ?Sized + Write>(&mut self, writer: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             writer.write_all(b"\n")?;
             indent(writer, self.depth)?;
         }
-        writer.write_all(b"]")
+        writer.write_all(bracket)
+    }
+
+    /// An element or a member starts on a line of its own.
+    fn line<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(writer, self.depth)
+    }
+}
+
+impl Formatter for PrettyAt {
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open(writer, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.close(writer, b"]")
     }
 
     fn begin_array_value<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        writer.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(writer, self.depth)
+        self.line(writer, first)
     }
 
     fn end_array_value<W: ?Sized + Write>(&mut self, _writer: &mut W) -> io::Result<()> {
@@ -57,23 +74,15 @@ impl Formatter for PrettyAt {
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        writer.write_all(b"{")
+        self.open(writer, b"{")
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            writer.write_all(b"\n")?;
-            indent(writer, self.depth)?;
-        }
-        writer.write_all(b"}")
+        self.close(writer, b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        writer.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(writer, self.depth)
+        self.line(writer, first)
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
@@ -92,77 +101,85 @@ pub fn write_at<W: Write>(out: W, value: &impl Serialize, depth: usize) -> io::R
     value.serialize(&mut serializer).map_err(io::Error::from)
 }
 
-/// A top-level JSON object written a member at a time, as the pretty
-/// writer writes it; a member may be an array whose elements come already
-/// written ([`Frame::array`]).
+/// How deep the elements of a [`Frame`]'s array member are (document →
+/// member → element): what [`write_at`] is given for an element written ahead.
+pub const ELEMENT_DEPTH: usize = 2;
+
+/// A top-level JSON object written a member at a time, by the same
+/// formatter the pretty writer uses; a member may be an array whose
+/// elements come already written ([`Frame::array`]).
 pub struct Frame<'w> {
     out: &'w mut dyn Write,
+    format: PrettyAt,
     members: usize,
 }
 
 impl<'w> Frame<'w> {
     pub fn new(out: &'w mut dyn Write) -> io::Result<Frame<'w>> {
-        out.write_all(b"{")?;
-        Ok(Frame { out, members: 0 })
+        let mut format = PrettyAt::new(0);
+        format.begin_object(out)?;
+        Ok(Frame { out, format, members: 0 })
     }
 
     fn key(&mut self, name: &str) -> io::Result<()> {
-        self.out.write_all(if self.members == 0 { b"\n  " } else { b",\n  " })?;
+        self.format.begin_object_key(self.out, self.members == 0)?;
         self.members += 1;
         serde_json::to_writer(&mut *self.out, name)?;
-        self.out.write_all(b": ")
+        self.format.begin_object_value(self.out)
     }
 
     pub fn member(&mut self, name: &str, value: &impl Serialize) -> io::Result<()> {
         self.key(name)?;
-        write_at(&mut *self.out, value, 1)
+        write_at(&mut *self.out, value, self.format.depth)?;
+        self.format.end_object_value(self.out)
     }
 
     /// An array member whose elements `write` gives, in order, to the
     /// [`Elements`] it is handed.
     pub fn array(&mut self, name: &str, write: impl FnOnce(&mut Elements<'_>) -> io::Result<()>) -> io::Result<()> {
         self.key(name)?;
-        self.out.write_all(b"[")?;
+        self.format.begin_array(self.out)?;
         let mut elements = Elements {
             out: &mut *self.out,
-            count: 0,
+            format: &mut self.format,
+            first: true,
         };
         write(&mut elements)?;
-        if elements.count > 0 {
-            self.out.write_all(b"\n  ")?;
-        }
-        self.out.write_all(b"]")
+        self.format.end_array(self.out)?;
+        self.format.end_object_value(self.out)
     }
 
     /// Closes the object, and the line.
-    pub fn end(self) -> io::Result<()> {
-        self.out.write_all(if self.members == 0 { b"}\n" } else { b"\n}\n" })
+    pub fn end(mut self) -> io::Result<()> {
+        self.format.end_object(self.out)?;
+        self.out.write_all(b"\n")
     }
 }
 
 /// The elements of an array member being written.
 pub struct Elements<'a> {
     out: &'a mut dyn Write,
-    count: usize,
+    format: &'a mut PrettyAt,
+    first: bool,
 }
 
 impl Elements<'_> {
-    /// One element, already written two levels deep.
+    /// One element, already written [`ELEMENT_DEPTH`] levels deep.
     pub fn written(&mut self, element: &[u8]) -> io::Result<()> {
         self.open()?;
-        self.out.write_all(element)
+        self.out.write_all(element)?;
+        self.format.end_array_value(self.out)
     }
 
     /// One element, written now.
     pub fn value(&mut self, value: &impl Serialize) -> io::Result<()> {
         self.open()?;
-        write_at(&mut *self.out, value, 2)
+        write_at(&mut *self.out, value, self.format.depth)?;
+        self.format.end_array_value(self.out)
     }
 
     fn open(&mut self) -> io::Result<()> {
-        self.out.write_all(if self.count == 0 { b"\n    " } else { b",\n    " })?;
-        self.count += 1;
-        Ok(())
+        self.format.begin_array_value(self.out, std::mem::take(&mut self.first))
     }
 }
 
