@@ -8,21 +8,13 @@
 
 /// Line and column of one offset (a single pass up to the offset; for errors).
 pub fn position_of_offset(text: &str, offset: usize) -> (usize, usize) {
-    positions_of_offsets(text, &[offset], |_| {})[0]
+    positions_of_offsets(text, &[offset])[0]
 }
 
 /// Line and column of every offset, in one forward pass over the text.
 /// The offsets may come in any order; the result is in the same order.
-/// `passed` is told how far the pass has read, as it goes.
-pub fn positions_of_offsets(text: &str, offsets: &[usize], passed: impl FnMut(usize)) -> Vec<(usize, usize)> {
-    let order = sorted_order(text, offsets);
-    let mut partials = Vec::with_capacity(order.len());
-    scan(text.as_bytes(), 0, &order, passed, |p| partials.push(p));
-    let mut out = vec![(1, 1); offsets.len()];
-    for (&(i, _), p) in order.iter().zip(partials) {
-        out[i] = Partial::START.then(p).position();
-    }
-    out
+pub fn positions_of_offsets(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    positions_of_offsets_on(text, offsets, 1, |_| |_| {})
 }
 
 /// [`positions_of_offsets`] on up to `threads` threads, each passing over
@@ -251,10 +243,7 @@ mod tests {
     fn offsets_in_any_order_resolve_in_one_pass() {
         let text = "a\nbc\n\ndé f";
         let offsets = [9, 0, 3, 5, 6];
-        assert_eq!(
-            positions_of_offsets(text, &offsets, |_| {}),
-            vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]
-        );
+        assert_eq!(positions_of_offsets(text, &offsets), vec![(4, 3), (1, 1), (2, 2), (3, 1), (4, 1)]);
     }
 
     #[test]
@@ -274,10 +263,7 @@ mod tests {
     fn lone_carriage_returns_end_lines_and_crlf_counts_once() {
         let text = "a\rbc\r\nd\ne";
         let offsets = [0, 2, 3, 6, 8];
-        assert_eq!(
-            positions_of_offsets(text, &offsets, |_| {}),
-            vec![(1, 1), (2, 1), (2, 2), (3, 1), (4, 1)]
-        );
+        assert_eq!(positions_of_offsets(text, &offsets), vec![(1, 1), (2, 1), (2, 2), (3, 1), (4, 1)]);
         // An offset between CR and LF is still on the CR's line.
         assert_eq!(position_of_offset(text, 5), (2, 4));
     }
@@ -314,7 +300,7 @@ mod tests {
             let mut offsets: Vec<usize> = picks.iter().map(|&p| boundaries[p % boundaries.len()]).collect();
             offsets.push(text.len() + 7);
             let expected: Vec<(usize, usize)> = offsets.iter().map(|&o| naive(&text, o)).collect();
-            proptest::prop_assert_eq!(&positions_of_offsets(&text, &offsets, |_| {}), &expected);
+            proptest::prop_assert_eq!(&positions_of_offsets(&text, &offsets), &expected);
             let passed = std::sync::Mutex::new(Vec::new());
             let on = positions_of_offsets_on(&text, &offsets, threads, |from| {
                 let passed = &passed;

@@ -143,7 +143,7 @@ impl Baseline {
         })?;
         let starts = crate::locate::json::find(text, 0, &["findings"]);
         let starts = crate::locate::json::element_starts(text, starts.start);
-        let positions = positions_of_offsets(text, &starts, |_| {});
+        let positions = positions_of_offsets(text, &starts);
         let at = |i: usize| {
             let (line, column) = positions.get(i).copied().unwrap_or((1, 1));
             (line, column, starts.get(i).copied().unwrap_or(0))
