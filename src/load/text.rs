@@ -99,11 +99,10 @@ impl Text {
     /// large file in a stretch a thread.
     fn is_clean_utf8(&self) -> bool {
         let Text::Mapped { map, .. } = self else { return true };
-        let threads = if map.len() >= CHECK_ON_THREADS_FROM {
-            crate::threads::count()
-        } else {
-            1
-        };
+        // As large a file as the parse splits (the check is a pass over the
+        // whole file before the parse starts).
+        let settings = super::parallel::Settings::get();
+        let threads = if settings.applies(map.len()) { settings.threads } else { 1 };
         is_clean_utf8_on(map, threads, |range| self.release_bytes(range))
     }
 
@@ -206,10 +205,6 @@ impl Drop for Releaser<'_> {
         }
     }
 }
-
-/// Files this large are checked on every thread: the check is a pass over
-/// the whole file before the parse starts.
-const CHECK_ON_THREADS_FROM: usize = 8 << 20;
 
 /// Whether `bytes` are UTF-8 without a lone CR, checked in up to `threads`
 /// stretches on as many threads, a window at a time; `checked` is told each
