@@ -21,18 +21,23 @@ pub enum BundleMethod {
 
 impl BundleMethod {
     pub fn parse(s: &str) -> Option<BundleMethod> {
-        // The API's own words, as it writes them, without a copy.
-        match s {
-            "ubiquitous" => return Some(BundleMethod::Compatible),
-            "optimal" => return Some(BundleMethod::Modern),
-            "force" => return Some(BundleMethod::UserDefined),
-            _ => {}
-        }
-        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
-            "ubiquitous" | "compatible" => Some(BundleMethod::Compatible),
-            "optimal" | "modern" => Some(BundleMethod::Modern),
-            "force" | "user-defined" | "userdefined" => Some(BundleMethod::UserDefined),
-            _ => None,
+        // Read for every certificate: compared in place, trimmed, in any
+        // case, `_` as `-`, rather than normalised into a copy.
+        let s = s.trim().as_bytes();
+        let is = |word: &str| {
+            s.len() == word.len()
+                && s.iter()
+                    .zip(word.bytes())
+                    .all(|(&a, b)| a.to_ascii_lowercase() == b || (a == b'_' && b == b'-'))
+        };
+        if is("ubiquitous") || is("compatible") {
+            Some(BundleMethod::Compatible)
+        } else if is("optimal") || is("modern") {
+            Some(BundleMethod::Modern)
+        } else if is("force") || is("user-defined") || is("userdefined") {
+            Some(BundleMethod::UserDefined)
+        } else {
+            None
         }
     }
 
@@ -246,11 +251,12 @@ pub type ZoneKey = (crate::model::origin::FileId, u32);
 
 /// The bundle zone a record was listed under, from its pointer (`/zones/N/…`).
 pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
+    let zone_in = |path: &str| path.strip_prefix("/zones/")?.split('/').next()?.parse().ok();
     let index = match origin.list_and_index() {
         // A zone itself: `/zones/N`.
         Some(("/zones", index)) => index,
-        Some((list, _)) => list.strip_prefix("/zones/")?.split('/').next()?.parse().ok()?,
-        None => origin.pointer().strip_prefix("/zones/")?.split('/').next()?.parse().ok()?,
+        Some((list, _)) => zone_in(list)?,
+        None => zone_in(&origin.pointer())?,
     };
     Some((origin.file, index))
 }
