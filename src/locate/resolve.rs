@@ -114,7 +114,10 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
         let offsets: Vec<usize> = group.iter().flat_map(|l| [l.start, l.end]).collect();
         // Each thread passes over its own stretch of the file and gives back
         // the pages behind it.
-        let resolved = positions_of_offsets_on(&file.text, &offsets, crate::threads::count(), |from| {
+        // Threads for files as large as the parse splits, not for every small file.
+        let settings = crate::load::parallel::Settings::get();
+        let threads = if settings.applies(file.text.len()) { settings.threads } else { 1 };
+        let resolved = positions_of_offsets_on(&file.text, &offsets, threads, |from| {
             let mut releaser = crate::load::text::Releaser::new(&file.text, from);
             move |at| releaser.reached(at)
         });
