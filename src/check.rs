@@ -197,13 +197,13 @@ pub fn check<R>(
     Ok(result)
 }
 
-/// The record a finding's field is in: the other copy's for a finding about
-/// one (EX002), else its subject's.
 /// The JSON file a record is in (findings in it are located on any thread).
 fn json_file<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
     files.get(record.file.0 as usize).filter(|file| file.format == Format::Json)
 }
 
+/// The record a finding's field is in: the other copy's for a finding about
+/// one (EX002), else its subject's.
 fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r crate::model::origin::RecordOrigin> {
     let subject = analysis.subject(f.subject)?;
     Some(f.elsewhere.as_deref().unwrap_or(subject.origin))

@@ -104,7 +104,7 @@ fn issued_row(
 
 /// A row for a certificate the export says nothing more about than its CA
 /// (a pack without certificates, Total TLS, a hostname without `ssl` details).
-fn managed_row(kind: &'static str, id: &str, hosts: String, ca: &Authority, explicit: &'static str, file: String, pointer: &str) -> Row {
+fn managed_row(kind: &'static str, id: &str, hosts: String, ca: &Authority, explicit: &'static str, file: String, pointer: String) -> Row {
     Row {
         kind,
         id: id.to_string(),
@@ -117,7 +117,7 @@ fn managed_row(kind: &'static str, id: &str, hosts: String, ca: &Authority, expl
         expires: String::new(),
         chain: "managed",
         file,
-        pointer: pointer.to_string(),
+        pointer,
     }
 }
 
@@ -145,7 +145,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 &pack.authority,
                 explicit,
                 file.clone(),
-                &pack.origin.pointer(),
+                pack.origin.pointer().into_owned(),
             ));
         }
         for c in &pack.certificates {
@@ -174,7 +174,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
             &setting.authority,
             explicit,
             file_name(&setting.origin),
-            &setting.origin.pointer(),
+            setting.origin.pointer().into_owned(),
         ));
     }
     for host in &account.custom_hostnames {
@@ -206,7 +206,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 &host.authority,
                 explicit,
                 file,
-                &host.origin.pointer(),
+                host.origin.pointer().into_owned(),
             )),
         }
     }
