@@ -91,7 +91,7 @@ pub struct PoolCoverage<'a> {
     pub coverage: Coverage,
     pub covering: Vec<&'a Policy>,
     pub uncovered_events: Vec<Event>,
-    pub uncovered_recipients: Vec<String>,
+    pub uncovered_recipients: Vec<&'a str>,
 }
 
 /// A policy can deliver a health alert at all: the right type, enabled, and
@@ -132,7 +132,7 @@ impl<'a> CoverageIndex<'a> {
         self.pool_ids.contains(&PoolId(id))
     }
 
-    pub fn of(&self, pool: &Pool) -> PoolCoverage<'a> {
+    pub fn of(&self, pool: &'a Pool) -> PoolCoverage<'a> {
         if pool.legacy_recipients.is_empty() {
             // Most pools: nothing to replace, so nothing to look up.
             return PoolCoverage {
@@ -153,12 +153,12 @@ impl<'a> CoverageIndex<'a> {
             .iter()
             .filter(|&e| !covering.iter().any(|p| p.admits(e)))
             .collect();
-        let uncovered_recipients: Vec<String> = pool
+        let uncovered_recipients: Vec<&str> = pool
             .legacy_recipients
             .iter()
             .filter(|_| !pool.legacy_events.is_empty())
             .filter(|r| !covering.iter().any(|p| p.emails(r)))
-            .cloned()
+            .map(String::as_str)
             .collect();
         // Delivery is per (event, recipient): one policy must both admit the
         // event and e-mail the recipient. Events and recipients each covered
@@ -176,10 +176,10 @@ impl<'a> CoverageIndex<'a> {
             let mut events: Vec<Event> = missing_pairs.iter().map(|(e, _)| *e).collect();
             events.sort();
             events.dedup();
-            let mut recipients: Vec<String> = Vec::new();
+            let mut recipients: Vec<&str> = Vec::new();
             for (_, r) in &missing_pairs {
-                if !recipients.contains(r) {
-                    recipients.push((*r).clone());
+                if !recipients.contains(&r.as_str()) {
+                    recipients.push(r.as_str());
                 }
             }
             uncovered_events = events;

@@ -97,6 +97,10 @@ impl Facts for WithCopies<'_> {
         self.inner.subject()
     }
 
+    fn replacement_bodies(&self) -> Vec<serde_json::Value> {
+        self.inner.replacement_bodies()
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
         if name != "conflicting_copies" {
             return self.inner.get(name);

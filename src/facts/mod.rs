@@ -87,6 +87,13 @@ pub use crate::model::subject::Subject;
 pub trait Facts {
     fn subject(&self) -> Subject<'_>;
     fn get(&self, name: &str) -> Option<Fact>;
+
+    /// The policy bodies that would take over a pool's legacy e-mail: the
+    /// `replacement_policy` fact as data, which the remedy sends. Empty for
+    /// every other subject.
+    fn replacement_bodies(&self) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
 }
 
 pub fn text(s: impl Into<String>) -> Value {

@@ -10,9 +10,9 @@ pub struct PoolFacts<'a> {
     pool: &'a Pool,
     account: Option<&'a str>,
     cover: PoolCoverage<'a>,
-    /// The replacement policy's body, made once: the message shows it and
-    /// the remedy's actions send it.
-    replacement: std::cell::OnceCell<String>,
+    /// The replacement policies, made once: the message shows their bodies
+    /// and the remedy's actions send them.
+    replacement: std::cell::OnceCell<Replacement<'a>>,
 }
 
 impl<'a> PoolFacts<'a> {
@@ -32,6 +32,18 @@ impl<'a> PoolFacts<'a> {
     fn account_segment(&self) -> &str {
         self.account.unwrap_or("{account_id}")
     }
+
+    fn replacement(&self) -> &Replacement<'a> {
+        self.replacement.get_or_init(|| replacement(self.pool, &self.cover))
+    }
+}
+
+/// The policies that would replace a pool's legacy e-mail, and their bodies
+/// as the message writes them.
+struct Replacement<'a> {
+    bodies: Vec<PolicyBody<'a>>,
+    /// Compact JSON objects joined by ` and `.
+    text: String,
 }
 
 impl Facts for PoolFacts<'_> {
@@ -66,12 +78,17 @@ impl Facts for PoolFacts<'_> {
                 text_items(cover.uncovered_events.iter().map(Event::to_string)),
                 at.notification_filter,
             ),
-            "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().map(String::as_str)), email),
-            "replacement_policy" => Fact::new(text(self.replacement.get_or_init(|| replacement(pool, cover)).as_str()), email),
+            "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().copied()), email),
+            "replacement_policy" => Fact::new(text(self.replacement().text.as_str()), email),
             "terraform_source" => Fact::new(Value::Bool(is_reference(&pool.id)), ""),
             "address" => Fact::new(text(pool.origin.address().map_or("", |a| a)), ""),
             _ => return None,
         })
+    }
+
+    fn replacement_bodies(&self) -> Vec<serde_json::Value> {
+        let bodies = &self.replacement().bodies;
+        bodies.iter().map(|body| serde_json::to_value(body).unwrap_or_default()).collect()
     }
 }
 
@@ -95,9 +112,10 @@ pub fn describe(name: &str, id: &str) -> String {
     }
 }
 
-fn replacement(pool: &Pool, cover: &PoolCoverage) -> String {
-    match cover.coverage {
-        Coverage::None => replacement_policies(pool, &pool.legacy_events.to_vec(), &pool.legacy_recipients),
+fn replacement<'a>(pool: &'a Pool, cover: &PoolCoverage<'a>) -> Replacement<'a> {
+    let legacy_recipients: Vec<&str> = pool.legacy_recipients.iter().map(String::as_str).collect();
+    let bodies = match cover.coverage {
+        Coverage::None => replacement_policies(pool, &pool.legacy_events.to_vec(), &legacy_recipients),
         Coverage::Partial => {
             // Cover every (event, recipient) pair the legacy field delivered:
             // missing events go to everyone; missing recipients get every event.
@@ -109,12 +127,18 @@ fn replacement(pool: &Pool, cover: &PoolCoverage) -> String {
             let recipients = if cover.uncovered_events.is_empty() {
                 &cover.uncovered_recipients
             } else {
-                &pool.legacy_recipients
+                &legacy_recipients
             };
             replacement_policies(pool, events, recipients)
         }
-        Coverage::Full | Coverage::NotApplicable | Coverage::Unknown => String::new(),
-    }
+        Coverage::Full | Coverage::NotApplicable | Coverage::Unknown => Vec::new(),
+    };
+    let text = bodies
+        .iter()
+        .map(|body| serde_json::to_string(body).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    Replacement { bodies, text }
 }
 
 /// The name of a policy that replaces `label`'s legacy e-mail: the label cut
@@ -156,10 +180,10 @@ struct Filters<'a> {
 /// Policy bodies for `POST /accounts/{account_id}/alerting/v3/policies` that
 /// deliver `events` to `recipients`. Filters are independent sets, so events
 /// that are not a product of sources × healths need one policy per source.
-fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) -> String {
+fn replacement_policies<'a>(pool: &'a Pool, events: &[Event], recipients: &[&'a str]) -> Vec<PolicyBody<'a>> {
     // Empty filters mean *all* events: a body is never proposed without any.
     if events.is_empty() || recipients.is_empty() {
-        return String::new();
+        return Vec::new();
     }
     let groups = filter_products(events);
     let label = if pool.name.is_empty() {
@@ -169,24 +193,20 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[String]) ->
     };
     groups
         .iter()
-        .map(|(sources, healths)| {
-            let body = PolicyBody {
-                name: policy_name(label),
-                alert_type: HEALTH_ALERT_TYPE,
-                enabled: true,
-                mechanisms: Mechanisms {
-                    email: recipients.iter().map(|r| Target { id: r }).collect(),
-                },
-                filters: Filters {
-                    pool_id: [&pool.id],
-                    new_health: healths.iter().map(|h| h.api_value()).collect(),
-                    event_source: sources.iter().map(|s| s.api_value()).collect(),
-                },
-            };
-            serde_json::to_string(&body).unwrap_or_default()
+        .map(|(sources, healths)| PolicyBody {
+            name: policy_name(label),
+            alert_type: HEALTH_ALERT_TYPE,
+            enabled: true,
+            mechanisms: Mechanisms {
+                email: recipients.iter().map(|&id| Target { id }).collect(),
+            },
+            filters: Filters {
+                pool_id: [&pool.id],
+                new_health: healths.iter().map(|h| h.api_value()).collect(),
+                event_source: sources.iter().map(|s| s.api_value()).collect(),
+            },
         })
-        .collect::<Vec<_>>()
-        .join(" and ")
+        .collect()
 }
 
 #[cfg(test)]
@@ -251,13 +271,18 @@ mod tests {
                 health: Health::Unhealthy,
             },
         ];
-        let body = replacement_policies(&pool("p1", &["a@x.io"], events.clone()), &events, &["a@x.io".to_string()]);
-        let parts: Vec<&str> = body.split(" and ").collect();
+        let pool = pool("p1", &["a@x.io"], events.clone());
+        let recipients = ["a@x.io"];
+        let bodies = replacement_policies(&pool, &events, &recipients);
+        let parts: Vec<String> = bodies.iter().map(|b| serde_json::to_string(b).unwrap()).collect();
         assert_eq!(parts.len(), 2);
-        assert!(parts[0].contains(r#""new_health":["Healthy"],"event_source":["pool"]"#), "{body}");
+        assert!(
+            parts[0].contains(r#""new_health":["Healthy"],"event_source":["pool"]"#),
+            "{parts:?}"
+        );
         assert!(
             parts[1].contains(r#""new_health":["Unhealthy"],"event_source":["origin"]"#),
-            "{body}"
+            "{parts:?}"
         );
     }
 

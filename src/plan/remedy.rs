@@ -3,9 +3,10 @@
 //! rendered from, so the text, the JSON/SARIF `actions` and the plan cannot
 //! disagree.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::request::{Request, TerraformEdit};
+use super::request::{Body, Request, TerraformEdit};
 use super::terraform::{Generation, label, policy_block};
 use crate::facts::{Analysis, Facts, Value as FactValue};
 use crate::findings::Finding;
@@ -31,24 +32,6 @@ fn fact_text(facts: &dyn Facts, name: &str) -> String {
 /// The finding's message, rendered from its subject's facts.
 pub fn render_message(f: &Finding, facts: &dyn Facts) -> String {
     f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
-}
-
-/// The policy bodies of `replacement_policy`: compact JSON objects joined by ` and `.
-fn bodies(text: &str) -> Vec<Value> {
-    let mut bodies = Vec::new();
-    let mut rest = text.trim_start();
-    while !rest.is_empty() {
-        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(body)) => {
-                bodies.push(body);
-                rest = rest[stream.byte_offset()..].trim_start();
-                rest = rest.strip_prefix("and").unwrap_or(rest).trim_start();
-            }
-            _ => break,
-        }
-    }
-    bodies
 }
 
 /// The actions of a finding; empty for findings whose remedy is not an action
@@ -102,7 +85,8 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
             let mut actions: Vec<Action> = if f.rule.id == "LB002" {
                 Vec::new()
             } else {
-                bodies(&fact("replacement_policy"))
+                facts
+                    .replacement_bodies()
                     .into_iter()
                     .map(|body| Action {
                         request: add(body),
@@ -172,42 +156,72 @@ fn pool_generation(analysis: &Analysis, f: &Finding) -> Option<Generation> {
     Some(Generation::of(pool.fields))
 }
 
-/// The actions as JSON (the `actions` of a finding in JSON and SARIF output).
-pub fn actions_json(actions: &[Action], account: &str) -> Value {
-    Value::Array(
-        actions
-            .iter()
-            .map(|a| {
-                let mut out = json!({"reason": a.request.reason(), "depends_on": a.depends_on});
-                if let Request::Terraform(edit) = &a.request {
-                    out["terraform"] = edit.json();
-                    return out;
-                }
-                match (a.request.method(), a.request.path(account), a.request.body_json()) {
-                    (Some(method), Some(path), Some(body)) => {
-                        out["method"] = json!(method);
-                        out["path"] = json!(path);
-                        out["body"] = body;
-                    }
-                    _ => out["manual"] = json!(true),
-                }
-                out
-            })
-            .collect(),
-    )
+/// A finding's actions as its JSON and SARIF `actions` give them, written
+/// straight from the typed actions: no tree of JSON values is built, copied
+/// and dropped for each finding (at 200 000 pools that tree was a fifth of
+/// the report's work).
+pub struct ActionsJson {
+    actions: Vec<Action>,
+    /// The account as the paths write it: an encoded id, or `{account_id}`.
+    account: String,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::bodies;
+impl ActionsJson {
+    /// None when there is no action: the finding's `actions` is then absent.
+    pub fn new(actions: Vec<Action>, account: String) -> Option<ActionsJson> {
+        (!actions.is_empty()).then_some(ActionsJson { actions, account })
+    }
+}
 
-    #[test]
-    fn replacement_bodies_are_read_back_whatever_their_names_hold() {
-        let text = r#"{"name":"east and west health alerts","a":1} and {"name":"b","a":2}"#;
-        let read = bodies(text);
-        assert_eq!(read.len(), 2);
-        assert_eq!(read[0]["name"], "east and west health alerts");
-        assert_eq!(read[1]["a"], 2);
-        assert!(bodies("").is_empty());
+impl Serialize for ActionsJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.actions.iter().map(|a| ActionJson::of(a, &self.account)))
+    }
+}
+
+/// One action: a request (`method`, `path`, `body`), a manual step
+/// (`manual: true`) or a configuration edit (`terraform`), with its reason
+/// and the actions it waits for. Members by name, as they have always been
+/// written.
+#[derive(Serialize)]
+struct ActionJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<Body<'a>>,
+    depends_on: &'a [usize],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    manual: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    terraform: Option<Value>,
+}
+
+impl<'a> ActionJson<'a> {
+    fn of(a: &'a Action, account: &str) -> ActionJson<'a> {
+        let mut out = ActionJson {
+            body: None,
+            depends_on: &a.depends_on,
+            manual: None,
+            method: None,
+            path: None,
+            reason: a.request.reason(),
+            terraform: None,
+        };
+        if let Request::Terraform(edit) = &a.request {
+            out.terraform = Some(edit.json());
+            return out;
+        }
+        match (a.request.method(), a.request.path(account), a.request.body_ref()) {
+            (Some(method), Some(path), Some(body)) => {
+                out.method = Some(method);
+                out.path = Some(path);
+                out.body = Some(body);
+            }
+            _ => out.manual = Some(true),
+        }
+        out
     }
 }

@@ -62,6 +62,27 @@ pub enum TerraformEdit {
     RemoveAttribute { address: String, attribute: &'static str },
 }
 
+/// A request's body, borrowed from the request.
+#[derive(Debug, Clone, Copy)]
+pub enum Body<'a> {
+    Json(&'a Value),
+    /// `{"notification_email": ""}`, the clear of a pool or a page.
+    ClearEmail,
+}
+
+impl serde::Serialize for Body<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct ClearEmail {
+            notification_email: &'static str,
+        }
+        match self {
+            Body::Json(body) => body.serialize(s),
+            Body::ClearEmail => ClearEmail { notification_email: "" }.serialize(s),
+        }
+    }
+}
+
 impl TerraformEdit {
     /// As JSON `actions` give it: `{"add_resource": …}` or `{"address": …, "remove_attribute": …}`.
     pub fn json(&self) -> Value {
@@ -118,17 +139,22 @@ impl Request {
 
     /// The body, as compact JSON.
     pub fn body(&self) -> Option<String> {
-        self.body_json().map(|body| body.to_string())
+        self.body_ref().map(|body| serde_json::to_string(&body).unwrap_or_default())
     }
 
     /// [`Request::body`] as the JSON it is, for reports that embed it.
     pub fn body_json(&self) -> Option<Value> {
+        self.body_ref().map(|body| serde_json::to_value(body).unwrap_or(Value::Null))
+    }
+
+    /// The body as it is held, for writing it out without a copy.
+    pub fn body_ref(&self) -> Option<Body<'_>> {
         match self {
             Request::CreatePolicy { body, .. }
             | Request::UpdatePolicy { body, .. }
             | Request::EditCustomHostname { body, .. }
-            | Request::SetTotalTls { body, .. } => Some(body.clone()),
-            Request::ClearPage { .. } | Request::ClearPool { .. } => Some(serde_json::json!({"notification_email": ""})),
+            | Request::SetTotalTls { body, .. } => Some(Body::Json(body)),
+            Request::ClearPage { .. } | Request::ClearPool { .. } => Some(Body::ClearEmail),
             Request::Manual { .. } | Request::Terraform(_) => None,
         }
     }

@@ -112,7 +112,7 @@ struct Finding<'a> {
     /// The remedy as typed actions (requests or manual steps), from the
     /// same facts as the message; absent when the remedy is not an action.
     #[serde(skip_serializing_if = "Option::is_none")]
-    actions: Option<serde_json::Value>,
+    actions: Option<crate::plan::remedy::ActionsJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     suppression: Option<SuppressionOut<'a>>,
 }

@@ -17,6 +17,7 @@ use crate::check::Outcome;
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
 use crate::findings::{Finding, Resource};
+use crate::plan::remedy::ActionsJson;
 use crate::triage::Suppression;
 use crate::triage::waiver::Waiver;
 
@@ -211,18 +212,18 @@ impl Context<'_> {
 
     /// The message and the actions of a finding, from one making of its
     /// subject's facts (the actions' manual steps repeat the message).
-    pub fn message_and_actions(&self, f: &Finding) -> (String, Option<serde_json::Value>) {
+    pub fn message_and_actions(&self, f: &Finding) -> (String, Option<ActionsJson>) {
         self.analysis
             .with_facts(f.subject, |facts| {
                 let message = crate::plan::remedy::render_message(f, facts);
                 let actions = crate::plan::remedy::actions_from(f, self.analysis, facts, Some(&message));
-                let actions = self.actions_json(f, &actions);
+                let actions = self.actions_json(f, actions);
                 (message, actions)
             })
             .unwrap_or_default()
     }
 
-    fn actions_json(&self, f: &Finding, actions: &[crate::plan::remedy::Action]) -> Option<serde_json::Value> {
+    fn actions_json(&self, f: &Finding, actions: Vec<crate::plan::remedy::Action>) -> Option<ActionsJson> {
         if actions.is_empty() {
             return None;
         }
@@ -233,7 +234,7 @@ impl Context<'_> {
             .get(f.subject.account as usize)
             .and_then(|a| a.id.as_deref())
             .map_or_else(|| "{account_id}".to_string(), crate::plan::request::segment);
-        Some(crate::plan::remedy::actions_json(actions, &account))
+        ActionsJson::new(actions, account)
     }
 
     /// The waiver that accepted a finding, if one did.

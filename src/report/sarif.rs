@@ -127,7 +127,7 @@ struct Results<'a> {
     ctx: &'a Context<'a>,
     /// Which findings are written, when not all fit in a run.
     kept: Option<&'a [bool]>,
-    rendered: RefCell<&'a mut dyn Iterator<Item = (String, Option<serde_json::Value>)>>,
+    rendered: RefCell<&'a mut dyn Iterator<Item = (String, Option<crate::plan::remedy::ActionsJson>)>>,
 }
 
 #[derive(Serialize)]
@@ -279,7 +279,7 @@ struct ResultProperties<'a> {
     pointer: &'a str,
     /// The remedy as typed actions (as in the JSON report).
     #[serde(skip_serializing_if = "Option::is_none")]
-    actions: Option<serde_json::Value>,
+    actions: Option<crate::plan::remedy::ActionsJson>,
 }
 
 #[derive(Serialize)]
