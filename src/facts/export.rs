@@ -97,7 +97,7 @@ impl Facts for WithCopies<'_> {
         self.inner.subject()
     }
 
-    fn replacement_bodies(&self) -> Vec<serde_json::Value> {
+    fn replacement_bodies(&self) -> &[crate::model::notification::NewPolicy] {
         self.inner.replacement_bodies()
     }
 

@@ -91,8 +91,8 @@ pub trait Facts {
     /// The policy bodies that would take over a pool's legacy e-mail: the
     /// `replacement_policy` fact as data, which the remedy sends. Empty for
     /// every other subject.
-    fn replacement_bodies(&self) -> Vec<serde_json::Value> {
-        Vec::new()
+    fn replacement_bodies(&self) -> &[crate::model::notification::NewPolicy] {
+        &[]
     }
 }
 

@@ -1,9 +1,7 @@
-use serde::Serialize;
-
 use super::Value;
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
-use crate::model::notification::{Event, HEALTH_ALERT_TYPE, Pool, filter_products};
+use crate::model::notification::{Event, NewPolicy, Pool, filter_products};
 use crate::model::terraform::is_reference;
 
 pub struct PoolFacts<'a> {
@@ -12,7 +10,7 @@ pub struct PoolFacts<'a> {
     cover: PoolCoverage<'a>,
     /// The replacement policies, made once: the message shows their bodies
     /// and the remedy's actions send them.
-    replacement: std::cell::OnceCell<Replacement<'a>>,
+    replacement: std::cell::OnceCell<Replacement>,
 }
 
 impl<'a> PoolFacts<'a> {
@@ -33,15 +31,15 @@ impl<'a> PoolFacts<'a> {
         self.account.unwrap_or("{account_id}")
     }
 
-    fn replacement(&self) -> &Replacement<'a> {
+    fn replacement(&self) -> &Replacement {
         self.replacement.get_or_init(|| replacement(self.pool, &self.cover))
     }
 }
 
 /// The policies that would replace a pool's legacy e-mail, and their bodies
 /// as the message writes them.
-struct Replacement<'a> {
-    bodies: Vec<PolicyBody<'a>>,
+struct Replacement {
+    bodies: Vec<NewPolicy>,
     /// Compact JSON objects joined by ` and `.
     text: String,
 }
@@ -86,9 +84,8 @@ impl Facts for PoolFacts<'_> {
         })
     }
 
-    fn replacement_bodies(&self) -> Vec<serde_json::Value> {
-        let bodies = &self.replacement().bodies;
-        bodies.iter().map(|body| serde_json::to_value(body).unwrap_or_default()).collect()
+    fn replacement_bodies(&self) -> &[NewPolicy] {
+        &self.replacement().bodies
     }
 }
 
@@ -112,7 +109,7 @@ pub fn describe(name: &str, id: &str) -> String {
     }
 }
 
-fn replacement<'a>(pool: &'a Pool, cover: &PoolCoverage<'a>) -> Replacement<'a> {
+fn replacement(pool: &Pool, cover: &PoolCoverage) -> Replacement {
     let legacy_recipients: Vec<&str> = pool.legacy_recipients.iter().map(String::as_str).collect();
     let bodies = match cover.coverage {
         Coverage::None => replacement_policies(pool, &pool.legacy_events.to_vec(), &legacy_recipients),
@@ -151,60 +148,29 @@ pub fn policy_name(label: &str) -> String {
     }
 }
 
-#[derive(Serialize)]
-struct PolicyBody<'a> {
-    name: String,
-    alert_type: &'static str,
-    enabled: bool,
-    mechanisms: Mechanisms<'a>,
-    filters: Filters<'a>,
-}
-
-#[derive(Serialize)]
-struct Mechanisms<'a> {
-    email: Vec<Target<'a>>,
-}
-
-#[derive(Serialize)]
-struct Target<'a> {
-    id: &'a str,
-}
-
-#[derive(Serialize)]
-struct Filters<'a> {
-    pool_id: [&'a str; 1],
-    new_health: Vec<&'static str>,
-    event_source: Vec<&'static str>,
-}
-
 /// Policy bodies for `POST /accounts/{account_id}/alerting/v3/policies` that
 /// deliver `events` to `recipients`. Filters are independent sets, so events
 /// that are not a product of sources × healths need one policy per source.
-fn replacement_policies<'a>(pool: &'a Pool, events: &[Event], recipients: &[&'a str]) -> Vec<PolicyBody<'a>> {
+fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[&str]) -> Vec<NewPolicy> {
     // Empty filters mean *all* events: a body is never proposed without any.
     if events.is_empty() || recipients.is_empty() {
         return Vec::new();
     }
-    let groups = filter_products(events);
     let label = if pool.name.is_empty() {
         pool.id.as_str()
     } else {
         pool.name.as_str()
     };
-    groups
+    filter_products(events)
         .iter()
-        .map(|(sources, healths)| PolicyBody {
-            name: policy_name(label),
-            alert_type: HEALTH_ALERT_TYPE,
-            enabled: true,
-            mechanisms: Mechanisms {
-                email: recipients.iter().map(|&id| Target { id }).collect(),
-            },
-            filters: Filters {
-                pool_id: [&pool.id],
-                new_health: healths.iter().map(|h| h.api_value()).collect(),
-                event_source: sources.iter().map(|s| s.api_value()).collect(),
-            },
+        .map(|(sources, healths)| {
+            NewPolicy::new(
+                policy_name(label),
+                recipients.iter().copied(),
+                vec![pool.id.clone()],
+                sources,
+                healths,
+            )
         })
         .collect()
 }

@@ -64,6 +64,63 @@ impl Event {
     ];
 }
 
+/// A health-alert policy to create: the body of
+/// `POST /accounts/{account_id}/alerting/v3/policies` (members in the API
+/// documentation's order), typed so that the message that shows it, the
+/// actions and the plan that send it, and the Terraform block that declares
+/// it are made from one value.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NewPolicy {
+    pub name: String,
+    pub alert_type: &'static str,
+    pub enabled: bool,
+    pub mechanisms: EmailMechanisms,
+    pub filters: HealthFilters,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct EmailMechanisms {
+    pub email: Vec<EmailTarget>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct EmailTarget {
+    pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HealthFilters {
+    pub pool_id: Vec<String>,
+    pub new_health: Vec<&'static str>,
+    pub event_source: Vec<&'static str>,
+}
+
+impl NewPolicy {
+    /// An enabled health-alert policy named `name` that e-mails `recipients`
+    /// about the events `sources` × `healths` of the pools `pool_ids`.
+    pub fn new<R: Into<String>>(
+        name: String,
+        recipients: impl IntoIterator<Item = R>,
+        pool_ids: Vec<String>,
+        sources: &[EventSource],
+        healths: &[Health],
+    ) -> NewPolicy {
+        NewPolicy {
+            name,
+            alert_type: HEALTH_ALERT_TYPE,
+            enabled: true,
+            mechanisms: EmailMechanisms {
+                email: recipients.into_iter().map(|id| EmailTarget { id: id.into() }).collect(),
+            },
+            filters: HealthFilters {
+                pool_id: pool_ids,
+                new_health: healths.iter().map(|h| h.api_value()).collect(),
+                event_source: sources.iter().map(|s| s.api_value()).collect(),
+            },
+        }
+    }
+}
+
 /// Events as policy filters (sources × healths, two independent sets): one
 /// filter pair when the events are such a product, else one per source.
 /// Never an empty filter (empty means all); no events, no filters.

@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::request::Request;
 use super::service::Service;
 use crate::check::Outcome;
 use crate::facts::Analysis;
 use crate::model::Account;
-use crate::model::notification::{Event, EventSource, HEALTH_ALERT_TYPE, Health, filter_products};
+use crate::model::notification::{Event, EventSource, Health, NewPolicy, filter_products};
 
 /// The plan of one account.
 #[derive(Debug)]
@@ -191,17 +191,8 @@ fn creates(service: &Service) -> Vec<Request> {
                 ),
                 [] => String::new(),
             };
-            let body = json!({
-                "name": name,
-                "alert_type": HEALTH_ALERT_TYPE,
-                "enabled": true,
-                "mechanisms": {"email": recipients.iter().map(|r| json!({"id": r})).collect::<Vec<Value>>()},
-                "filters": {
-                    "pool_id": ids,
-                    "new_health": healths.iter().map(|h| h.api_value()).collect::<Vec<_>>(),
-                    "event_source": sources.iter().map(|s| s.api_value()).collect::<Vec<_>>(),
-                },
-            });
+            let ids = ids.into_iter().map(str::to_string).collect();
+            let body = NewPolicy::new(name, recipients, ids, &sources, &healths);
             Request::CreatePolicy {
                 body,
                 pools: pools.into_iter().map(|(id, _)| id).collect(),
@@ -332,7 +323,10 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
 mod tests {
     use proptest::prelude::*;
 
+    use serde_json::json;
+
     use super::*;
+    use crate::model::notification::HEALTH_ALERT_TYPE;
     use crate::model::notification::{Event, EventSource, Health, Pool};
     use crate::model::samples::{all_events, health_policy, pool, valued};
 
@@ -355,11 +349,11 @@ mod tests {
         notification_steps(a, per_page, &BTreeMap::new()).steps
     }
 
-    fn creates_of(steps: &[Request]) -> Vec<&Value> {
+    fn creates_of(steps: &[Request]) -> Vec<Value> {
         steps
             .iter()
             .filter_map(|s| match s {
-                Request::CreatePolicy { body, .. } => Some(body),
+                Request::CreatePolicy { .. } => s.body_json(),
                 _ => None,
             })
             .collect()

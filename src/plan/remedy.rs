@@ -10,6 +10,7 @@ use super::request::{Body, Request, TerraformEdit};
 use super::terraform::{Generation, label, policy_block};
 use crate::facts::{Analysis, Facts, Value as FactValue};
 use crate::findings::Finding;
+use crate::model::notification::NewPolicy;
 
 /// The page size of the bulk clear the LB004 message counts with.
 const BULK_PAGE: usize = crate::facts::account::BULK_CLEAR_PAGE_SIZE;
@@ -67,9 +68,9 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         "LB001" | "LB003" | "LB002" => {
             let pool = fact("id");
             let generation = pool_generation(analysis, f).unwrap_or(Generation::V5);
-            let add = |body: Value| {
+            let add = |body: NewPolicy| {
                 if terraform_source {
-                    let name = label(body.get("name").and_then(Value::as_str).unwrap_or_default());
+                    let name = label(&body.name);
                     Request::Terraform(TerraformEdit::AddResource {
                         address: format!("cloudflare_notification_policy.{name}"),
                         block: policy_block(&body, &name, generation),
@@ -87,9 +88,9 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
             } else {
                 facts
                     .replacement_bodies()
-                    .into_iter()
+                    .iter()
                     .map(|body| Action {
-                        request: add(body),
+                        request: add(body.clone()),
                         depends_on: Vec::new(),
                     })
                     .collect()

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::build::AccountPlan;
 use super::request::Request;
+use crate::model::notification::NewPolicy;
 use crate::report::terminal::escaped;
 use crate::words::plural;
 
@@ -324,12 +325,11 @@ impl PoolNames {
 
     /// The generation of a policy body's block: its pools' (one
     /// configuration, one generation), v5 when none is of Terraform.
-    fn generation(&self, account: &Option<String>, body: &serde_json::Value) -> super::terraform::Generation {
-        body["filters"]["pool_id"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|id| Some(self.get(account, id.as_str()?)?.1))
+    fn generation(&self, account: &Option<String>, body: &NewPolicy) -> super::terraform::Generation {
+        body.filters
+            .pool_id
+            .iter()
+            .filter_map(|id| Some(self.get(account, id)?.1))
             .next()
             .unwrap_or(super::terraform::Generation::V5)
     }
@@ -353,7 +353,7 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
             match step {
                 Request::CreatePolicy { body, .. } => {
                     // Two policies of one name get two resource names.
-                    let label = super::terraform::label(body["name"].as_str().unwrap_or_default());
+                    let label = super::terraform::label(&body.name);
                     let mut unique = label.clone();
                     let mut n = 1;
                     while !labels.insert(unique.clone()) {

@@ -4,11 +4,13 @@
 
 use serde_json::Value;
 
+use crate::model::notification::NewPolicy;
+
 #[derive(Debug, Clone)]
 pub enum Request {
     /// `POST /accounts/{account_id}/alerting/v3/policies`.
     CreatePolicy {
-        body: Value,
+        body: NewPolicy,
         /// The pools whose legacy deliveries it takes over.
         pools: Vec<String>,
     },
@@ -66,6 +68,7 @@ pub enum TerraformEdit {
 #[derive(Debug, Clone, Copy)]
 pub enum Body<'a> {
     Json(&'a Value),
+    Policy(&'a NewPolicy),
     /// `{"notification_email": ""}`, the clear of a pool or a page.
     ClearEmail,
 }
@@ -78,6 +81,7 @@ impl serde::Serialize for Body<'_> {
         }
         match self {
             Body::Json(body) => body.serialize(s),
+            Body::Policy(body) => body.serialize(s),
             Body::ClearEmail => ClearEmail { notification_email: "" }.serialize(s),
         }
     }
@@ -150,10 +154,10 @@ impl Request {
     /// The body as it is held, for writing it out without a copy.
     pub fn body_ref(&self) -> Option<Body<'_>> {
         match self {
-            Request::CreatePolicy { body, .. }
-            | Request::UpdatePolicy { body, .. }
-            | Request::EditCustomHostname { body, .. }
-            | Request::SetTotalTls { body, .. } => Some(Body::Json(body)),
+            Request::CreatePolicy { body, .. } => Some(Body::Policy(body)),
+            Request::UpdatePolicy { body, .. } | Request::EditCustomHostname { body, .. } | Request::SetTotalTls { body, .. } => {
+                Some(Body::Json(body))
+            }
             Request::ClearPage { .. } | Request::ClearPool { .. } => Some(Body::ClearEmail),
             Request::Manual { .. } | Request::Terraform(_) => None,
         }
@@ -164,7 +168,7 @@ impl Request {
         match self {
             Request::CreatePolicy { pools, body } => format!(
                 "create policy `{}`: takes over the legacy e-mails of {}",
-                body.get("name").and_then(Value::as_str).unwrap_or(""),
+                body.name,
                 crate::words::plural(pools.len(), "pool", "pools")
             ),
             Request::UpdatePolicy {

@@ -263,10 +263,12 @@ impl Service {
     /// Runs one request as the service would.
     pub fn apply(&mut self, request: &Request) -> Result<(), String> {
         match request {
-            Request::CreatePolicy { body, .. } => {
+            Request::CreatePolicy { .. } => {
                 self.created += 1;
                 let id = format!("planned-{}", self.created);
-                self.add_policy(ServicePolicy::from_body(&id, body));
+                // Read back from the JSON that would be sent, as the service reads it.
+                let body = request.body_json().unwrap_or_default();
+                self.add_policy(ServicePolicy::from_body(&id, &body));
             }
             Request::UpdatePolicy { policy_id, body, .. } => {
                 let Some(&index) = self.policy_index.get(policy_id) else {

@@ -5,9 +5,8 @@
 //! Rendered from the same policy bodies as the API requests, so the block,
 //! the JSON body and the plan cannot disagree.
 
-use serde_json::Value;
-
 use crate::model::fields::PoolFields;
+use crate::model::notification::NewPolicy;
 use crate::model::terraform::reference;
 
 pub use crate::model::terraform::Generation;
@@ -49,10 +48,6 @@ fn string(s: &str) -> String {
         .replace("%{", "%%{")
 }
 
-fn strings(value: Option<&Value>) -> impl Iterator<Item = &str> {
-    value.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
-}
-
 fn list(items: impl Iterator<Item = String>) -> String {
     format!("[{}]", items.collect::<Vec<_>>().join(", "))
 }
@@ -65,25 +60,16 @@ fn pool_expression(id: &str) -> String {
 
 /// The `cloudflare_notification_policy` block named `label` (see [`label`])
 /// for a policy body (`name`, `alert_type`, `enabled`, `mechanisms.email`, `filters`).
-pub fn policy_block(body: &Value, label: &str, generation: Generation) -> String {
-    let name = body["name"].as_str().unwrap_or("health alerts");
-    let emails: Vec<&str> = body["mechanisms"]["email"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m["id"].as_str())
-        .collect();
-    let filters = &body["filters"];
-    let pools = list(strings(filters.get("pool_id")).map(pool_expression));
-    let healths = list(strings(filters.get("new_health")).map(string));
-    let sources = list(strings(filters.get("event_source")).map(string));
+pub fn policy_block(body: &NewPolicy, label: &str, generation: Generation) -> String {
+    let emails: Vec<&str> = body.mechanisms.email.iter().map(|m| m.id.as_str()).collect();
+    let filters = &body.filters;
+    let pools = list(filters.pool_id.iter().map(|id| pool_expression(id)));
+    let healths = list(filters.new_health.iter().map(|h| string(h)));
+    let sources = list(filters.event_source.iter().map(|s| string(s)));
     let mut out = format!("resource \"cloudflare_notification_policy\" \"{label}\" {{\n");
     out.push_str("  account_id = var.account_id # the account of the pools\n");
-    out.push_str(&format!("  name       = {}\n", string(name)));
-    out.push_str(&format!(
-        "  alert_type = {}\n",
-        string(body["alert_type"].as_str().unwrap_or("load_balancing_health_alert"))
-    ));
+    out.push_str(&format!("  name       = {}\n", string(&body.name)));
+    out.push_str(&format!("  alert_type = {}\n", string(body.alert_type)));
     out.push_str("  enabled    = true\n");
     // v4 writes blocks (`filters { … }`), v5 objects (`filters = { … }`).
     let opening = match generation {
@@ -110,16 +96,27 @@ pub fn policy_block(body: &Value, label: &str, generation: Generation) -> String
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::load::hcl::eval::{Eval, Scope};
+    use crate::model::notification::{EventSource, Health};
+
+    fn policy() -> NewPolicy {
+        NewPolicy::new(
+            "web ${x} health alerts".into(),
+            ["ops@example.com", "sre@example.com"],
+            vec![
+                "${cloudflare_load_balancer_pool.web.id}".into(),
+                "17b5962d775c646f3f9725cbc7a53df4".into(),
+            ],
+            &[EventSource::Pool],
+            &[Health::Unhealthy],
+        )
+    }
 
     fn body() -> Value {
-        json!({"name": "web ${x} health alerts", "alert_type": "load_balancing_health_alert", "enabled": true,
-            "mechanisms": {"email": [{"id": "ops@example.com"}, {"id": "sre@example.com"}]},
-            "filters": {"pool_id": ["${cloudflare_load_balancer_pool.web.id}", "17b5962d775c646f3f9725cbc7a53df4"],
-                        "new_health": ["Unhealthy"], "event_source": ["pool"]}})
+        serde_json::to_value(policy()).unwrap()
     }
 
     /// The block, read back by the `.tf` reader, is the body again (in the
@@ -135,7 +132,7 @@ mod tests {
 
     #[test]
     fn v5_blocks_read_back_as_the_body() {
-        let values = read_back(&policy_block(&body(), "web_x_health_alerts", Generation::V5));
+        let values = read_back(&policy_block(&policy(), "web_x_health_alerts", Generation::V5));
         assert_eq!(values["name"], "web ${x} health alerts", "a `${{` in a name stays literal");
         assert_eq!(values["mechanisms"], body()["mechanisms"]);
         assert_eq!(values["filters"], body()["filters"]);
@@ -143,7 +140,7 @@ mod tests {
 
     #[test]
     fn v4_blocks_read_back_as_the_body() {
-        let values = read_back(&policy_block(&body(), "web_x_health_alerts", Generation::V4));
+        let values = read_back(&policy_block(&policy(), "web_x_health_alerts", Generation::V4));
         assert_eq!(
             values["email_integration"],
             json!([{"id": "ops@example.com"}, {"id": "sre@example.com"}])
