@@ -17,6 +17,9 @@ enum Piece {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     pieces: Vec<Piece>,
+    /// The length of its literal text: with room for the facts, what a
+    /// message is made in without growing it step by step.
+    literal_len: usize,
 }
 
 impl Template {
@@ -89,7 +92,18 @@ impl Template {
         if !literal.is_empty() {
             pieces.push(Piece::Literal(literal));
         }
-        Ok(Template { pieces })
+        fn literal_len(pieces: &[Piece]) -> usize {
+            pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Literal(s) => s.len(),
+                    Piece::Placeholder(_) => 0,
+                    Piece::Section(_, inner) => literal_len(inner),
+                })
+                .sum()
+        }
+        let literal_len = literal_len(&pieces);
+        Ok(Template { pieces, literal_len })
     }
 
     /// Every fact the template names, in placeholders and sections.
@@ -112,7 +126,7 @@ impl Template {
     }
 
     pub fn render(&self, facts: &dyn Facts, item: Option<&str>) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.literal_len + 1024);
         render_pieces(&self.pieces, facts, item, &mut out);
         out
     }

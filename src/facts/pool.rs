@@ -130,11 +130,15 @@ fn replacement(pool: &Pool, cover: &PoolCoverage) -> Replacement {
         }
         Coverage::Full | Coverage::NotApplicable | Coverage::Unknown => Vec::new(),
     };
-    let text = bodies
-        .iter()
-        .map(|body| serde_json::to_string(body).unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join(" and ");
+    let mut text = Vec::with_capacity(bodies.len() * 512);
+    for (i, body) in bodies.iter().enumerate() {
+        if i > 0 {
+            text.extend_from_slice(b" and ");
+        }
+        // Writing to memory fails only for a body that cannot be JSON, and a `NewPolicy` always is.
+        let _ = serde_json::to_writer(&mut text, body);
+    }
+    let text = String::from_utf8(text).unwrap_or_default();
     Replacement { bodies, text }
 }
 

@@ -46,7 +46,7 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
     ctx.with_rendered(
         |_, f| which.selects(f),
         |f| {
-            let mut text = Vec::with_capacity(2048);
+            let mut text = Vec::with_capacity(4096);
             write_at(&mut text, &finding(ctx, f, suppression(ctx, f)), ELEMENT_DEPTH).map(|()| text)
         },
         |rendered| {
