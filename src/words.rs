@@ -2,7 +2,11 @@
 
 /// A count with its noun: `1 pool`, `3 pools`, `0 files`.
 pub fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+    if n == 1 {
+        ["1 ", one].concat()
+    } else {
+        [&n.to_string(), " ", many].concat()
+    }
 }
 
 #[cfg(test)]

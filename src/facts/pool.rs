@@ -58,17 +58,16 @@ impl Facts for PoolFacts<'_> {
             "id" => Fact::new(text(&pool.id), at.id),
             "name" => Fact::new(text(&pool.name), at.name),
             "account" => Fact::new(text(self.account.unwrap_or_default()), ""),
-            "policies_endpoint" => Fact::new(text(format!("POST /accounts/{}/alerting/v3/policies", self.account_segment())), ""),
+            "policies_endpoint" => Fact::new(
+                text(["POST /accounts/", self.account_segment(), "/alerting/v3/policies"].concat()),
+                "",
+            ),
             "pool_endpoint" => Fact::new(
-                text(format!(
-                    "PATCH /accounts/{}/load_balancers/pools/{}",
-                    self.account_segment(),
-                    pool.id
-                )),
+                text(["PATCH /accounts/", self.account_segment(), "/load_balancers/pools/", &pool.id].concat()),
                 at.id,
             ),
             "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), email),
-            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(|e| e.to_string())), at.notification_filter),
+            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(Event::as_str)), at.notification_filter),
             "coverage" => Fact::new(static_text(cover.coverage.as_str()), email),
             "why_clearing_is_safe" => Fact::new(text(why_clearing_is_safe(pool, cover)), email),
             "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), email),
@@ -103,7 +102,7 @@ fn why_clearing_is_safe(pool: &Pool, cover: &PoolCoverage) -> String {
 
 pub fn describe(name: &str, id: &str) -> String {
     match (name.is_empty(), id.is_empty()) {
-        (false, false) => format!("{name} ({id})"),
+        (false, false) => [name, " (", id, ")"].concat(),
         (false, true) => name.to_string(),
         (true, _) => id.to_string(),
     }
@@ -147,8 +146,8 @@ fn replacement(pool: &Pool, cover: &PoolCoverage) -> Replacement {
 /// bounds its length), then ` health alerts`.
 pub fn policy_name(label: &str) -> String {
     match label.char_indices().nth(100) {
-        Some((cut, _)) => format!("{}… health alerts", &label[..cut]),
-        None => format!("{label} health alerts"),
+        Some((cut, _)) => [&label[..cut], "… health alerts"].concat(),
+        None => [label, " health alerts"].concat(),
     }
 }
 

@@ -137,9 +137,17 @@ pub fn filter_products(events: &[Event]) -> Vec<(Vec<EventSource>, Vec<Health>)>
     }
 }
 
+impl Event {
+    /// `pool Healthy`, `origin Unhealthy`, …: the source and health as the API spells them.
+    pub fn as_str(self) -> &'static str {
+        const NAMES: [[&str; 2]; 2] = [["pool Healthy", "pool Unhealthy"], ["origin Healthy", "origin Unhealthy"]];
+        NAMES[self.source as usize][self.health as usize]
+    }
+}
+
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.source.api_value(), self.health.api_value())
+        f.write_str(self.as_str())
     }
 }
 

@@ -127,12 +127,19 @@ impl Request {
     /// from the export is encoded here; a placeholder is taken as it is).
     pub fn path(&self, account: &str) -> Option<String> {
         Some(match self {
-            Request::CreatePolicy { .. } => format!("/accounts/{account}/alerting/v3/policies"),
+            // The common requests without `format!`: a report makes one or more per finding.
+            Request::CreatePolicy { .. } => ["/accounts/", account, "/alerting/v3/policies"].concat(),
             Request::UpdatePolicy { policy_id, .. } => format!("/accounts/{account}/alerting/v3/policies/{}", segment(policy_id)),
-            Request::ClearPage { per_page, page, .. } => {
-                format!("/accounts/{account}/load_balancers/pools?per_page={per_page}&page={page}")
-            }
-            Request::ClearPool { pool_id } => format!("/accounts/{account}/load_balancers/pools/{}", segment(pool_id)),
+            Request::ClearPage { per_page, page, .. } => [
+                "/accounts/",
+                account,
+                "/load_balancers/pools?per_page=",
+                &per_page.to_string(),
+                "&page=",
+                &page.to_string(),
+            ]
+            .concat(),
+            Request::ClearPool { pool_id } => ["/accounts/", account, "/load_balancers/pools/", &segment(pool_id)].concat(),
             Request::EditCustomHostname { zone_id, hostname_id, .. } => {
                 format!("/zones/{}/custom_hostnames/{}", segment(zone_id), segment(hostname_id))
             }
@@ -166,11 +173,13 @@ impl Request {
     /// What the step is for, in words.
     pub fn reason(&self) -> String {
         match self {
-            Request::CreatePolicy { pools, body } => format!(
-                "create policy `{}`: takes over the legacy e-mails of {}",
-                body.name,
-                crate::words::plural(pools.len(), "pool", "pools")
-            ),
+            Request::CreatePolicy { pools, body } => [
+                "create policy `",
+                &body.name,
+                "`: takes over the legacy e-mails of ",
+                &crate::words::plural(pools.len(), "pool", "pools"),
+            ]
+            .concat(),
             Request::UpdatePolicy {
                 policy_id,
                 body,
@@ -193,14 +202,19 @@ impl Request {
                     what.join("; ")
                 )
             }
-            Request::ClearPage { per_page, page, pools } if pools.is_empty() => format!(
-                "clear `notification_email` on page {page} of {per_page} pools by name: it clears every pool on the page, so create the missing policies first (`edgeaudit plan` orders this)"
-            ),
+            Request::ClearPage { per_page, page, pools } if pools.is_empty() => [
+                "clear `notification_email` on page ",
+                &page.to_string(),
+                " of ",
+                &per_page.to_string(),
+                " pools by name: it clears every pool on the page, so create the missing policies first (`edgeaudit plan` orders this)",
+            ]
+            .concat(),
             Request::ClearPage { per_page, page, pools } => format!(
                 "clear `notification_email` on page {page} of {per_page} pools by name ({} with a legacy e-mail, every one replaced by then)",
                 pools.len()
             ),
-            Request::ClearPool { pool_id } => format!("clear `notification_email` on pool {pool_id} (replaced by then)"),
+            Request::ClearPool { pool_id } => ["clear `notification_email` on pool ", pool_id, " (replaced by then)"].concat(),
             Request::EditCustomHostname { hostname, .. } => format!(
                 "move custom hostname {hostname} off Let's Encrypt (keeps its validation method and type): Android 7.0 and earlier and clients without ISRG Root X1 keep working"
             ),
