@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::pretty::{ELEMENT_DEPTH, Elements, Frame, write_at};
+use super::pretty::{ELEMENT_DEPTH, Elements, Frame, escaped, write_at};
 use super::summary::Summary;
 use super::{Context, Which};
 use crate::findings::{Resource, Severity};
@@ -98,28 +98,35 @@ fn suppression<'a>(ctx: &'a Context, f: &crate::findings::Finding) -> Option<Sup
     })
 }
 
+/// Its text members are [`escaped`]: a finding is only written by `write_at`.
 #[derive(Serialize)]
 struct Finding<'a> {
+    #[serde(serialize_with = "escaped")]
     rule: &'a str,
+    #[serde(serialize_with = "escaped")]
     name: &'a str,
     severity: Severity,
+    #[serde(serialize_with = "escaped")]
     message: String,
     resource: Resource<'a>,
     location: Location<'a>,
     /// The finding's identity: rule, resource, field, element (as in the
     /// baseline and SARIF's `primaryLocationLineHash`).
+    #[serde(serialize_with = "escaped")]
     fingerprint: String,
     /// The remedy as typed actions (requests or manual steps), from the
     /// same facts as the message; absent when the remedy is not an action.
     #[serde(skip_serializing_if = "Option::is_none")]
-    actions: Option<crate::plan::remedy::ActionsJson>,
+    actions: Option<super::actions::ActionsJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     suppression: Option<SuppressionOut<'a>>,
 }
 
 #[derive(Serialize)]
 struct Location<'a> {
+    #[serde(serialize_with = "escaped")]
     file: &'a str,
+    #[serde(serialize_with = "escaped")]
     pointer: &'a str,
     line: usize,
     column: usize,

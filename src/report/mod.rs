@@ -1,5 +1,6 @@
 //! Stage 6: every format renders the same sorted list of findings.
 
+mod actions;
 pub mod concise;
 pub mod github;
 pub mod human;
@@ -17,9 +18,9 @@ use crate::check::Outcome;
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
 use crate::findings::{Finding, Resource};
-use crate::plan::remedy::ActionsJson;
 use crate::triage::Suppression;
 use crate::triage::waiver::Waiver;
+use actions::ActionsJson;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

@@ -127,7 +127,7 @@ struct Results<'a> {
     ctx: &'a Context<'a>,
     /// Which findings are written, when not all fit in a run.
     kept: Option<&'a [bool]>,
-    rendered: RefCell<&'a mut dyn Iterator<Item = (String, Option<crate::plan::remedy::ActionsJson>)>>,
+    rendered: RefCell<&'a mut dyn Iterator<Item = (String, Option<super::actions::ActionsJson>)>>,
 }
 
 #[derive(Serialize)]
@@ -210,6 +210,7 @@ struct Descriptor<'a> {
 
 #[derive(Serialize)]
 struct OwnedText {
+    #[serde(serialize_with = "super::pretty::escaped")]
     text: String,
 }
 
@@ -279,7 +280,7 @@ struct ResultProperties<'a> {
     pointer: &'a str,
     /// The remedy as typed actions (as in the JSON report).
     #[serde(skip_serializing_if = "Option::is_none")]
-    actions: Option<crate::plan::remedy::ActionsJson>,
+    actions: Option<super::actions::ActionsJson>,
 }
 
 #[derive(Serialize)]
@@ -493,7 +494,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
             omitted_results: None,
         }),
     );
-    serde_json::to_writer_pretty(&mut *out, &log)?;
+    super::pretty::to_writer(&mut *out, &log)?;
     out.write_all(b"\n")
 }
 
@@ -558,7 +559,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
                 omitted_results: omitted,
             };
             let log = log(ctx.rules, results, invocation, Some(properties));
-            serde_json::to_writer_pretty(&mut out, &log)?;
+            super::pretty::to_writer(&mut out, &log)?;
             out.write_all(b"\n")
         },
     )?;
