@@ -9,7 +9,8 @@
 #   4. linearity: custom hostnames at 10k, 100k and 1M, time and peak RSS per
 #      record
 # and print time ratios and peak RSS / input size. Machines are noisy: each
-# command runs RUNS times (default 5) and the median counts; every ratio
+# command runs RUNS times (default 5), the commands of a section in turn
+# (floor, check, jq, floor, check, jq, …), and the median counts; every ratio
 # compares commands measured in this run.
 #
 #   bench/run.sh                 the whole suite (about ten minutes on 2 cores)
@@ -49,6 +50,28 @@ median() {
   done
   printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
+# The medians of commands measured in rounds: each round runs every command
+# once, so a slow spell of the machine falls on all of them rather than on
+# the five runs of one. Commands are given as NAME=ARRAY, the array holding
+# the command's words; the medians are left in the associative array `med`.
+declare -A med
+interleaved() {
+  local -A all
+  local pair name
+  for _ in $(seq "$runs"); do
+    for pair in "$@"; do
+      name=${pair%%=*}
+      local -n argv=${pair#*=}
+      /usr/bin/time -o "$data/.time" -f "%e" "${argv[@]}" > /dev/null 2>&1 || true
+      unset -n argv
+      all[$name]+="$(tail -n 1 "$data/.time") "
+    done
+  done
+  for pair in "$@"; do
+    name=${pair%%=*}
+    med[$name]=$(printf '%s\n' ${all[$name]} | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
+  done
+}
 # peak RSS in KiB of one run
 peak() {
   /usr/bin/time -o "$data/.time" -f "%M" "$@" > /dev/null 2>&1 || true
@@ -71,10 +94,12 @@ echo "edgeaudit benchmark, $(nproc) cores, median of $runs runs, $(date -u +%F)"
 # 1. A million custom hostnames, JSON.
 file="$data/hostnames-$hostnames.json"
 cat "$file" > /dev/null
-floor=$(median ./target/release/examples/scan_floor "$file")
-json=$(median "${check[@]}" "$file" --format json)
-sarif=$(median "${check[@]}" "$file" --format sarif)
-jq_s=$(median jq '[.result[] | select(.ssl.certificate_authority == "lets_encrypt")] | length' "$file")
+run_floor=(./target/release/examples/scan_floor "$file")
+run_json=("${check[@]}" "$file" --format json)
+run_sarif=("${check[@]}" "$file" --format sarif)
+run_jq=(jq '[.result[] | select(.ssl.certificate_authority == "lets_encrypt")] | length' "$file")
+interleaved floor=run_floor json=run_json sarif=run_sarif jq=run_jq
+floor=${med[floor]} json=${med[json]} sarif=${med[sarif]} jq_s=${med[jq]}
 rss=$(peak "${check[@]}" "$file" --format json)
 echo
 echo "1. $hostnames custom hostnames, JSON ($(mb "$file"))"
@@ -92,9 +117,11 @@ hostnames_json=$json hostnames_rss=$rss
 # 2. 200 000 pools and their policies.
 file="$data/pools-$pools.json"
 cat "$file" > /dev/null
-floor=$(median ./target/release/examples/scan_floor "$file")
-json=$(median "${check[@]}" "$file" --format json)
-jq_s=$(median jq '[.result[] | select(.notification_email != "")] | length' "$file")
+run_floor=(./target/release/examples/scan_floor "$file")
+run_json=("${check[@]}" "$file" --format json)
+run_jq=(jq '[.result[] | select(.notification_email != "")] | length' "$file")
+interleaved floor=run_floor json=run_json jq=run_jq
+floor=${med[floor]} json=${med[json]} jq_s=${med[jq]}
 rss=$(peak "${check[@]}" "$file" --format json)
 echo
 echo "2. $pools pools + $((pools / 20)) policies, JSON ($(mb "$file"))"
@@ -123,8 +150,10 @@ fi
 # 3. 100 000 custom hostnames as YAML.
 file="$data/hostnames-$yaml_hostnames.yaml"
 cat "$file" > /dev/null
-floor=$(median ./target/release/examples/scan_floor "$file")
-json=$(median "${check[@]}" "$file" --format json)
+run_floor=(./target/release/examples/scan_floor "$file")
+run_json=("${check[@]}" "$file" --format json)
+interleaved floor=run_floor json=run_json
+floor=${med[floor]} json=${med[json]}
 rss=$(peak "${check[@]}" "$file" --format json)
 echo
 echo "3. $yaml_hostnames custom hostnames, YAML ($(mb "$file"))"
