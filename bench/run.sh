@@ -11,7 +11,8 @@
 # and print time ratios and peak RSS / input size. Machines are noisy: each
 # command runs RUNS times (default 5), the commands of a section in turn
 # (floor, check, jq, floor, check, jq, …), and the median counts; every ratio
-# compares commands measured in this run.
+# compares commands measured in this run (EXTRA's and section 4's commands
+# are measured five runs each, against the section's interleaved check).
 #
 #   bench/run.sh                 the whole suite (about ten minutes on 2 cores)
 #   HOSTNAMES=250000 bench/run.sh   a smaller first section
@@ -57,7 +58,7 @@ median() {
 declare -A med
 interleaved() {
   local -A all
-  local pair name
+  local pair name times
   for _ in $(seq "$runs"); do
     for pair in "$@"; do
       name=${pair%%=*}
@@ -69,7 +70,8 @@ interleaved() {
   done
   for pair in "$@"; do
     name=${pair%%=*}
-    med[$name]=$(printf '%s\n' ${all[$name]} | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
+    read -r -a times <<< "${all[$name]}"
+    med[$name]=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
   done
 }
 # peak RSS in KiB of one run

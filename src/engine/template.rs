@@ -126,8 +126,13 @@ impl Template {
     }
 
     pub fn render(&self, facts: &dyn Facts, item: Option<&str>) -> String {
-        let mut out = String::with_capacity(self.literal_len + 1024);
+        let mut out = String::with_capacity(self.literal_len + 512);
         render_pieces(&self.pieces, facts, item, &mut out);
+        // Some callers keep every message (JUnit, the plan's manual steps):
+        // room left over would be held for each.
+        if out.capacity() - out.len() > 256 {
+            out.shrink_to_fit();
+        }
         out
     }
 }

@@ -72,7 +72,7 @@ impl Facts for PoolFacts<'_> {
             "why_clearing_is_safe" => Fact::new(text(why_clearing_is_safe(pool, cover)), email),
             "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), email),
             "uncovered_events" => Fact::new(
-                text_items(cover.uncovered_events.iter().map(Event::to_string)),
+                text_items(cover.uncovered_events.iter().map(|e| e.as_str())),
                 at.notification_filter,
             ),
             "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().copied()), email),

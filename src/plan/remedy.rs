@@ -88,8 +88,9 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
                 facts
                     .replacement_bodies()
                     .iter()
+                    .cloned()
                     .map(|body| Action {
-                        request: add(body.clone()),
+                        request: add(body),
                         depends_on: Vec::new(),
                     })
                     .collect()

@@ -153,7 +153,8 @@ impl Request {
         self.body_ref().map(|body| serde_json::to_string(&body).unwrap_or_default())
     }
 
-    /// [`Request::body`] as the JSON it is, for reports that embed it.
+    /// [`Request::body`] as a JSON value (the plan's JSON, and the replay,
+    /// which reads a body as the service would).
     pub fn body_json(&self) -> Option<Value> {
         self.body_ref().map(|body| serde_json::to_value(body).unwrap_or(Value::Null))
     }

@@ -42,7 +42,7 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
     // thread's own bottleneck. What is made on a thread is freed there too
     // (a tree of small allocations freed on another thread costs more in
     // the allocator's locks than it saves: 200 000 pools, report 0.95 s ->
-    // 2.3 s when the actions' tree crossed).
+    // 2.3 s when the actions were a JSON tree that crossed).
     ctx.with_rendered(
         |_, f| which.selects(f),
         |f| {

@@ -213,7 +213,9 @@ impl Context<'_> {
 
     /// The message and the actions of a finding, from one making of its
     /// subject's facts (the actions' manual steps repeat the message).
-    pub fn message_and_actions(&self, f: &Finding) -> (String, Option<ActionsJson>) {
+    /// Crate-private: the actions' text is escaped by `pretty` (see there),
+    /// so they are only for the reports written through it.
+    pub(crate) fn message_and_actions(&self, f: &Finding) -> (String, Option<ActionsJson>) {
         self.analysis
             .with_facts(f.subject, |facts| {
                 let message = crate::plan::remedy::render_message(f, facts);
@@ -225,9 +227,6 @@ impl Context<'_> {
     }
 
     fn actions_json(&self, f: &Finding, actions: Vec<crate::plan::remedy::Action>) -> Option<ActionsJson> {
-        if actions.is_empty() {
-            return None;
-        }
         let account = self
             .analysis
             .inventory()
