@@ -143,7 +143,7 @@ fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &
             Piece::Literal(s) => out.push_str(s),
             Piece::Placeholder(name) if name == "item" => out.push_str(&shown(item.unwrap_or(""))),
             Piece::Placeholder(name) => match facts.get(name) {
-                Some(fact) => out.push_str(&render_value(&fact.value)),
+                Some(fact) => render_value_into(&fact.value, out),
                 None => out.push_str("(unknown)"),
             },
             Piece::Section(name, inner) => {
@@ -167,13 +167,28 @@ fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &
 }
 
 pub fn render_value(value: &Value) -> String {
+    let mut out = String::new();
+    render_value_into(value, &mut out);
+    out
+}
+
+/// [`render_value`] written onto `out`: a message's facts are not copied
+/// once more on their way into it.
+fn render_value_into(value: &Value, out: &mut String) {
     match value {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Text(s) => shown(s).into_owned(),
-        Value::Date(d) => d.format("%Y-%m-%d").to_string(),
-        Value::List(items) if items.is_empty() => "none".into(),
-        Value::List(items) => items.iter().map(|i| shown(&i.text)).collect::<Vec<_>>().join(", "),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Text(s) => out.push_str(&shown(s)),
+        Value::Date(d) => out.push_str(&d.format("%Y-%m-%d").to_string()),
+        Value::List(items) if items.is_empty() => out.push_str("none"),
+        Value::List(items) => {
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&shown(&item.text));
+            }
+        }
     }
 }
 
