@@ -71,6 +71,13 @@ impl Settings {
     pub fn applies(&self, len: usize) -> bool {
         self.threads > 1 && len >= self.from_bytes
     }
+
+    /// The threads for a pass over a file of `len` bytes: all of them for a
+    /// file as large as the parse splits, one for the rest (a thread per
+    /// small file costs more than it saves).
+    pub fn threads_for(&self, len: usize) -> usize {
+        if self.applies(len) { self.threads } else { 1 }
+    }
 }
 
 /// What the walk receives, recorded by a worker to be replayed in order.

@@ -181,18 +181,17 @@ pub fn skip_value_within(bytes: &[u8], start: usize, limit: usize) -> Result<usi
 }
 
 fn skip_value_bounded(bytes: &[u8], start: usize, limit: usize) -> Result<usize, Unsound> {
-    let i = start;
-    match bytes.get(i).ok_or(Unsound)? {
-        b'"' => skip_string(bytes, i),
-        b'{' | b'[' => super::structural::container_end(bytes, i, limit, MAX_ELEMENT_DEPTH),
+    match bytes.get(start).ok_or(Unsound)? {
+        b'"' => skip_string(bytes, start),
+        b'{' | b'[' => super::structural::container_end(bytes, start, limit, MAX_ELEMENT_DEPTH),
         // A scalar: up to the next separator.
         _ => {
-            let rest = &bytes[i..];
+            let rest = &bytes[start..];
             let len = rest
                 .iter()
                 .position(|b| matches!(b, b',' | b']' | b'}' | b':' | b' ' | b'\t' | b'\n' | b'\r'))
                 .unwrap_or(rest.len());
-            if len == 0 { Err(Unsound) } else { Ok(i + len) }
+            if len == 0 { Err(Unsound) } else { Ok(start + len) }
         }
     }
 }

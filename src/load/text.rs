@@ -99,10 +99,7 @@ impl Text {
     /// large file in a stretch a thread.
     fn is_clean_utf8(&self) -> bool {
         let Text::Mapped { map, .. } = self else { return true };
-        // As large a file as the parse splits (the check is a pass over the
-        // whole file before the parse starts).
-        let settings = super::parallel::Settings::get();
-        let threads = if settings.applies(map.len()) { settings.threads } else { 1 };
+        let threads = super::parallel::Settings::get().threads_for(map.len());
         is_clean_utf8_on(map, threads, |range| self.release_bytes(range))
     }
 

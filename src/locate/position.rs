@@ -159,12 +159,17 @@ fn segment(bytes: &[u8], from: usize, to: usize) -> Partial {
     }
 }
 
-/// How many times `byte` occurs: in runs of at most 255 bytes, each counted
-/// in a byte-sized sum the compiler can keep in vector registers.
+/// How many times `byte` occurs.
 fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    count_where(bytes, |b| b == byte)
+}
+
+/// How many bytes `is` holds for: in runs of at most 255 bytes, each counted
+/// in a byte-sized sum the compiler can keep in vector registers.
+fn count_where(bytes: &[u8], is: impl Fn(u8) -> bool) -> usize {
     bytes
         .chunks(255)
-        .map(|run| run.iter().fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte))) as usize)
+        .map(|run| run.iter().fold(0u8, |n, &b| n.wrapping_add(u8::from(is(b)))) as usize)
         .sum()
 }
 
@@ -216,11 +221,8 @@ pub fn offset_of_line(text: &str, line: usize) -> usize {
 
 fn count_chars(bytes: &[u8]) -> usize {
     // A UTF-8 continuation byte is 0b10xx_xxxx (as i8, below -64); every
-    // other byte starts a char. Counted like `count_byte`, in vector-sized sums.
-    bytes
-        .chunks(255)
-        .map(|run| run.iter().fold(0u8, |n, &b| n.wrapping_add(u8::from(b as i8 >= -64))) as usize)
-        .sum()
+    // other byte starts a char.
+    count_where(bytes, |b| b as i8 >= -64)
 }
 
 #[cfg(test)]

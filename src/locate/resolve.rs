@@ -102,8 +102,9 @@ fn located(origin: &RecordOrigin, (pointer, start, end): (String, usize, usize))
 }
 
 /// Line and column of the start and end of every location, each file walked
-/// once (in stretches, on every thread). The locations are written in place: a second vector of a million
-/// locations is memory a large export cannot spare.
+/// once (in stretches, on every thread for a large file). The locations are
+/// written in place: a second vector of a million locations is memory a
+/// large export cannot spare.
 pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = &'l mut Located>) {
     let mut all: Vec<&mut Located> = locations.collect();
     all.sort_by_key(|l| l.file);
@@ -114,9 +115,7 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
         let offsets: Vec<usize> = group.iter().flat_map(|l| [l.start, l.end]).collect();
         // Each thread passes over its own stretch of the file and gives back
         // the pages behind it.
-        // Threads for files as large as the parse splits, not for every small file.
-        let settings = crate::load::parallel::Settings::get();
-        let threads = if settings.applies(file.text.len()) { settings.threads } else { 1 };
+        let threads = crate::load::parallel::Settings::get().threads_for(file.text.len());
         let resolved = positions_of_offsets_on(&file.text, &offsets, threads, |from| {
             let mut releaser = crate::load::text::Releaser::new(&file.text, from);
             move |at| releaser.reached(at)
