@@ -29,4 +29,3 @@ fn main() {
     assert!(ok, "{path} does not parse");
     println!("{elapsed:.3}");
 }
-
