@@ -42,14 +42,28 @@ generate "$data/pools-$pools.json" --count "$pools"
 generate "$data/hostnames-$yaml_hostnames.yaml" --custom-hostnames --count "$yaml_hostnames" --yaml
 for n in 10000 100000 1000000; do generate "$data/hostnames-$n.json" --custom-hostnames --count "$n"; done
 
-# median of RUNS wall-clock seconds of a command (stdout discarded)
+# One run of a command (stdout discarded) measured by GNU time in FORMAT. A
+# command that fails stops the benchmark (its figures would measure no work;
+# `set -e` and `pipefail` carry the failure out of the command substitutions
+# these run in).
+measured() {
+  local format=$1
+  shift
+  if ! /usr/bin/time -o "$data/.time" -f "$format" "$@" > /dev/null 2>&1; then
+    echo "bench: failed: $*" >&2
+    return 1
+  fi
+  tail -n 1 "$data/.time"
+}
+# Wall-clock seconds of one run of a command.
+seconds() { measured "%e" "$@"; }
+# The median of the numbers on standard input, one a line.
+median_of() {
+  sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
+# median of RUNS wall-clock seconds of a command
 median() {
-  local times=()
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$data/.time" -f "%e" "$@" > /dev/null 2>&1 || true
-    times+=("$(tail -n 1 "$data/.time")")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+  for _ in $(seq "$runs"); do seconds "$@" || exit 1; done | median_of
 }
 # The medians of commands measured in rounds: each round runs every command
 # once, so a slow spell of the machine falls on all of them rather than on
@@ -58,27 +72,22 @@ median() {
 declare -A med
 interleaved() {
   local -A all
-  local pair name times
+  local pair name
   for _ in $(seq "$runs"); do
     for pair in "$@"; do
       name=${pair%%=*}
       local -n argv=${pair#*=}
-      /usr/bin/time -o "$data/.time" -f "%e" "${argv[@]}" > /dev/null 2>&1 || true
+      all[$name]+="$(seconds "${argv[@]}")"$'\n'
       unset -n argv
-      all[$name]+="$(tail -n 1 "$data/.time") "
     done
   done
   for pair in "$@"; do
     name=${pair%%=*}
-    read -r -a times <<< "${all[$name]}"
-    med[$name]=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
+    med[$name]=$(printf '%s' "${all[$name]}" | median_of)
   done
 }
 # peak RSS in KiB of one run
-peak() {
-  /usr/bin/time -o "$data/.time" -f "%M" "$@" > /dev/null 2>&1 || true
-  tail -n 1 "$data/.time"
-}
+peak() { measured "%M" "$@"; }
 size() { stat -c %s "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 line() { printf "  %-46s %s\n" "$1" "$2"; }
