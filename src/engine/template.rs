@@ -4,6 +4,8 @@
 //! to say (true, non-zero, non-empty), so a message never prints "events not
 //! covered: none".
 
+use std::fmt::Write;
+
 use super::super::facts::{Facts, Value};
 use crate::findings::shown;
 
@@ -177,9 +179,14 @@ pub fn render_value(value: &Value) -> String {
 fn render_value_into(value: &Value, out: &mut String) {
     match value {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => out.push_str(&i.to_string()),
+        // (Writing to a String cannot fail.)
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
         Value::Text(s) => out.push_str(&shown(s)),
-        Value::Date(d) => out.push_str(&d.format("%Y-%m-%d").to_string()),
+        Value::Date(d) => {
+            let _ = write!(out, "{}", d.format("%Y-%m-%d"));
+        }
         Value::List(items) if items.is_empty() => out.push_str("none"),
         Value::List(items) => {
             for (n, item) in items.iter().enumerate() {

@@ -62,6 +62,12 @@ impl Event {
             health: Health::Unhealthy,
         },
     ];
+
+    /// `pool Healthy`, `origin Unhealthy`, …: the source and health as the API spells them.
+    pub fn as_str(self) -> &'static str {
+        const NAMES: [[&str; 2]; 2] = [["pool Healthy", "pool Unhealthy"], ["origin Healthy", "origin Unhealthy"]];
+        NAMES[self.source as usize][self.health as usize]
+    }
 }
 
 /// A health-alert policy to create: the body of
@@ -134,14 +140,6 @@ pub fn filter_products(events: &[Event]) -> Vec<(Vec<EventSource>, Vec<Health>)>
         }
     } else {
         sources.iter().map(|&s| (vec![s], healths_of(s))).collect()
-    }
-}
-
-impl Event {
-    /// `pool Healthy`, `origin Unhealthy`, …: the source and health as the API spells them.
-    pub fn as_str(self) -> &'static str {
-        const NAMES: [[&str; 2]; 2] = [["pool Healthy", "pool Unhealthy"], ["origin Healthy", "origin Unhealthy"]];
-        NAMES[self.source as usize][self.health as usize]
     }
 }
 

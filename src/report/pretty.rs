@@ -116,7 +116,7 @@ fn escape_of(byte: u8, buffer: &mut [u8; 6]) -> Option<&[u8]> {
 
 /// The contents of a JSON string for `text`, escaped as serde_json escapes
 /// them: runs that need nothing are found eight bytes at a time and copied whole.
-pub fn write_escaped<W: ?Sized + Write>(writer: &mut W, text: &[u8]) -> io::Result<()> {
+fn write_escaped<W: ?Sized + Write>(writer: &mut W, text: &[u8]) -> io::Result<()> {
     let mut buffer = [0u8; 6];
     let mut copied = 0;
     let mut escape_at = |at: usize, writer: &mut W| -> io::Result<()> {
@@ -127,18 +127,16 @@ pub fn write_escaped<W: ?Sized + Write>(writer: &mut W, text: &[u8]) -> io::Resu
         }
         Ok(())
     };
-    let mut words = text.chunks_exact(8);
-    for (n, word) in words.by_ref().enumerate() {
-        let Ok(word) = <[u8; 8]>::try_from(word) else { break };
+    let (words, tail) = text.as_chunks::<8>();
+    for (n, word) in words.iter().enumerate() {
         // Little-endian: byte k of the word is bits 8k..8k+8.
-        let mut marks = to_escape(u64::from_le_bytes(word));
+        let mut marks = to_escape(u64::from_le_bytes(*word));
         while marks != 0 {
             escape_at(n * 8 + marks.trailing_zeros() as usize / 8, writer)?;
             marks &= marks - 1;
         }
     }
-    let tail = text.len() - words.remainder().len();
-    for at in tail..text.len() {
+    for at in text.len() - tail.len()..text.len() {
         escape_at(at, writer)?;
     }
     writer.write_all(text.get(copied..).unwrap_or_default())
