@@ -18,6 +18,8 @@
 #   HOSTNAMES=250000 bench/run.sh   a smaller first section
 #   EXTRA=1 bench/run.sh         also markdown, plan, and a baseline + waivers (pools)
 set -euo pipefail
+# EPOCHREALTIME and awk read a point as the decimal separator.
+export LC_ALL=C
 cd "$(dirname "$0")/.."
 
 runs="${RUNS:-5}"
@@ -42,21 +44,28 @@ generate "$data/pools-$pools.json" --count "$pools"
 generate "$data/hostnames-$yaml_hostnames.yaml" --custom-hostnames --count "$yaml_hostnames" --yaml
 for n in 10000 100000 1000000; do generate "$data/hostnames-$n.json" --custom-hostnames --count "$n"; done
 
-# One run of a command (stdout discarded) measured by GNU time in FORMAT. A
-# command that fails stops the benchmark (its figures would measure no work;
-# `set -e` and `pipefail` carry the failure out of the command substitutions
-# these run in).
-measured() {
-  local format=$1
-  shift
-  if ! /usr/bin/time -o "$data/.time" -f "$format" "$@" > /dev/null 2>&1; then
+# One run of a command, its output discarded. A command that fails stops
+# the benchmark (its figures would measure no work; `set -e` and `pipefail`
+# carry the failure out of the command substitutions these run in).
+run_once() {
+  if ! "$@" > /dev/null 2>&1; then
     echo "bench: failed: $*" >&2
     return 1
   fi
+}
+# Wall-clock seconds of one run of a command, to the microsecond: GNU time's
+# %e counts hundredths, and 10k hostnames take two of them (the linearity
+# figures compare what 90k records add against that).
+seconds() {
+  local start=$EPOCHREALTIME
+  run_once "$@" || return 1
+  awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.4f\n", b - a}'
+}
+# Peak RSS in KiB of one run of a command.
+peak() {
+  run_once /usr/bin/time -o "$data/.time" -f "%M" "$@" || return 1
   tail -n 1 "$data/.time"
 }
-# Wall-clock seconds of one run of a command.
-seconds() { measured "%e" "$@"; }
 # The median of the numbers on standard input, one a line.
 median_of() {
   sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
@@ -86,8 +95,6 @@ interleaved() {
     med[$name]=$(printf '%s' "${all[$name]}" | median_of)
   done
 }
-# peak RSS in KiB of one run
-peak() { measured "%M" "$@"; }
 size() { stat -c %s "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 line() { printf "  %-46s %s\n" "$1" "$2"; }
