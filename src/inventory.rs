@@ -77,8 +77,10 @@ fn bundle(b: Option<BundleMethod>) -> &'static str {
     b.map_or("", BundleMethod::as_str)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn issued_row(
     kind: &'static str,
+    id: &str,
     ca: String,
     explicit: &'static str,
     hosts: &[String],
@@ -88,7 +90,7 @@ fn issued_row(
 ) -> Row {
     Row {
         kind,
-        id: c.id.to_string(),
+        id: id.to_string(),
         hosts: hosts.join(" "),
         ca,
         explicit,
@@ -148,16 +150,17 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 pack.origin.pointer().into_owned(),
             ));
         }
-        for c in &pack.certificates {
+        for (i, c) in pack.certificates.iter().enumerate() {
             let ca = pack.authority.as_str().to_string();
             rows.push(issued_row(
                 "certificate_pack",
+                &c.id,
                 ca,
                 explicit,
                 &pack.hosts,
-                c,
+                &c.issued,
                 &file,
-                pack.origin.field(&c.path),
+                pack.origin.field(&pack.certificate_path(i)),
             ));
         }
     }
@@ -187,17 +190,16 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         let file = file_name(&host.origin);
         match &host.certificate {
             Some(c) => {
-                let mut row = issued_row(
+                rows.push(issued_row(
                     "custom_hostname",
+                    host.id(),
                     host.authority.as_str().into(),
                     explicit,
                     &hosts,
                     c,
                     &file,
-                    host.origin.field(&c.path),
-                );
-                row.id = host.id().to_string();
-                rows.push(row);
+                    host.origin.field(host.fields.certificate),
+                ));
             }
             None => rows.push(managed_row(
                 "custom_hostname",
@@ -214,6 +216,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         let c = &cert.certificate;
         let mut row = issued_row(
             "custom_certificate",
+            &cert.id,
             ca_of_issuer(&c.issuer),
             "uploaded",
             &cert.hosts,

@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use crate::load::shape::{Shape, SourceFilter, Text};
 use crate::load::walk::{FieldError, RecordSink};
 use crate::model::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IdName, IssuedCertificate, KeyType, Zone,
-    ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IdName, IssuedCertificate, KeyType,
+    PackCertificate, Zone, ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
 use crate::model::fields::{
@@ -65,6 +65,7 @@ pub static PACK: PackFields = PackFields {
     hosts: "/hosts",
     certificate_authority: "/certificate_authority",
     status: "/status",
+    certificates: "/certificates",
     issued: ISSUED,
 };
 
@@ -179,18 +180,20 @@ impl RecordSink for Builder {
                     .flatten()
                     .enumerate()
                     .map(|(i, c)| {
-                        let path = format!("/certificates/{i}");
-                        issued(
-                            &mut self.texts,
-                            &c.id,
-                            &c.issuer,
-                            &c.signature,
-                            &c.bundle_method,
-                            &c.uploaded_on,
-                            &c.expires_on,
-                            &c.status,
-                            path.into(),
-                        )
+                        let path = || format!("{}/{i}", layout.pack.certificates);
+                        Ok(PackCertificate {
+                            id: text(&c.id).into(),
+                            issued: issued(
+                                &mut self.texts,
+                                &c.issuer,
+                                &c.signature,
+                                &c.bundle_method,
+                                &c.uploaded_on,
+                                &c.expires_on,
+                                &c.status,
+                                path,
+                            )?,
+                        })
                     })
                     .collect::<Result<_, _>>()?,
                 origin,
@@ -215,20 +218,19 @@ impl RecordSink for Builder {
                     {
                         Some(issued(
                             &mut self.texts,
-                            &None,
                             &s.issuer,
                             &s.signature,
                             &s.bundle_method,
                             &s.uploaded_on,
                             &s.expires_on,
                             &s.status,
-                            Cow::Borrowed(fields.certificate),
+                            || fields.certificate.to_string(),
                         )?)
                     }
                     _ => None,
                 };
                 if let (Some(certificate), Some(chain)) = (certificate.as_mut(), chain.as_mut()) {
-                    reconcile(certificate, &fields.issued, chain, &mut self.texts);
+                    reconcile(certificate, fields.certificate, &fields.issued, chain, &mut self.texts);
                 }
                 self.staged.custom_hostnames.push(CustomHostname {
                     fields,
@@ -353,27 +355,25 @@ fn append<T>(target: &mut Vec<T>, staged: Vec<T>) {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// `path` makes where the certificate is in its record, only for an error (a
+/// million certificates otherwise make three paths each).
 fn issued(
     texts: &mut Words,
-    id: &Option<Text<'_>>,
     issuer: &Option<Text<'_>>,
     signature: &Option<Text<'_>>,
     bundle_method: &Option<Text<'_>>,
     uploaded_on: &Option<Text<'_>>,
     expires_on: &Option<Text<'_>>,
     status: &Option<Text<'_>>,
-    path: Cow<'static, str>,
+    path: impl Fn() -> String,
 ) -> Result<IssuedCertificate, FieldError> {
     Ok(IssuedCertificate {
-        id: id.as_ref().map_or("", Text::as_str).into(),
         issuer: texts.get(issuer.as_ref().map_or("", Text::as_str)),
         key_type: KeyType::from_signature(signature.as_ref().map(Text::as_str)),
-        // The field's path is made only for an error (a million certificates otherwise make three each).
-        bundle_method: bundle(bundle_method, || format!("{path}/bundle_method"))?,
-        uploaded_on: timestamp(uploaded_on, || format!("{path}/uploaded_on"))?,
-        expires_on: timestamp(expires_on, || format!("{path}/expires_on"))?,
+        bundle_method: bundle(bundle_method, || format!("{}/bundle_method", path()))?,
+        uploaded_on: timestamp(uploaded_on, || format!("{}/uploaded_on", path()))?,
+        expires_on: timestamp(expires_on, || format!("{}/expires_on", path()))?,
         status: texts.get(status.as_ref().map_or("", Text::as_str)),
-        path,
         from_pem: FromPem::default(),
     })
 }
@@ -410,14 +410,13 @@ fn custom_certificate(
     let s = shape;
     let mut certificate = issued(
         texts,
-        &s.id,
         &s.issuer,
         &s.signature,
         &s.bundle_method,
         &s.uploaded_on,
         &s.expires_on,
         &s.status,
-        Cow::Borrowed(""),
+        String::new,
     )?;
     let mut chain = s
         .certificate
@@ -425,10 +424,11 @@ fn custom_certificate(
         .and_then(|pem| Chain::read([(fields.certificate.to_string(), pem.as_str())]))
         .map(Box::new);
     if let Some(chain) = chain.as_mut() {
-        reconcile(&mut certificate, &fields.issued, chain, texts);
+        reconcile(&mut certificate, "", &fields.issued, chain, texts);
     }
     Ok(CustomCertificate {
         fields,
+        id: text(&s.id).into(),
         zone_id: s.zone_id.as_ref().map(|t| t.as_str().to_string()),
         hosts: s.hosts.iter().flatten().map(|h| h.as_str().to_string()).collect(),
         certificate,
@@ -440,14 +440,14 @@ fn custom_certificate(
 /// When a PEM is there, the leaf's issuer, expiry and key type are the
 /// truth: they fill what the export leaves out, and an export field that
 /// says otherwise is recorded as a contradiction (EX004) and overridden.
-fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, chain: &mut Chain, texts: &mut Words) {
+/// `base` is where the certificate is in its record.
+fn reconcile(certificate: &mut IssuedCertificate, base: &str, fields: &CertificateFields, chain: &mut Chain, texts: &mut Words) {
     let Some(leaf) = chain.leaf() else { return };
-    let base = certificate.path.clone();
     let mut contradictions = Vec::new();
     if certificate.issuer.is_empty() || issuer_is_lets_encrypt(&certificate.issuer) != leaf.issued_by_lets_encrypt() {
         if !certificate.issuer.is_empty() {
             contradictions.push(Contradiction {
-                path: join(&base, fields.issuer),
+                path: join(base, fields.issuer),
                 text: format!(
                     "`issuer` says `{}`, but the PEM's leaf is issued by {}",
                     certificate.issuer,
@@ -465,7 +465,7 @@ fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, ch
             said => {
                 if let Some(said) = said {
                     contradictions.push(Contradiction {
-                        path: join(&base, fields.expires_on),
+                        path: join(base, fields.expires_on),
                         text: format!(
                             "`expires_on` says {}, but the PEM's leaf expires on {}",
                             said.format("%Y-%m-%d %H:%M:%S UTC"),
@@ -481,7 +481,7 @@ fn reconcile(certificate: &mut IssuedCertificate, fields: &CertificateFields, ch
     if leaf.key_type != KeyType::Unknown && certificate.key_type != leaf.key_type {
         if certificate.key_type != KeyType::Unknown {
             contradictions.push(Contradiction {
-                path: join(&base, fields.signature),
+                path: join(base, fields.signature),
                 text: format!(
                     "`signature` names an {} signature, but the PEM's leaf is signed with {}",
                     certificate.key_type.as_str().to_uppercase(),

@@ -95,10 +95,10 @@ impl Facts for CustomCertificateFacts<'_> {
         let i = &c.certificate;
         let chain = c.chain.as_deref();
         let at = c.fields;
-        let field = |f: &'static str| under(&i.path, f);
+        let field = |f: &'static str| Cow::Borrowed(f);
         Some(match name {
             "label" => Fact::new(static_text("Custom certificate"), ""),
-            "id" => Fact::at(text(&*i.id), field(at.issued.id)),
+            "id" => Fact::new(text(&*c.id), at.issued.id),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
             "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), at.zone_id),
             "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, field(at.issued.issuer))),
@@ -140,16 +140,15 @@ mod tests {
             fields: &crate::adapt::api::CUSTOM_CERTIFICATE,
             origin: origin(),
             zone_id: None,
+            id: "c1".into(),
             hosts: vec!["example.com".into()],
             certificate: IssuedCertificate {
-                id: "c1".into(),
                 issuer: "LetsEncrypt".into(),
                 key_type: KeyType::Rsa,
                 bundle_method: Some(BundleMethod::Compatible),
                 uploaded_on: parse_timestamp("2024-01-01T00:00:00Z"),
                 expires_on: parse_timestamp("2024-04-01T00:00:00Z"),
                 status: "active".into(),
-                path: "".into(),
                 from_pem: Default::default(),
             },
             chain: None,
@@ -202,7 +201,12 @@ impl Facts for CertificatePackFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         let p = self.pack;
         let at = p.fields;
-        let active = || p.certificates.iter().filter(|c| c.status.eq_ignore_ascii_case("active"));
+        let active = || {
+            p.certificates
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.issued.status.eq_ignore_ascii_case("active"))
+        };
         Some(match name {
             "label" => Fact::new(static_text("Certificate pack"), ""),
             "id" => Fact::new(text(&p.id), at.id),
@@ -211,12 +215,15 @@ impl Facts for CertificatePackFacts<'_> {
             "authority" => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
             "explicit" => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
             "status" => match active().next() {
-                Some(c) => Fact::at(static_text("active"), under(&c.path, at.issued.status)),
+                Some((i, _)) => Fact::at(static_text("active"), Cow::Owned(join(&p.certificate_path(i), at.issued.status))),
                 None => Fact::new(text(&p.status), at.status),
             },
             "expires_on" => {
-                let c = active().filter(|c| c.expires_on.is_some()).min_by_key(|c| c.expires_on)?;
-                Fact::at(Value::Date(c.expires_on?), under(&c.path, at.issued.expires_on))
+                let (i, c) = active()
+                    .filter(|(_, c)| c.issued.expires_on.is_some())
+                    .min_by_key(|(_, c)| c.issued.expires_on)?;
+                let path = join(&p.certificate_path(i), at.issued.expires_on);
+                Fact::at(Value::Date(c.issued.expires_on?), Cow::Owned(path))
             }
             _ => return None,
         })
@@ -270,16 +277,17 @@ mod pack_tests {
             authority: Authority::LetsEncrypt,
             status: "active".into(),
             zone: None,
-            certificates: vec![crate::model::certificate::IssuedCertificate {
+            certificates: vec![crate::model::certificate::PackCertificate {
                 id: "c".into(),
-                issuer: "R10".into(),
-                key_type: crate::model::certificate::KeyType::Rsa,
-                bundle_method: None,
-                uploaded_on: None,
-                expires_on: crate::model::certificate::parse_timestamp("2024-10-30T00:00:00Z"),
-                status: "active".into(),
-                path: "/certificates/0".into(),
-                from_pem: Default::default(),
+                issued: crate::model::certificate::IssuedCertificate {
+                    issuer: "R10".into(),
+                    key_type: crate::model::certificate::KeyType::Rsa,
+                    bundle_method: None,
+                    uploaded_on: None,
+                    expires_on: crate::model::certificate::parse_timestamp("2024-10-30T00:00:00Z"),
+                    status: "active".into(),
+                    from_pem: Default::default(),
+                },
             }],
         }
     }
@@ -311,6 +319,19 @@ mod pack_tests {
         crate::facts::tests::provides_its_catalogue(&CertificatePackFacts::new(&advanced, None));
         crate::facts::tests::provides_its_catalogue(&TotalTlsFacts::new(&chosen, None));
     }
+
+    #[test]
+    fn a_packs_dates_and_status_point_at_its_active_certificate() {
+        let mut pack = pack("advanced");
+        let mut expired = pack.certificates[0].clone();
+        expired.issued.status = "expired".into();
+        expired.issued.expires_on = crate::model::certificate::parse_timestamp("2020-01-01T00:00:00Z");
+        pack.certificates.insert(0, expired);
+        let facts = CertificatePackFacts::new(&pack, None);
+        let path = |name: &str| facts.get(name).map(|f| f.path.into_owned());
+        assert_eq!(path("status").as_deref(), Some("/certificates/1/status"));
+        assert_eq!(path("expires_on").as_deref(), Some("/certificates/1/expires_on"));
+    }
 }
 
 /// Custom hostnames: their CA, and what the loaded CAA records allow.
@@ -340,7 +361,7 @@ impl Facts for CustomHostnameFacts<'_> {
         let at = h.fields;
         let pem_path = chain.map_or(Cow::Borrowed(at.custom_certificate), |c| c.path.clone().into());
         // The certificate's fields, where it is (`ssl`) even when the export has none of them.
-        let field = |f: &'static str| under(cert.map_or(at.certificate, |c| &c.path), f);
+        let field = |f: &'static str| under(at.certificate, f);
         Some(match name {
             "label" => Fact::new(static_text("Custom hostname"), ""),
             "id" => Fact::new(text(h.id()), at.id),
@@ -429,14 +450,12 @@ mod hostname_tests {
             wildcard: false,
             zone: None,
             certificate: Some(crate::model::certificate::IssuedCertificate {
-                id: "".into(),
                 issuer: "GTS".into(),
                 key_type: crate::model::certificate::KeyType::Rsa,
                 bundle_method: None,
                 uploaded_on: None,
                 expires_on: crate::model::certificate::parse_timestamp("2025-01-01T00:00:00Z"),
                 status: "active".into(),
-                path: "/ssl".into(),
                 from_pem: Default::default(),
             }),
             chain: None,

@@ -88,7 +88,7 @@ fn chain_fingerprints(chain: Option<&super::pem::Chain>) -> Option<Vec<&str>> {
 
 impl Resource for CustomCertificate {
     fn key(&self) -> &str {
-        &self.certificate.id
+        &self.id
     }
     fn origin(&self) -> &RecordOrigin {
         &self.origin
@@ -125,7 +125,7 @@ impl Resource for CertificatePack {
         } else {
             let mut inner = Vec::new();
             for (a, b) in self.certificates.iter().zip(&o.certificates) {
-                certificate_differences(&mut inner, a, b);
+                certificate_differences(&mut inner, &a.issued, &b.issued);
             }
             if !inner.is_empty() {
                 d.push("certificates");

@@ -26,7 +26,8 @@ pub struct PolicyFields {
 }
 
 /// An issued certificate's fields, relative to the certificate (itself at
-/// [`crate::model::certificate::IssuedCertificate::path`] in its record).
+/// the record (uploaded), at [`PackFields::certificates`] and its index (a
+/// pack's), or at [`HostnameFields::certificate`]).
 #[derive(Debug)]
 pub struct CertificateFields {
     pub id: &'static str,
@@ -56,6 +57,8 @@ pub struct PackFields {
     pub hosts: &'static str,
     pub certificate_authority: &'static str,
     pub status: &'static str,
+    /// The list of its certificates, each at its index there.
+    pub certificates: &'static str,
     pub issued: CertificateFields,
 }
 

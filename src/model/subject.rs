@@ -46,7 +46,7 @@ impl CustomCertificate {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::CustomCertificate,
-            id: &self.certificate.id,
+            id: &self.id,
             name: first_host(&self.hosts),
             origin: &self.origin,
         }
