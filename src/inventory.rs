@@ -160,7 +160,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                 &pack.hosts,
                 &c.issued,
                 &file,
-                pack.origin.field(&pack.certificate_path(i)),
+                pack.origin.field(&pack.fields.certificate(i)),
             ));
         }
     }

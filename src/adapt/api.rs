@@ -180,7 +180,7 @@ impl RecordSink for Builder {
                     .flatten()
                     .enumerate()
                     .map(|(i, c)| {
-                        let path = || format!("{}/{i}", layout.pack.certificates);
+                        let path = || layout.pack.certificate(i);
                         Ok(PackCertificate {
                             id: text(&c.id).into(),
                             issued: issued(
@@ -354,9 +354,9 @@ fn append<T>(target: &mut Vec<T>, staged: Vec<T>) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 /// `path` makes where the certificate is in its record, only for an error (a
 /// million certificates otherwise make three paths each).
+#[allow(clippy::too_many_arguments)]
 fn issued(
     texts: &mut Words,
     issuer: &Option<Text<'_>>,

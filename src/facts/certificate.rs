@@ -95,31 +95,30 @@ impl Facts for CustomCertificateFacts<'_> {
         let i = &c.certificate;
         let chain = c.chain.as_deref();
         let at = c.fields;
-        let field = |f: &'static str| Cow::Borrowed(f);
         Some(match name {
             "label" => Fact::new(static_text("Custom certificate"), ""),
             "id" => Fact::new(text(&*c.id), at.issued.id),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
             "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), at.zone_id),
-            "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, field(at.issued.issuer))),
+            "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, at.issued.issuer.into())),
             "is_lets_encrypt" => Fact::at(
                 Value::Bool(c.is_lets_encrypt()),
-                value_path(i.from_pem.issuer, chain, field(at.issued.issuer)),
+                value_path(i.from_pem.issuer, chain, at.issued.issuer.into()),
             ),
             "key_type" => Fact::at(
                 static_text(i.key_type.as_str()),
-                value_path(i.from_pem.key_type, chain, field(at.issued.signature)),
+                value_path(i.from_pem.key_type, chain, at.issued.signature.into()),
             ),
-            "bundle_method" => Fact::at(
+            "bundle_method" => Fact::new(
                 static_text(i.bundle_method.map_or("unknown", |b| b.as_str())),
-                field(at.issued.bundle_method),
+                at.issued.bundle_method,
             ),
-            "uploaded_on" => Fact::at(Value::Date(i.uploaded_on?), field(at.issued.uploaded_on)),
+            "uploaded_on" => Fact::new(Value::Date(i.uploaded_on?), at.issued.uploaded_on),
             "expires_on" => Fact::at(
                 Value::Date(i.expires_on?),
-                value_path(i.from_pem.expires_on, chain, field(at.issued.expires_on)),
+                value_path(i.from_pem.expires_on, chain, at.issued.expires_on.into()),
             ),
-            "status" => Fact::at(text(&*i.status), field(at.issued.status)),
+            "status" => Fact::new(text(&*i.status), at.issued.status),
             "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), at.certificate),
             "chain" => Fact::new(static_text(chain_state(chain)), at.certificate),
             "dst_certificate" => Fact::new(text(dst_certificate_words(chain)), at.certificate),
@@ -215,15 +214,14 @@ impl Facts for CertificatePackFacts<'_> {
             "authority" => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
             "explicit" => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
             "status" => match active().next() {
-                Some((i, _)) => Fact::at(static_text("active"), Cow::Owned(join(&p.certificate_path(i), at.issued.status))),
+                Some((i, _)) => Fact::at(static_text("active"), join(&at.certificate(i), at.issued.status)),
                 None => Fact::new(text(&p.status), at.status),
             },
             "expires_on" => {
                 let (i, c) = active()
                     .filter(|(_, c)| c.issued.expires_on.is_some())
                     .min_by_key(|(_, c)| c.issued.expires_on)?;
-                let path = join(&p.certificate_path(i), at.issued.expires_on);
-                Fact::at(Value::Date(c.issued.expires_on?), Cow::Owned(path))
+                Fact::at(Value::Date(c.issued.expires_on?), join(&at.certificate(i), at.issued.expires_on))
             }
             _ => return None,
         })

@@ -311,13 +311,6 @@ pub struct CertificatePack {
     pub certificates: Vec<PackCertificate>,
 }
 
-impl CertificatePack {
-    /// Where the pack's `index`th certificate is, relative to the record.
-    pub fn certificate_path(&self, index: usize) -> String {
-        format!("{}/{index}", self.fields.certificates)
-    }
-}
-
 /// A certificate of a pack, with its id.
 #[derive(Debug, Clone)]
 pub struct PackCertificate {

@@ -62,6 +62,13 @@ pub struct PackFields {
     pub issued: CertificateFields,
 }
 
+impl PackFields {
+    /// Where the pack's `index`th certificate is, relative to the record.
+    pub fn certificate(&self, index: usize) -> String {
+        format!("{}/{index}", self.certificates)
+    }
+}
+
 /// A custom hostname.
 #[derive(Debug)]
 pub struct HostnameFields {
