@@ -10,11 +10,11 @@ use crate::findings::{Finding, Location};
 /// The findings of every effective rule of the subject's kind on one subject.
 /// Messages are not rendered here: a report renders each when it writes it.
 pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
-    let subject = facts.subject();
+    // By the reference's kind: the subject's names are not read to judge it.
     for rule in rules
         .rules
         .iter()
-        .filter(|r| r.subjects.contains(&subject.kind) && r.is_effective(as_of))
+        .filter(|r| r.subjects.contains(&subject_ref.kind) && r.is_effective(as_of))
     {
         if !rule.when.iter().all(|c| c.holds(facts, as_of)) {
             continue;

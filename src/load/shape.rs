@@ -384,6 +384,14 @@ impl Shape<'_> {
         self.has_bundle_key
     }
 
+    /// Where the record's first key starts in `text`, when the parser
+    /// handed it over as a piece of `text` (not an unescaped copy).
+    pub fn key_offset(&self, text: &str) -> Option<usize> {
+        let key = self.first_key?;
+        let start = (key.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        (start.checked_add(key.len())? <= text.len()).then_some(start)
+    }
+
     /// The byte offset of this object's `{` in `text`, from its borrowed first
     /// key (JSON only: between `{` and the first key there is only whitespace).
     pub fn json_offset(&self, text: &str) -> Option<usize> {

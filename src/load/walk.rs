@@ -312,13 +312,15 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self.places.borrow_mut().origin(self.file_id, pointer, anchor)
     }
 
-    /// Where a JSON object starts, so its fields can be located by scanning
-    /// it alone. YAML is located through its parser's events instead.
+    /// Where a record starts, so its fields can be located from there alone:
+    /// a JSON object's `{`, a YAML mapping's first key (a block mapping has
+    /// no opening token; `locate::yaml::record_field` reads the rest).
     fn anchor(&self, shape: &Shape<'_>) -> Option<usize> {
-        if self.file.format != Format::Json {
-            return None;
+        match self.file.format {
+            Format::Json => shape.json_offset(&self.file.text),
+            Format::Yaml => shape.key_offset(&self.file.text),
+            _ => None,
         }
-        shape.json_offset(&self.file.text)
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {

@@ -50,12 +50,9 @@ impl<'f> Locator<'f> {
                 wanted.entry(origin.file).or_default().push(origin.field(path));
             }
         }
+        // Built when a field is not found in its record's own stretch.
         for (file, fields) in wanted {
-            let ranges = yaml::node_ranges_of(
-                &self.files[file.0 as usize].text,
-                Some(&yaml::with_parents(fields.iter().map(String::as_str))),
-            );
-            self.node_maps.insert(file, ranges);
+            self.node_maps.remove(&file);
             self.prepared.insert(file, fields.into_iter().collect());
         }
     }
@@ -72,13 +69,24 @@ impl<'f> Locator<'f> {
                 let end = file.text[start..].find('\n').map_or(file.text.len(), |i| start + i);
                 (origin.pointer().into_owned(), start, end)
             }
+            // A record whose first key is known: its own stretch is parsed.
+            Format::Yaml
+                if let Some(anchor) = origin.anchor()
+                    && let Some((pointer, start, end)) = yaml::record_field(&file.text, anchor.offset, path) =>
+            {
+                (origin.field(&pointer), start, end)
+            }
             Format::Yaml => {
                 let full = origin.field(path);
                 if self.prepared.get(&origin.file).is_some_and(|fields| !fields.contains(&full)) {
                     self.prepared.remove(&origin.file);
                     self.node_maps.remove(&origin.file);
                 }
-                let map = self.node_maps.entry(origin.file).or_insert_with(|| yaml::node_ranges(&file.text));
+                let prepared = self.prepared.get(&origin.file);
+                let map = self.node_maps.entry(origin.file).or_insert_with(|| match prepared {
+                    Some(fields) => yaml::node_ranges_of(&file.text, Some(&yaml::with_parents(fields.iter().map(String::as_str)))),
+                    None => yaml::node_ranges(&file.text),
+                });
                 locate_in_map(map, &full)
             }
             Format::Hcl => {
@@ -148,7 +156,7 @@ fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize,
     }
 }
 
-fn locate_in_map(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
+pub(super) fn locate_in_map(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
     let mut candidate = full;
     loop {
         if let Some(&(s, e)) = map.get(candidate) {
@@ -185,5 +193,30 @@ mod tests {
         // Not among the prepared fields: its own place, not its record's.
         let name = locator.locate(&record, "/name");
         assert_eq!((name.pointer.as_str(), &text[name.start..name.end]), ("/result/0/name", "web"));
+    }
+
+    #[test]
+    fn a_yaml_record_with_a_known_first_key_is_located_alone_and_else_by_the_whole_pass() {
+        let text = "result:\n  - id: a\n    ssl: {method: http}\n  - &b\n    id: b\n    ssl: {method: txt}\n";
+        let files = [SourceFile {
+            name: "hostnames.yaml".into(),
+            text: Arc::new(text.to_string().into()),
+            format: Format::Yaml,
+            discovered: false,
+        }];
+        let mut places = crate::model::origin::Places::default();
+        let first = places.origin(crate::model::origin::FileId(0), "/result/0", text.find("id: a"));
+        let second = places.origin(crate::model::origin::FileId(0), "/result/1", text.find("id: b"));
+        let mut locator = Locator::new(&files);
+        locator.prepare([(&first, "/ssl/method"), (&second, "/ssl/method")]);
+        let a = locator.locate(&first, "/ssl/method");
+        assert_eq!((a.pointer.as_str(), &text[a.start..a.end]), ("/result/0/ssl/method", "http"));
+        assert!(locator.node_maps.is_empty(), "found in its record's stretch: no pass over the file");
+        // Anchored (`&b` on the line above): the whole file's pass, same answer.
+        let b = locator.locate(&second, "/ssl/method");
+        assert_eq!((b.pointer.as_str(), &text[b.start..b.end]), ("/result/1/ssl/method", "txt"));
+        assert!(!locator.node_maps.is_empty());
+        let absent = locator.locate(&first, "/ssl/certificate_authority");
+        assert_eq!(absent.pointer, "/result/0/ssl");
     }
 }

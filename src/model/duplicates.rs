@@ -185,8 +185,10 @@ fn dedupe<T: Resource>(kind: Kind, items: &mut Vec<T>, identical: &mut usize, co
     let mut order: Vec<(u64, u32)> = items
         .iter()
         .enumerate()
-        .filter(|(_, item)| !item.key().is_empty())
-        .map(|(i, item)| (hash(item.key()), i as u32))
+        .filter_map(|(i, item)| {
+            let key = item.key();
+            (!key.is_empty()).then(|| (hash(key), i as u32))
+        })
         .collect();
     order.sort_unstable();
     let mut drop = vec![false; items.len()];
