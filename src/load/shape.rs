@@ -395,8 +395,7 @@ impl Shape<'_> {
     /// The byte offset of this object's `{` in `text`, from its borrowed first
     /// key (JSON only: between `{` and the first key there is only whitespace).
     pub fn json_offset(&self, text: &str) -> Option<usize> {
-        let key = self.first_key?;
-        let key_start = (key.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        let key_start = self.key_offset(text)?;
         let bytes = text.as_bytes();
         let mut i = key_start.checked_sub(1)?; // the key's opening quote
         if bytes.get(i) != Some(&b'"') {

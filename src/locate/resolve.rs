@@ -28,6 +28,10 @@ pub struct Locator<'f> {
     node_maps: HashMap<FileId, HashMap<String, (usize, usize)>>,
     /// The pointers a YAML file's map was [prepared](Self::prepare) for.
     prepared: HashMap<FileId, HashSet<String>>,
+    /// YAML files one of whose records could not be read alone: their
+    /// findings are located by the file's pass, so a style of record that
+    /// never stands alone costs one failed try per file, not per finding.
+    whole_pass: HashSet<FileId>,
 }
 
 impl<'f> Locator<'f> {
@@ -36,11 +40,13 @@ impl<'f> Locator<'f> {
             files,
             node_maps: HashMap::new(),
             prepared: HashMap::new(),
+            whole_pass: HashSet::new(),
         }
     }
 
-    /// Builds the node maps of the YAML files among `fields` for exactly
-    /// those fields (and their parents), rather than for every node. A later
+    /// Notes the fields of the YAML files among `fields`: a file's map, when
+    /// a record cannot be read alone, is built for exactly those fields (and
+    /// their parents), rather than for every node. A later
     /// [`locate`](Self::locate) of another field of such a file builds its
     /// whole map then (never answers with a parent's place).
     pub fn prepare<'o>(&mut self, fields: impl IntoIterator<Item = (&'o RecordOrigin, &'o str)>) {
@@ -71,12 +77,16 @@ impl<'f> Locator<'f> {
             }
             // A record whose first key is known: its own stretch is parsed.
             Format::Yaml
-                if let Some(anchor) = origin.anchor()
+                if !self.whole_pass.contains(&origin.file)
+                    && let Some(anchor) = origin.anchor()
                     && let Some((pointer, start, end)) = yaml::record_field(&file.text, anchor.offset, path) =>
             {
                 (origin.field(&pointer), start, end)
             }
             Format::Yaml => {
+                if origin.anchor().is_some() {
+                    self.whole_pass.insert(origin.file);
+                }
                 let full = origin.field(path);
                 if self.prepared.get(&origin.file).is_some_and(|fields| !fields.contains(&full)) {
                     self.prepared.remove(&origin.file);
@@ -176,15 +186,19 @@ mod tests {
     use super::*;
     use crate::load::source::Format;
 
-    #[test]
-    fn a_yaml_field_it_was_not_prepared_for_is_found_where_it_is() {
-        let text = "result:\n  - id: a\n    name: web\n";
-        let files = [SourceFile {
-            name: "pools.yaml".into(),
+    fn yaml_file(name: &str, text: &str) -> [SourceFile; 1] {
+        [SourceFile {
+            name: name.into(),
             text: Arc::new(text.to_string().into()),
             format: Format::Yaml,
             discovered: false,
-        }];
+        }]
+    }
+
+    #[test]
+    fn a_yaml_field_it_was_not_prepared_for_is_found_where_it_is() {
+        let text = "result:\n  - id: a\n    name: web\n";
+        let files = yaml_file("pools.yaml", text);
         let record = RecordOrigin::new(crate::model::origin::FileId(0), "/result/0", None);
         let mut locator = Locator::new(&files);
         locator.prepare([(&record, "/id")]);
@@ -198,12 +212,7 @@ mod tests {
     #[test]
     fn a_yaml_record_with_a_known_first_key_is_located_alone_and_else_by_the_whole_pass() {
         let text = "result:\n  - id: a\n    ssl: {method: http}\n  - &b\n    id: b\n    ssl: {method: txt}\n";
-        let files = [SourceFile {
-            name: "hostnames.yaml".into(),
-            text: Arc::new(text.to_string().into()),
-            format: Format::Yaml,
-            discovered: false,
-        }];
+        let files = yaml_file("hostnames.yaml", text);
         let mut places = crate::model::origin::Places::default();
         let first = places.origin(crate::model::origin::FileId(0), "/result/0", text.find("id: a"));
         let second = places.origin(crate::model::origin::FileId(0), "/result/1", text.find("id: b"));
@@ -218,5 +227,22 @@ mod tests {
         assert!(!locator.node_maps.is_empty());
         let absent = locator.locate(&first, "/ssl/certificate_authority");
         assert_eq!(absent.pointer, "/result/0/ssl");
+    }
+
+    #[test]
+    fn a_yaml_file_one_of_whose_records_cannot_stand_alone_is_located_by_its_pass_thereafter() {
+        let text = "result:\n  - \"id\": a\n    ssl: {method: http}\n  - id: b\n    ssl: {method: txt}\n";
+        let files = yaml_file("hostnames.yaml", text);
+        let mut places = crate::model::origin::Places::default();
+        let quoted = places.origin(crate::model::origin::FileId(0), "/result/0", text.find("id\""));
+        let plain = places.origin(crate::model::origin::FileId(0), "/result/1", text.find("id: b"));
+        let mut locator = Locator::new(&files);
+        locator.prepare([(&quoted, "/ssl/method"), (&plain, "/ssl/method")]);
+        let a = locator.locate(&quoted, "/ssl/method");
+        assert_eq!((a.pointer.as_str(), &text[a.start..a.end]), ("/result/0/ssl/method", "http"));
+        assert!(locator.whole_pass.contains(&crate::model::origin::FileId(0)));
+        // No stretch tried again for this file: the pass answers, the same.
+        let b = locator.locate(&plain, "/ssl/method");
+        assert_eq!((b.pointer.as_str(), &text[b.start..b.end]), ("/result/1/ssl/method", "txt"));
     }
 }

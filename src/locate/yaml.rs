@@ -70,7 +70,7 @@ fn pass(text: &str, keep: Option<&HashSet<String>>, one_node: bool) -> Pass {
     let mut pointer = String::new();
     let mut root_end = None;
     let mut root_anchored = false;
-    let mut nodes = 0usize;
+    let mut root_seen = false;
     for item in Parser::new_from_str(text) {
         // The file already parsed through serde-saphyr; an error here can only
         // be past the first document, which we do not need (or, in a record's
@@ -95,8 +95,8 @@ fn pass(text: &str, keep: Option<&HashSet<String>>, one_node: bool) -> Pass {
         if !is_node {
             continue;
         }
-        nodes += 1;
-        if nodes == 1 {
+        if !root_seen {
+            root_seen = true;
             root_anchored = matches!(event, Event::MappingStart(_, anchor, _) | Event::SequenceStart(_, anchor, _) if anchor != 0);
             if one_node && !opens {
                 ranges.insert(String::new(), (start, end));
@@ -211,7 +211,7 @@ pub fn record_field(text: &str, key: usize, path: &str) -> Option<(String, usize
     let pad = start - line_start;
     let keep = with_parents([path]);
     let mut window = 4096usize;
-    loop {
+    while window <= LONGEST_STRETCH {
         let mut end = start.saturating_add(window).min(text.len());
         while !text.is_char_boundary(end) {
             end += 1;
@@ -226,20 +226,23 @@ pub fn record_field(text: &str, key: usize, path: &str) -> Option<(String, usize
         // the stretch's end may be the cut, unless the text ends there too.
         let whole = found.root_end.is_some_and(|e| e < stretch.len() || end == text.len());
         if whole {
-            let ranges: HashMap<String, (usize, usize)> = found
-                .ranges
-                .into_iter()
-                .map(|(p, (s, e))| (p, (s.saturating_sub(pad) + start, e.saturating_sub(pad) + start)))
-                .collect();
-            let (pointer, s, e) = super::resolve::locate_in_map(&ranges, path);
-            return Some((pointer, s, e));
+            // Offsets in the stretch, past the padding, are offsets from `start`.
+            let (pointer, s, e) = super::resolve::locate_in_map(&found.ranges, path);
+            return Some((pointer, s.saturating_sub(pad) + start, e.saturating_sub(pad) + start));
         }
         if end == text.len() {
             return None;
         }
         window = window.saturating_mul(4);
     }
+    None
 }
+
+/// The longest stretch a record is read in alone (a record is a few
+/// kilobytes; a chain of certificates, tens): past it, or when a stretch
+/// does not parse for another reason than its cut, the whole file's pass
+/// answers instead of copies of the rest of the file.
+const LONGEST_STRETCH: usize = 16 << 20;
 
 fn close(stack: &mut Vec<Frame>, pointer: &mut String) {
     match stack.last_mut() {
