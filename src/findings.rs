@@ -170,16 +170,19 @@ impl Finding {
     /// The resource it is about, as the analysis names it.
     pub fn resource<'a>(&self, analysis: &Analysis<'a>) -> Resource<'a> {
         match analysis.subject(self.subject) {
-            Some(s) => Resource {
-                kind: s.kind,
-                id: Cow::Borrowed(s.id),
-                name: Cow::Borrowed(s.name),
-                address: s.origin.address().map(|a| Cow::Borrowed(&**a)),
-                configuration: crate::model::terraform::is_reference(s.id)
-                    .then(|| analysis.inventory().accounts.get(self.subject.account as usize)?.id.as_deref())
-                    .flatten()
-                    .map(Cow::Borrowed),
-            },
+            Some(s) => {
+                let id = s.id.text();
+                Resource {
+                    kind: s.kind,
+                    configuration: crate::model::terraform::is_reference(&id)
+                        .then(|| analysis.inventory().accounts.get(self.subject.account as usize)?.id.as_deref())
+                        .flatten()
+                        .map(Cow::Borrowed),
+                    id,
+                    name: Cow::Borrowed(s.name),
+                    address: s.origin.address().map(|a| Cow::Borrowed(&**a)),
+                }
+            }
             None => Resource {
                 kind: self.subject.kind,
                 id: Cow::Borrowed(""),

@@ -181,7 +181,9 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         ));
     }
     for host in &account.custom_hostnames {
-        let explicit = if matches!(host.authority, Authority::Unknown | Authority::Default) {
+        let authority = host.authority();
+        let id = host.id();
+        let explicit = if matches!(authority, Authority::Unknown | Authority::Default) {
             "no"
         } else {
             "yes"
@@ -192,8 +194,8 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
             Some(c) => {
                 rows.push(issued_row(
                     "custom_hostname",
-                    host.id(),
-                    host.authority.as_str().into(),
+                    &id,
+                    authority.as_str().into(),
                     explicit,
                     &hosts,
                     c,
@@ -203,9 +205,9 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
             }
             None => rows.push(managed_row(
                 "custom_hostname",
-                host.id(),
+                &id,
                 host.hostname().to_string(),
-                &host.authority,
+                &authority,
                 explicit,
                 file,
                 host.origin.pointer().into_owned(),

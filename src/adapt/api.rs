@@ -10,13 +10,14 @@ use chrono::{DateTime, Utc};
 use crate::load::shape::{Shape, SourceFilter, Text};
 use crate::load::walk::{FieldError, RecordSink};
 use crate::model::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IdName, IssuedCertificate, KeyType,
-    PackCertificate, Zone, ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, PackCertificate,
+    Zone, ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
 use crate::model::fields::{
     CertificateFields, CustomCertificateFields, HostnameFields, Layout, PackFields, PolicyFields, PoolFields, SettingFields, join,
 };
+use crate::model::hostname_text::HostnameStrings;
 use crate::model::list::Page;
 use crate::model::origin::RecordOrigin;
 use crate::model::pem::{Chain, Contradiction};
@@ -232,18 +233,20 @@ impl RecordSink for Builder {
                 if let (Some(certificate), Some(chain)) = (certificate.as_mut(), chain.as_mut()) {
                     reconcile(certificate, fields.certificate, &fields.issued, chain, &mut self.texts);
                 }
-                self.staged.custom_hostnames.push(CustomHostname {
-                    fields,
-                    names: IdName::new(shape.id.as_ref().map_or("", Text::as_str), hostname),
+                let strings = HostnameStrings {
+                    id: shape.id.as_ref().map_or("", Text::as_str),
+                    hostname,
+                    ssl_method: ssl.and_then(|s| s.method.as_ref()).map(Text::as_str),
+                    ssl_type: ssl.and_then(|s| s.ssl_type.as_ref()).map(Text::as_str),
+                    authority: Some(&authority),
                     wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
-                    authority,
-                    ssl_method: ssl.and_then(|s| s.method.as_ref()).map(|m| self.texts.get(m.as_str())),
-                    ssl_type: ssl.and_then(|s| s.ssl_type.as_ref()).map(|t| self.texts.get(t.as_str())),
-                    zone,
-                    certificate,
-                    chain,
-                    origin,
-                });
+                    // A record's zone is always one of its own file's.
+                    zone: zone.filter(|(file, _)| *file == origin.file).map(|(_, index)| index),
+                };
+                debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file));
+                self.staged
+                    .custom_hostnames
+                    .push(CustomHostname::new(origin, fields, &strings, certificate, chain));
             }
             Kind::DnsRecord => {
                 let is_caa = shape.record_type.as_ref().is_some_and(|t| t.as_str().eq_ignore_ascii_case("CAA"));

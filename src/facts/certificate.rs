@@ -379,12 +379,12 @@ impl Facts for CustomHostnameFacts<'_> {
                 )
             }
             "status" => Fact::at(text(cert.map_or("", |c| &*c.status)), field(at.issued.status)),
-            "authority" => Fact::new(static_text(h.authority.as_str()), at.certificate_authority),
-            "wildcard" => Fact::new(Value::Bool(h.wildcard), at.wildcard),
+            "authority" => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
+            "wildcard" => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
             "zone" => Fact::new(text(zone), ""),
             "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id())), at.id),
-            "ssl_method" => Fact::new(text(h.ssl_method.as_deref().unwrap_or("")), at.ssl_method),
-            "ssl_type" => Fact::new(text(h.ssl_type.as_deref().unwrap_or("")), at.ssl_type),
+            "ssl_method" => Fact::new(text(h.ssl_method().unwrap_or("")), at.ssl_method),
+            "ssl_type" => Fact::new(text(h.ssl_type().unwrap_or("")), at.ssl_type),
             "ca_change_body" => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),
             "caa_record_set" => Fact::new(text(self.caa.relevant(h.hostname()).map_or("", |s| s.name)), at.hostname),
             "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(h.hostname(), LETS_ENCRYPT)), at.hostname),
@@ -412,9 +412,9 @@ pub fn ca_change_body(h: &crate::model::certificate::CustomHostname, authority: 
     };
     quoted(
         r#"{"ssl":{"method":"#,
-        h.ssl_method.as_deref().unwrap_or("<its ssl.method: not in the export>"),
+        h.ssl_method().unwrap_or("<its ssl.method: not in the export>"),
     );
-    quoted(r#","type":"#, h.ssl_type.as_deref().unwrap_or("<its ssl.type: not in the export>"));
+    quoted(r#","type":"#, h.ssl_type().unwrap_or("<its ssl.type: not in the export>"));
     quoted(r#","certificate_authority":"#, authority);
     body.push_str("}}");
     body
@@ -426,6 +426,7 @@ mod hostname_tests {
     use crate::facts::caa::CaaIndex;
     use crate::model::certificate::{Authority, CustomHostname};
     use crate::model::dns::CaaRecord;
+    use crate::model::hostname_text::HostnameStrings;
     use crate::model::samples::origin;
 
     #[test]
@@ -438,26 +439,26 @@ mod hostname_tests {
             value: "letsencrypt.org".into(),
         }];
         let index = CaaIndex::new(&records);
-        let host = CustomHostname {
-            fields: &crate::adapt::api::HOSTNAME,
-            origin: origin(),
-            names: crate::model::certificate::IdName::new("h1", "app.customer.org"),
-            authority: Authority::Default,
-            ssl_method: Some("http".into()),
-            ssl_type: None,
-            wildcard: false,
-            zone: None,
-            certificate: Some(crate::model::certificate::IssuedCertificate {
-                issuer: "GTS".into(),
-                key_type: crate::model::certificate::KeyType::Rsa,
-                bundle_method: None,
-                uploaded_on: None,
-                expires_on: crate::model::certificate::parse_timestamp("2025-01-01T00:00:00Z"),
-                status: "active".into(),
-                from_pem: Default::default(),
-            }),
-            chain: None,
+        let strings = HostnameStrings {
+            id: "h1",
+            hostname: "app.customer.org",
+            ssl_method: Some("http"),
+            authority: Some(&Authority::Default),
+            ..HostnameStrings::default()
         };
+        let certificate = crate::model::certificate::IssuedCertificate {
+            issuer: "GTS".into(),
+            key_type: crate::model::certificate::KeyType::Rsa,
+            bundle_method: None,
+            uploaded_on: None,
+            expires_on: crate::model::certificate::parse_timestamp("2025-01-01T00:00:00Z"),
+            status: "active".into(),
+            from_pem: Default::default(),
+        };
+        let with = |strings: &HostnameStrings<'_>| {
+            CustomHostname::new(origin(), &crate::adapt::api::HOSTNAME, strings, Some(certificate.clone()), None)
+        };
+        let host = with(&strings);
         let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));
         crate::facts::tests::provides_its_catalogue(&facts);
         assert_eq!(facts.get("caa_allows_lets_encrypt").map(|f| f.value), Some(Value::Bool(true)));
@@ -468,8 +469,10 @@ mod hostname_tests {
             Some(text("PATCH /zones/z1/custom_hostnames/h1"))
         );
         // The method is sent back as it is, quoted; the missing type says so.
-        let mut host = host;
-        host.ssl_method = Some("ht\"tp".into());
+        let host = with(&HostnameStrings {
+            ssl_method: Some("ht\"tp"),
+            ..strings
+        });
         let body = ca_change_body(&host, "google");
         assert_eq!(
             body,

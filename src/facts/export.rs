@@ -110,7 +110,7 @@ impl Facts for WithCopies<'_> {
             return Some(Fact::new(Value::List(Vec::new()), ""));
         }
         let subject = self.inner.subject();
-        let what = format!("{} {}", subject.kind, super::pool::describe(subject.name, subject.id));
+        let what = format!("{} {}", subject.kind, super::pool::describe(subject.name, &subject.id.text()));
         // Each differing copy is reported at both places: on the first copy
         // (the one analysed), and on the other, each naming where the other is.
         let place = |origin: &crate::model::origin::RecordOrigin| {

@@ -302,7 +302,7 @@ impl<'a> Analysis<'a> {
             }
             Kind::CustomHostname => {
                 let host = account.custom_hostnames.get(i)?;
-                let zone_id = host.zone.and_then(|key| self.zone_ids[a].get(&key).copied());
+                let zone_id = host.zone().and_then(|key| self.zone_ids[a].get(&key).copied());
                 Some(f(&export::WithCopies::new(
                     &certificate::CustomHostnameFacts::new(host, &self.caa, zone_id),
                     account.conflicts_of(Kind::CustomHostname, i),

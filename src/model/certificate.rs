@@ -2,6 +2,9 @@
 //! authorities, free-text issuers, key types and timestamps as the API and
 //! the dashboard spell them.
 
+use std::borrow::Cow;
+
+use super::hostname_text::{HostnameStrings, HostnameText};
 use super::word::Word;
 use chrono::{DateTime, Utc};
 
@@ -180,7 +183,7 @@ mod tests {
     fn a_custom_hostname_is_small() {
         // A million of them are most of the model (issue 13).
         assert_eq!(std::mem::size_of::<IssuedCertificate>(), 48);
-        assert_eq!(std::mem::size_of::<CustomHostname>(), 160);
+        assert_eq!(std::mem::size_of::<CustomHostname>(), 104);
     }
 
     #[test]
@@ -323,16 +326,9 @@ pub struct CustomHostname {
     pub origin: RecordOrigin,
     /// Where its format keeps each field.
     pub fields: &'static HostnameFields,
-    /// `id` and `hostname`.
-    pub names: IdName,
-    /// `ssl.certificate_authority`.
-    pub authority: Authority,
-    /// `ssl.method` and `ssl.type`: an edit of the CA must send them back
-    /// unchanged, or it changes how the hostname is validated.
-    pub ssl_method: Option<Word>,
-    pub ssl_type: Option<Word>,
-    pub wildcard: bool,
-    pub zone: Option<ZoneKey>,
+    /// `id`, `hostname`, `ssl.certificate_authority`, `ssl.method`,
+    /// `ssl.type`, `ssl.wildcard` (or a `*.` hostname) and the zone, in one block.
+    text: HostnameText,
     /// The certificate issued for it (`ssl.issuer`, `ssl.expires_on`, …), when exported.
     pub certificate: Option<IssuedCertificate>,
     /// The uploaded chain (`ssl.custom_certificate`), when there is one.
@@ -340,53 +336,59 @@ pub struct CustomHostname {
 }
 
 impl CustomHostname {
-    pub fn id(&self) -> &str {
-        self.names.id()
-    }
-
-    pub fn hostname(&self) -> &str {
-        self.names.name()
-    }
-}
-
-/// A record's id and name in one allocation: a million custom hostnames
-/// would otherwise be two million strings, each with its own heap block
-/// (issue 13: 24 bytes and one block of both lengths instead of 48 bytes and
-/// two blocks).
-#[derive(Clone, PartialEq, Eq)]
-pub struct IdName {
-    text: Box<str>,
-    /// Where the name starts in `text`.
-    split: u32,
-}
-
-impl IdName {
-    pub fn new(id: &str, name: &str) -> IdName {
-        // Neither is anywhere near 4 GiB (a record is a few kilobytes); were
-        // the id that long, the name would be kept whole and the id cut.
-        let split = u32::try_from(id.len()).unwrap_or(0);
-        let id = if split == 0 { "" } else { id };
-        IdName {
-            text: [id, name].concat().into_boxed_str(),
-            split,
+    pub fn new(
+        origin: RecordOrigin,
+        fields: &'static HostnameFields,
+        strings: &HostnameStrings<'_>,
+        certificate: Option<IssuedCertificate>,
+        chain: Option<Box<Chain>>,
+    ) -> CustomHostname {
+        CustomHostname {
+            origin,
+            fields,
+            text: HostnameText::new(strings),
+            certificate,
+            chain,
         }
     }
 
-    pub fn id(&self) -> &str {
-        self.text.get(..self.split as usize).unwrap_or_default()
+    /// The id as the export wrote it (a UUID is kept packed, so this may be a copy).
+    pub fn id(&self) -> Cow<'_, str> {
+        self.text.id()
     }
 
-    pub fn name(&self) -> &str {
-        self.text.get(self.split as usize..).unwrap_or_default()
+    /// Equal for two hostnames exactly when their ids are; empty when the id is.
+    pub fn id_key(&self) -> &str {
+        self.text.id_key()
     }
-}
 
-impl std::fmt::Debug for IdName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IdName")
-            .field("id", &self.id())
-            .field("name", &self.name())
-            .finish()
+    pub fn hostname(&self) -> &str {
+        self.text.hostname()
+    }
+
+    /// `ssl.certificate_authority`.
+    pub fn authority(&self) -> Authority {
+        self.text.authority()
+    }
+
+    /// `ssl.method` and `ssl.type`: an edit of the CA must send them back
+    /// unchanged, or it changes how the hostname is validated.
+    pub fn ssl_method(&self) -> Option<&str> {
+        self.text.ssl_method()
+    }
+
+    pub fn ssl_type(&self) -> Option<&str> {
+        self.text.ssl_type()
+    }
+
+    /// `ssl.wildcard`, or a hostname that starts with `*.`.
+    pub fn wildcard(&self) -> bool {
+        self.text.wildcard()
+    }
+
+    /// The bundle zone it belongs to (one of its own file's).
+    pub fn zone(&self) -> Option<ZoneKey> {
+        self.text.zone().map(|index| (self.origin.file, index))
     }
 }
 
@@ -433,20 +435,6 @@ mod authority_tests {
             }
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn an_id_and_a_name_share_one_block_and_read_back_whole() {
-        for (id, name) in [
-            ("0d89c70d-ad9f-4843-b99f-6cc0252067e9", "app.example.com"),
-            ("", "x.example"),
-            ("7", ""),
-            ("é", "ü.example"),
-        ] {
-            let names = IdName::new(id, name);
-            assert_eq!((names.id(), names.name()), (id, name));
-        }
-        assert_ne!(IdName::new("ab", "c"), IdName::new("a", "bc"), "the split is part of what they are");
     }
 
     #[test]

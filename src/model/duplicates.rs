@@ -137,7 +137,7 @@ impl Resource for CertificatePack {
 
 impl Resource for CustomHostname {
     fn key(&self) -> &str {
-        self.id()
+        self.id_key()
     }
     fn origin(&self) -> &RecordOrigin {
         &self.origin
@@ -145,10 +145,10 @@ impl Resource for CustomHostname {
     fn differences(&self, o: &Self) -> Vec<&'static str> {
         let mut d = Vec::new();
         differ(&mut d, "hostname", self.hostname(), o.hostname());
-        differ(&mut d, "ssl.certificate_authority", &self.authority, &o.authority);
-        differ(&mut d, "ssl.wildcard", self.wildcard, o.wildcard);
-        differ(&mut d, "ssl.method", &self.ssl_method, &o.ssl_method);
-        differ(&mut d, "ssl.type", &self.ssl_type, &o.ssl_type);
+        differ(&mut d, "ssl.certificate_authority", self.authority(), o.authority());
+        differ(&mut d, "ssl.wildcard", self.wildcard(), o.wildcard());
+        differ(&mut d, "ssl.method", self.ssl_method(), o.ssl_method());
+        differ(&mut d, "ssl.type", self.ssl_type(), o.ssl_type());
         match (&self.certificate, &o.certificate) {
             (Some(a), Some(b)) => {
                 let mut inner = Vec::new();
@@ -301,5 +301,46 @@ mod tests {
         let b = account.conflicts_of(Kind::Pool, 1);
         assert_eq!(b.len(), 1);
         assert_eq!(b[0].fields, ["notification_email"]);
+    }
+
+    #[test]
+    fn custom_hostnames_are_merged_by_their_id_as_written_whether_packed_or_not() {
+        use crate::model::certificate::{Authority, CustomHostname};
+        use crate::model::hostname_text::HostnameStrings;
+        let uuid = "0d89c70d-ad9f-4843-b99f-6cc0252067e9";
+        let host = |id: &str, hostname: &str, ca: &Authority| {
+            let strings = HostnameStrings {
+                id,
+                hostname,
+                ssl_method: Some("http"),
+                authority: Some(ca),
+                ..HostnameStrings::default()
+            };
+            CustomHostname::new(crate::model::samples::origin(), &crate::adapt::api::HOSTNAME, &strings, None, None)
+        };
+        let google = Authority::Google;
+        let mut account = Account {
+            custom_hostnames: vec![
+                host(uuid, "a.example", &google),
+                // The same UUID in capitals, and without dashes: other ids as written.
+                host(&uuid.to_uppercase(), "a.example", &google),
+                host(&uuid.replace('-', ""), "a.example", &google),
+                host(uuid, "a.example", &google),
+                host(uuid, "a.example", &Authority::LetsEncrypt),
+                host("h1", "b.example", &google),
+                host("h1", "b.example", &google),
+            ],
+            ..Account::default()
+        };
+        let identical = merge(&mut account);
+        assert_eq!(identical, 2);
+        let ids: Vec<String> = account.custom_hostnames.iter().map(|h| h.id().into_owned()).collect();
+        assert_eq!(
+            ids,
+            [uuid.to_string(), uuid.to_uppercase(), uuid.replace('-', ""), "h1".to_string()]
+        );
+        let conflicts = account.conflicts_of(Kind::CustomHostname, 0);
+        assert_eq!(conflicts.len(), 1);
+        assert_eq!(conflicts[0].fields, ["ssl.certificate_authority"]);
     }
 }

@@ -4,6 +4,7 @@ pub mod certificate;
 pub mod dns;
 pub mod duplicates;
 pub mod fields;
+pub mod hostname_text;
 pub mod kind;
 pub mod list;
 pub mod notification;

@@ -1,6 +1,8 @@
 //! What each resource is, as findings and reports name it: its kind, id,
 //! name and origin. Defined once per model type.
 
+use std::borrow::Cow;
+
 use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, Zone, ZoneSetting};
 use super::notification::{Policy, Pool};
 use super::origin::RecordOrigin;
@@ -10,16 +12,39 @@ use super::{Account, Kind};
 #[derive(Debug, Clone, Copy)]
 pub struct Subject<'a> {
     pub kind: Kind,
-    pub id: &'a str,
+    pub id: SubjectId<'a>,
     pub name: &'a str,
     pub origin: &'a RecordOrigin,
+}
+
+/// A resource's id: its record's own text, or a custom hostname's, which
+/// keeps a UUID packed and writes it out only when it is shown.
+#[derive(Debug, Clone, Copy)]
+pub enum SubjectId<'a> {
+    Text(&'a str),
+    Hostname(&'a CustomHostname),
+}
+
+impl<'a> SubjectId<'a> {
+    pub fn text(self) -> Cow<'a, str> {
+        match self {
+            SubjectId::Text(id) => Cow::Borrowed(id),
+            SubjectId::Hostname(host) => host.id(),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for SubjectId<'a> {
+    fn from(id: &'a str) -> Self {
+        SubjectId::Text(id)
+    }
 }
 
 impl Pool {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::Pool,
-            id: &self.id,
+            id: SubjectId::Text(&self.id),
             name: &self.name,
             origin: &self.origin,
         }
@@ -30,7 +55,7 @@ impl Policy {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::NotificationPolicy,
-            id: &self.id,
+            id: SubjectId::Text(&self.id),
             name: &self.name,
             origin: &self.origin,
         }
@@ -46,7 +71,7 @@ impl CustomCertificate {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::CustomCertificate,
-            id: &self.id,
+            id: SubjectId::Text(&self.id),
             name: first_host(&self.hosts),
             origin: &self.origin,
         }
@@ -57,7 +82,7 @@ impl CertificatePack {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::CertificatePack,
-            id: &self.id,
+            id: SubjectId::Text(&self.id),
             name: first_host(&self.hosts),
             origin: &self.origin,
         }
@@ -68,7 +93,7 @@ impl CustomHostname {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::CustomHostname,
-            id: self.id(),
+            id: SubjectId::Hostname(self),
             name: self.hostname(),
             origin: &self.origin,
         }
@@ -81,7 +106,7 @@ impl ZoneSetting {
     pub fn subject<'a>(&'a self, kind: Kind, zone: Option<&'a Zone>) -> Subject<'a> {
         Subject {
             kind,
-            id: zone.and_then(|z| z.id.as_deref()).unwrap_or(""),
+            id: SubjectId::Text(zone.and_then(|z| z.id.as_deref()).unwrap_or("")),
             name: zone.and_then(|z| z.name.as_deref()).unwrap_or(""),
             origin: &self.origin,
         }
@@ -93,7 +118,7 @@ impl Account {
     pub fn subject(&self) -> Option<Subject<'_>> {
         Some(Subject {
             kind: Kind::Account,
-            id: self.id.as_deref().unwrap_or(""),
+            id: SubjectId::Text(self.id.as_deref().unwrap_or("")),
             name: "",
             origin: self.pool_lists.first()?,
         })
@@ -104,7 +129,7 @@ impl super::list::ExportList {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
             kind: Kind::List,
-            id: &self.id,
+            id: SubjectId::Text(&self.id),
             name: &self.name,
             origin: &self.origin,
         }
