@@ -3,20 +3,25 @@
 //!
 //! The block holds the id, the hostname, `ssl.method`, `ssl.type`, a CA
 //! edgeaudit does not know by name, `ssl.certificate_authority`'s kind,
-//! `ssl.wildcard` and the bundle zone: 16 bytes in the record and one block
-//! of about 56 bytes, where they took 84 bytes in the record and a block of 64. An id in the
-//! API's form, a lower-case UUID (`0d89c70d-ad9f-4843-b99f-6cc0252067e9`,
-//! or its 32 digits without dashes), is kept as its 128 bits in 19 bytes
-//! rather than 36; any other id is kept as written.
+//! `ssl.wildcard` and the bundle zone: 16 bytes in the record and a block
+//! of 23 bytes and the hostname, where they took 84 bytes in the record and
+//! a block of the id and the hostname.
+//! - An id in the API's form, a lower-case UUID
+//!   (`0d89c70d-ad9f-4843-b99f-6cc0252067e9`, or its 32 digits without
+//!   dashes), is kept as its 128 bits in 19 bytes rather than 36; any other
+//!   id is kept as written.
+//! - A method and type the API names (`http`, `txt`, `email`; `dv`) are
+//!   bits; any other is kept as written.
 //!
 //! Every byte the block adds to the texts is ASCII (7 bits: the packed id
 //! and the lengths too), so the block is a `str` and the texts are read
 //! back without a check.
 //!
-//! Layout: `flags`, the CA's kind, the hostname's length and the hostname
-//! (read most often: found without reading the rest), the lengths of the id
-//! (when written out), method, type and CA name (those present) and the
-//! zone's index, then the id's form and its bytes, the method, type and CA name.
+//! Layout: the flags; the CA's kind with the known method and type; the
+//! hostname's length and the hostname (read most often, so found without
+//! reading the rest); the lengths of the id (when written out), method,
+//! type and CA name (those written out) and the zone's index; the id's form
+//! and its bytes; the method, type and CA name.
 
 use std::borrow::Cow;
 
@@ -68,6 +73,13 @@ const AUTHORITIES: [Authority; 6] = [
     Authority::Unknown,
 ];
 const OTHER_CA: u8 = 6;
+/// The second byte: the CA's kind in bits 0–2, then a method the API names
+/// (bits 3–4, its index here plus one) and type `dv` (bit 5), which are
+/// kept as those bits rather than written out.
+const CA_BITS: u8 = 7;
+const METHODS: [&str; 3] = ["http", "txt", "email"];
+const METHOD_SHIFT: u8 = 3;
+const TYPE_DV: u8 = 32;
 
 /// Where each part is in a block.
 struct Parts {
@@ -94,6 +106,14 @@ impl HostnameText {
             Authority::Other(_) => OTHER_CA,
             known => AUTHORITIES.iter().position(|a| a == known).map_or(OTHER_CA, |i| i as u8),
         };
+        let method_code = s
+            .ssl_method
+            .and_then(|m| METHODS.iter().position(|&known| known == m))
+            .map_or(0, |i| i as u8 + 1);
+        let known_type = s.ssl_type == Some("dv");
+        let second = authority | method_code << METHOD_SHIFT | if known_type { TYPE_DV } else { 0 };
+        let written_method = s.ssl_method.filter(|_| method_code == 0);
+        let written_type = s.ssl_type.filter(|_| !known_type);
         let mut flags = (form as u8) << FORM_SHIFT;
         for (present, flag) in [
             (s.ssl_method.is_some(), HAS_METHOD),
@@ -106,7 +126,7 @@ impl HostnameText {
                 flags |= flag;
             }
         }
-        let texts = [s.ssl_method, s.ssl_type, other_ca];
+        let texts = [written_method, written_type, other_ca];
         let id_bytes = packed.map_or(length_bytes(s.id.len()) + s.id.len(), |_| PACKED);
         let size = 3
             + id_bytes
@@ -117,7 +137,7 @@ impl HostnameText {
         // Made to its size, so that the box takes the string's block as it is.
         let mut block = String::with_capacity(size);
         block.push(char::from(flags));
-        block.push(char::from(authority));
+        block.push(char::from(second));
         push_length(&mut block, s.hostname.len());
         block.push_str(s.hostname);
         if packed.is_none() {
@@ -157,8 +177,9 @@ impl HostnameText {
         let mut at = self.hostname_range().end;
         let mut length = |present: bool| if present { read_length(bytes, &mut at) } else { 0 };
         let id = if form == IdForm::Written as u8 { length(true) } else { PACKED };
-        let method = length(flags & HAS_METHOD != 0);
-        let ssl_type = length(flags & HAS_TYPE != 0);
+        let second = bytes.get(1).copied().unwrap_or(0);
+        let method = length(flags & HAS_METHOD != 0 && second >> METHOD_SHIFT & 3 == 0);
+        let ssl_type = length(flags & HAS_TYPE != 0 && second & TYPE_DV == 0);
         let other_ca = length(flags & HAS_OTHER_CA != 0);
         let zone = (flags & HAS_ZONE != 0).then(|| length(true));
         let key = at..at + 1 + id;
@@ -205,12 +226,19 @@ impl HostnameText {
 
     pub fn ssl_method(&self) -> Option<&str> {
         let parts = self.parts();
-        (parts.flags & HAS_METHOD != 0).then(|| self.text(parts.method))
+        let known = self.0.as_bytes().get(1).map_or(0, |second| usize::from(second >> METHOD_SHIFT & 3));
+        (parts.flags & HAS_METHOD != 0).then(|| {
+            METHODS
+                .get(known.wrapping_sub(1))
+                .copied()
+                .unwrap_or_else(|| self.text(parts.method))
+        })
     }
 
     pub fn ssl_type(&self) -> Option<&str> {
         let parts = self.parts();
-        (parts.flags & HAS_TYPE != 0).then(|| self.text(parts.ssl_type))
+        let dv = self.0.as_bytes().get(1).is_some_and(|second| second & TYPE_DV != 0);
+        (parts.flags & HAS_TYPE != 0).then(|| if dv { "dv" } else { self.text(parts.ssl_type) })
     }
 
     pub fn wildcard(&self) -> bool {
@@ -222,7 +250,12 @@ impl HostnameText {
     }
 
     pub fn authority(&self) -> Authority {
-        match self.0.as_bytes().get(1).and_then(|&code| AUTHORITIES.get(usize::from(code))) {
+        match self
+            .0
+            .as_bytes()
+            .get(1)
+            .and_then(|&second| AUTHORITIES.get(usize::from(second & CA_BITS)))
+        {
             Some(known) => known.clone(),
             None => Authority::Other(Word::from(self.text(self.parts().other_ca))),
         }
@@ -348,7 +381,14 @@ mod tests {
             &long,
         ] {
             for hostname in ["app.example.com", "", "ü.example", "*.example.com", &long] {
-                for (method, ssl_type) in [(None, None), (Some("http"), Some("dv")), (Some(""), None), (None, Some(&*long))] {
+                for (method, ssl_type) in [
+                    (None, None),
+                    (Some("http"), Some("dv")),
+                    (Some("email"), Some("DV")),
+                    (Some("HTTP"), Some("")),
+                    (Some(""), None),
+                    (Some("txt"), Some(&*long)),
+                ] {
                     for authority in [None, Some(&Authority::Default), Some(&Authority::LetsEncrypt), Some(&sectigo)] {
                         for (wildcard, zone) in [(false, None), (true, Some(0)), (false, Some(4_000_000_000))] {
                             let t = text(HostnameStrings {
@@ -385,8 +425,8 @@ mod tests {
             wildcard: false,
             zone: None,
         });
-        // flags, CA, 1 + 25, two lengths, form, 19, 4 + 2.
-        assert_eq!(t.0.len(), 2 + 26 + 2 + 1 + 19 + 6);
+        // flags, CA with method and type, 1 + 25, form, 19.
+        assert_eq!(t.0.len(), 2 + 26 + 1 + 19);
         assert!(matches!(t.id(), Cow::Owned(_)));
         let written = text(HostnameStrings {
             id: "h1",
