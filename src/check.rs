@@ -143,7 +143,7 @@ pub fn check<R>(
             if let Some(record) = record_of(&analysis, f)
                 && let Some(file) = json_file(files, record)
             {
-                let id = record.file;
+                let id = record.file();
                 f.location = json_field(file, record, &f.path);
                 let at = f.location.start;
                 match &mut releaser {
@@ -205,7 +205,7 @@ pub fn check<R>(
 
 /// The JSON file a record is in (findings in it are located on any thread).
 fn json_file<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
-    files.get(record.file.0 as usize).filter(|file| file.format == Format::Json)
+    files.get(record.file().0 as usize).filter(|file| file.format == Format::Json)
 }
 
 /// The record a finding's field is in: the other copy's for a finding about

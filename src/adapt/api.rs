@@ -150,12 +150,12 @@ impl RecordSink for Builder {
                 let pool = pool(origin, shape, layout.pool)?;
                 // Account-level findings point at the list the pools are in
                 // (made once a list, not once a pool).
-                let (file, list) = (pool.origin.file, list_of(&pool.origin));
+                let (file, list) = (pool.origin.file(), list_of(&pool.origin));
                 if !self
                     .staged
                     .pool_lists
                     .last()
-                    .is_some_and(|last| last.file == file && last.pointer() == list)
+                    .is_some_and(|last| last.file() == file && last.pointer() == list)
                 {
                     self.staged.pool_lists.push(RecordOrigin::new(file, &list, None));
                 }
@@ -241,9 +241,9 @@ impl RecordSink for Builder {
                     authority: Some(&authority),
                     wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
                     // A record's zone is always one of its own file's.
-                    zone: zone.filter(|(file, _)| *file == origin.file).map(|(_, index)| index),
+                    zone: zone.filter(|(file, _)| *file == origin.file()).map(|(_, index)| index),
                 };
-                debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file));
+                debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file()));
                 self.staged
                     .custom_hostnames
                     .push(CustomHostname::new(origin, fields, &strings, certificate, chain));

@@ -114,7 +114,7 @@ impl Facts for WithCopies<'_> {
         // Each differing copy is reported at both places: on the first copy
         // (the one analysed), and on the other, each naming where the other is.
         let place = |origin: &crate::model::origin::RecordOrigin| {
-            let file = self.files.get(origin.file.0 as usize).map_or("?", String::as_str);
+            let file = self.files.get(origin.file().0 as usize).map_or("?", String::as_str);
             let pointer = origin.pointer();
             let pointer = if pointer.is_empty() { "/" } else { &pointer };
             format!("{file} at {pointer}")

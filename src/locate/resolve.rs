@@ -52,8 +52,8 @@ impl<'f> Locator<'f> {
     pub fn prepare<'o>(&mut self, fields: impl IntoIterator<Item = (&'o RecordOrigin, &'o str)>) {
         let mut wanted: HashMap<FileId, Vec<String>> = HashMap::new();
         for (origin, path) in fields {
-            if self.files[origin.file.0 as usize].format == Format::Yaml {
-                wanted.entry(origin.file).or_default().push(origin.field(path));
+            if self.files[origin.file().0 as usize].format == Format::Yaml {
+                wanted.entry(origin.file()).or_default().push(origin.field(path));
             }
         }
         // Built when a field is not found in its record's own stretch.
@@ -66,7 +66,7 @@ impl<'f> Locator<'f> {
     /// The field `path` of the record at `origin`; line and column are left
     /// at zero for [`fill_positions`].
     pub fn locate(&mut self, origin: &RecordOrigin, path: &str) -> Located {
-        let file = &self.files[origin.file.0 as usize];
+        let file = &self.files[origin.file().0 as usize];
         let (pointer, start, end) = match file.format {
             Format::Json => return json_field(file, origin, path),
             // Zone-file records are located by their anchor: the record's data.
@@ -77,7 +77,7 @@ impl<'f> Locator<'f> {
             }
             // A record whose first key is known: its own stretch is parsed.
             Format::Yaml
-                if !self.whole_pass.contains(&origin.file)
+                if !self.whole_pass.contains(&origin.file())
                     && let Some(anchor) = origin.anchor()
                     && let Some((pointer, start, end)) = yaml::record_field(&file.text, anchor.offset, path) =>
             {
@@ -85,22 +85,22 @@ impl<'f> Locator<'f> {
             }
             Format::Yaml => {
                 if origin.anchor().is_some() {
-                    self.whole_pass.insert(origin.file);
+                    self.whole_pass.insert(origin.file());
                 }
                 let full = origin.field(path);
-                if self.prepared.get(&origin.file).is_some_and(|fields| !fields.contains(&full)) {
-                    self.prepared.remove(&origin.file);
-                    self.node_maps.remove(&origin.file);
+                if self.prepared.get(&origin.file()).is_some_and(|fields| !fields.contains(&full)) {
+                    self.prepared.remove(&origin.file());
+                    self.node_maps.remove(&origin.file());
                 }
-                let prepared = self.prepared.get(&origin.file);
-                let map = self.node_maps.entry(origin.file).or_insert_with(|| match prepared {
+                let prepared = self.prepared.get(&origin.file());
+                let map = self.node_maps.entry(origin.file()).or_insert_with(|| match prepared {
                     Some(fields) => yaml::node_ranges_of(&file.text, Some(&yaml::with_parents(fields.iter().map(String::as_str)))),
                     None => yaml::node_ranges(&file.text),
                 });
                 locate_in_map(map, &full)
             }
             Format::Hcl => {
-                let map = self.node_maps.entry(origin.file).or_insert_with(|| hcl::node_ranges(&file.text));
+                let map = self.node_maps.entry(origin.file()).or_insert_with(|| hcl::node_ranges(&file.text));
                 locate_in_map(map, &origin.field(path))
             }
         };
@@ -111,7 +111,7 @@ impl<'f> Locator<'f> {
 /// A value found at `pointer`, bytes `start..end`; line and column later.
 fn located(origin: &RecordOrigin, (pointer, start, end): (String, usize, usize)) -> Located {
     Located {
-        file: origin.file,
+        file: origin.file(),
         pointer,
         start,
         end,

@@ -183,7 +183,7 @@ mod tests {
     fn a_custom_hostname_is_small() {
         // A million of them are most of the model (issue 13).
         assert_eq!(std::mem::size_of::<IssuedCertificate>(), 48);
-        assert_eq!(std::mem::size_of::<CustomHostname>(), 104);
+        assert_eq!(std::mem::size_of::<CustomHostname>(), 96);
     }
 
     #[test]
@@ -269,7 +269,7 @@ pub fn zone_of(origin: &RecordOrigin) -> Option<ZoneKey> {
         Some((list, _)) => zone_in(list)?,
         None => zone_in(&origin.pointer())?,
     };
-    Some((origin.file, index))
+    Some((origin.file(), index))
 }
 
 /// What is known of an issued certificate: of a pack, of a custom hostname,
@@ -388,7 +388,7 @@ impl CustomHostname {
 
     /// The bundle zone it belongs to (one of its own file's).
     pub fn zone(&self) -> Option<ZoneKey> {
-        self.text.zone().map(|index| (self.origin.file, index))
+        self.text.zone().map(|index| (self.origin.file(), index))
     }
 }
 

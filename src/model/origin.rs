@@ -21,10 +21,14 @@ pub struct Anchor {
     pub tokens: usize,
 }
 
-/// What the records of one list share: the list's pointer (or a lone
-/// record's own) and, for a Terraform resource, its address.
+/// What the records of one list share: the file, the list's pointer (or a
+/// lone record's own) and, for a Terraform resource, its address.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Place {
+    file: FileId,
+    /// The records' offsets count from here: 32 bits each. A list that goes
+    /// on past 4 GiB from here goes on in another place.
+    base: usize,
     pointer: Box<str>,
     /// The Terraform address of the resource the record is
     /// (`module.lb.cloudflare_load_balancer_pool.web`), when it is one.
@@ -34,16 +38,27 @@ pub struct Place {
 /// `index` of a record that is no element of a list.
 const ALONE: u32 = u32::MAX;
 /// `anchor` of a record whose start is not known.
-const NO_ANCHOR: usize = usize::MAX;
+const NO_ANCHOR: u32 = u32::MAX;
 
+/// 16 bytes: a million custom hostnames have one each.
 #[derive(Debug, Clone)]
 pub struct RecordOrigin {
-    pub file: FileId,
     /// The record's index in the list `place` names, or [`ALONE`].
     index: u32,
+    /// Bytes from the place's `base` to the record's first byte, or [`NO_ANCHOR`].
+    anchor: u32,
     place: Arc<Place>,
-    /// Byte offset of the record's first byte, or [`NO_ANCHOR`].
-    anchor: usize,
+}
+
+/// `anchor` as a record whose place starts at `base` keeps it, if it can.
+fn relative(base: usize, anchor: Option<usize>) -> Option<u32> {
+    match anchor {
+        None => Some(NO_ANCHOR),
+        Some(offset) => offset
+            .checked_sub(base)
+            .and_then(|d| u32::try_from(d).ok())
+            .filter(|&d| d != NO_ANCHOR),
+    }
 }
 
 impl Default for RecordOrigin {
@@ -56,7 +71,7 @@ impl PartialEq for RecordOrigin {
     fn eq(&self, other: &Self) -> bool {
         let same_place = (Arc::ptr_eq(&self.place, &other.place) && self.index == other.index)
             || (self.place.address == other.place.address && self.pointer() == other.pointer());
-        self.file == other.file && self.anchor == other.anchor && same_place
+        self.file() == other.file() && self.offset() == other.offset() && same_place
     }
 }
 
@@ -68,14 +83,25 @@ impl RecordOrigin {
     /// shares the list's pointer.
     pub fn new(file: FileId, pointer: &str, anchor: Option<usize>) -> RecordOrigin {
         RecordOrigin {
-            file,
             index: ALONE,
+            anchor: anchor.map_or(NO_ANCHOR, |_| 0),
             place: Arc::new(Place {
+                file,
+                base: anchor.unwrap_or(0),
                 pointer: pointer.into(),
                 address: None,
             }),
-            anchor: anchor.unwrap_or(NO_ANCHOR),
         }
+    }
+
+    /// Which input file it is in.
+    pub fn file(&self) -> FileId {
+        self.place.file
+    }
+
+    /// Byte offset of the record's first byte, when known.
+    fn offset(&self) -> Option<usize> {
+        (self.anchor != NO_ANCHOR).then(|| self.place.base + self.anchor as usize)
     }
 
     /// The same record, named by a Terraform address.
@@ -84,6 +110,8 @@ impl RecordOrigin {
         RecordOrigin {
             index: ALONE,
             place: Arc::new(Place {
+                file: self.place.file,
+                base: self.place.base,
                 pointer: pointer.into(),
                 address: Some(address),
             }),
@@ -114,8 +142,8 @@ impl RecordOrigin {
     }
 
     pub fn anchor(&self) -> Option<Anchor> {
-        (self.anchor != NO_ANCHOR).then(|| Anchor {
-            offset: self.anchor,
+        self.offset().map(|offset| Anchor {
+            offset,
             tokens: self.place.pointer.matches('/').count() + usize::from(self.index != ALONE),
         })
     }
@@ -137,23 +165,21 @@ impl Places {
         let Some((list, index)) = split_index(pointer) else {
             return RecordOrigin::new(file, pointer, anchor);
         };
-        let place = match &self.last {
-            Some(place) if *place.pointer == *list => place.clone(),
-            _ => {
-                let place = Arc::new(Place {
-                    pointer: list.into(),
-                    address: None,
-                });
-                self.last = Some(place.clone());
-                place
-            }
-        };
-        RecordOrigin {
-            file,
-            index,
-            place,
-            anchor: anchor.unwrap_or(NO_ANCHOR),
-        }
+        let shared = self.last.as_ref().and_then(|place| {
+            let same = *place.pointer == *list && place.file == file;
+            Some((place.clone(), relative(place.base, anchor).filter(|_| same)?))
+        });
+        let (place, anchor) = shared.unwrap_or_else(|| {
+            let place = Arc::new(Place {
+                file,
+                base: anchor.unwrap_or(0),
+                pointer: list.into(),
+                address: None,
+            });
+            self.last = Some(place.clone());
+            (place, anchor.map_or(NO_ANCHOR, |_| 0))
+        });
+        RecordOrigin { index, anchor, place }
     }
 }
 
@@ -231,6 +257,37 @@ mod tests {
 
     #[test]
     fn an_origin_is_small() {
-        assert_eq!(std::mem::size_of::<RecordOrigin>(), 24);
+        assert_eq!(std::mem::size_of::<RecordOrigin>(), 16);
+    }
+
+    #[test]
+    fn a_list_past_4_gib_keeps_every_offset() {
+        let mut places = Places::default();
+        let gib = 1usize << 30;
+        let offsets = [0, 3 * gib, 4 * gib - 2, 4 * gib - 1, 4 * gib, 9 * gib, 9 * gib + 5];
+        let origins: Vec<RecordOrigin> = offsets
+            .iter()
+            .enumerate()
+            .map(|(i, &offset)| places.origin(FileId(3), &format!("/result/{i}"), Some(offset)))
+            .collect();
+        for (i, (origin, &offset)) in origins.iter().zip(&offsets).enumerate() {
+            assert_eq!(origin.anchor().map(|a| a.offset), Some(offset));
+            assert_eq!(origin.list_and_index(), Some(("/result", i as u32)));
+            assert_eq!(origin.file(), FileId(3));
+            assert_eq!(*origin, RecordOrigin::new(FileId(3), &format!("/result/{i}"), Some(offset)));
+        }
+        assert!(
+            Arc::ptr_eq(&origins[0].place, &origins[2].place),
+            "within 4 GiB of the list's start"
+        );
+        assert!(!Arc::ptr_eq(&origins[0].place, &origins[3].place));
+        assert!(Arc::ptr_eq(&origins[5].place, &origins[6].place));
+        let lone = RecordOrigin::new(FileId(0), "/result/0", Some(9 * gib));
+        assert_eq!(lone.anchor().map(|a| a.offset), Some(9 * gib));
+        assert_eq!(lone.clone().with_address("a.b".into()).anchor().map(|a| a.offset), Some(9 * gib));
+        // Another file's list of the same name is another place.
+        let other = places.origin(FileId(4), "/result/7", Some(9 * gib + 6));
+        assert_eq!(other.file(), FileId(4));
+        assert!(!Arc::ptr_eq(&other.place, &origins[6].place));
     }
 }

@@ -50,7 +50,7 @@ fn read(
     if policy.origin.address().is_some() {
         return None;
     }
-    let file = files.get(policy.origin.file.0 as usize)?;
+    let file = files.get(policy.origin.file().0 as usize)?;
     let record = match file.format {
         Format::Json => {
             let at = locator.locate(&policy.origin, "");
@@ -62,7 +62,7 @@ fn read(
             serde_json::from_str::<Value>(file.text.get(at.start..end)?).ok()?
         }
         Format::Yaml => yaml_documents
-            .entry(policy.origin.file)
+            .entry(policy.origin.file())
             .or_insert_with(|| crate::load::yaml::parse_small::<Value>(&file.name, &file.text, "export").ok())
             .as_ref()?
             .pointer(&policy.origin.pointer())?
