@@ -182,10 +182,13 @@ impl HostnameText {
         let ssl_type = length(flags & HAS_TYPE != 0 && second & TYPE_DV == 0);
         let other_ca = length(flags & HAS_OTHER_CA != 0);
         let zone = (flags & HAS_ZONE != 0).then(|| length(true));
-        let key = at..at + 1 + id;
-        let method = key.end..key.end + method;
-        let ssl_type = method.end..method.end + ssl_type;
-        let other_ca = ssl_type.end..ssl_type.end + other_ca;
+        // Lengths the block was made with: within it. Saturating all the
+        // same, so that no block could make a range wrap.
+        let after = |start: usize, length: usize| start..start.saturating_add(length);
+        let key = after(at, id.saturating_add(1));
+        let method = after(key.end, method);
+        let ssl_type = after(method.end, ssl_type);
+        let other_ca = after(ssl_type.end, other_ca);
         Parts {
             flags,
             zone,

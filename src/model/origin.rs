@@ -165,10 +165,9 @@ impl Places {
         let Some((list, index)) = split_index(pointer) else {
             return RecordOrigin::new(file, pointer, anchor);
         };
-        let shared = self.last.as_ref().and_then(|place| {
-            let same = *place.pointer == *list && place.file == file;
-            Some((place.clone(), relative(place.base, anchor).filter(|_| same)?))
-        });
+        let shared = (self.last.as_ref())
+            .filter(|place| *place.pointer == *list && place.file == file)
+            .and_then(|place| Some((place.clone(), relative(place.base, anchor)?)));
         let (place, anchor) = shared.unwrap_or_else(|| {
             let place = Arc::new(Place {
                 file,
