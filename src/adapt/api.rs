@@ -240,8 +240,8 @@ impl RecordSink for Builder {
                     ssl_type: ssl.and_then(|s| s.ssl_type.as_ref()).map(Text::as_str),
                     authority: Some(&authority),
                     wildcard: ssl.and_then(|s| s.wildcard).unwrap_or(false) || hostname.starts_with("*."),
-                    // A record's zone is always one of its own file's.
-                    zone: zone.filter(|(file, _)| *file == origin.file()).map(|(_, index)| index),
+                    // A record's zone is always one of its own file's: the block keeps its index.
+                    zone: zone.map(|(_, index)| index),
                 };
                 debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file()));
                 self.staged

@@ -213,7 +213,7 @@ mod tests {
         fn subject(&self) -> Subject<'_> {
             Subject {
                 kind: Kind::Pool,
-                id: "p1".into(),
+                id: crate::model::subject::SubjectId::Text("p1"),
                 name: "web",
                 origin: &self.0,
             }

@@ -52,8 +52,9 @@ impl<'f> Locator<'f> {
     pub fn prepare<'o>(&mut self, fields: impl IntoIterator<Item = (&'o RecordOrigin, &'o str)>) {
         let mut wanted: HashMap<FileId, Vec<String>> = HashMap::new();
         for (origin, path) in fields {
-            if self.files[origin.file().0 as usize].format == Format::Yaml {
-                wanted.entry(origin.file()).or_default().push(origin.field(path));
+            let id = origin.file();
+            if self.files[id.0 as usize].format == Format::Yaml {
+                wanted.entry(id).or_default().push(origin.field(path));
             }
         }
         // Built when a field is not found in its record's own stretch.
@@ -66,7 +67,8 @@ impl<'f> Locator<'f> {
     /// The field `path` of the record at `origin`; line and column are left
     /// at zero for [`fill_positions`].
     pub fn locate(&mut self, origin: &RecordOrigin, path: &str) -> Located {
-        let file = &self.files[origin.file().0 as usize];
+        let id = origin.file();
+        let file = &self.files[id.0 as usize];
         let (pointer, start, end) = match file.format {
             Format::Json => return json_field(file, origin, path),
             // Zone-file records are located by their anchor: the record's data.
@@ -77,7 +79,7 @@ impl<'f> Locator<'f> {
             }
             // A record whose first key is known: its own stretch is parsed.
             Format::Yaml
-                if !self.whole_pass.contains(&origin.file())
+                if !self.whole_pass.contains(&id)
                     && let Some(anchor) = origin.anchor()
                     && let Some((pointer, start, end)) = yaml::record_field(&file.text, anchor.offset, path) =>
             {
@@ -85,22 +87,22 @@ impl<'f> Locator<'f> {
             }
             Format::Yaml => {
                 if origin.anchor().is_some() {
-                    self.whole_pass.insert(origin.file());
+                    self.whole_pass.insert(id);
                 }
                 let full = origin.field(path);
-                if self.prepared.get(&origin.file()).is_some_and(|fields| !fields.contains(&full)) {
-                    self.prepared.remove(&origin.file());
-                    self.node_maps.remove(&origin.file());
+                if self.prepared.get(&id).is_some_and(|fields| !fields.contains(&full)) {
+                    self.prepared.remove(&id);
+                    self.node_maps.remove(&id);
                 }
-                let prepared = self.prepared.get(&origin.file());
-                let map = self.node_maps.entry(origin.file()).or_insert_with(|| match prepared {
+                let prepared = self.prepared.get(&id);
+                let map = self.node_maps.entry(id).or_insert_with(|| match prepared {
                     Some(fields) => yaml::node_ranges_of(&file.text, Some(&yaml::with_parents(fields.iter().map(String::as_str)))),
                     None => yaml::node_ranges(&file.text),
                 });
                 locate_in_map(map, &full)
             }
             Format::Hcl => {
-                let map = self.node_maps.entry(origin.file()).or_insert_with(|| hcl::node_ranges(&file.text));
+                let map = self.node_maps.entry(id).or_insert_with(|| hcl::node_ranges(&file.text));
                 locate_in_map(map, &origin.field(path))
             }
         };
@@ -195,6 +197,17 @@ mod tests {
         }]
     }
 
+    /// The records `/result/0`, `/result/1`, … of file 0, each starting where its key is.
+    fn records_from<const N: usize>(text: &str, keys: [&str; N]) -> [RecordOrigin; N] {
+        let mut places = crate::model::origin::Places::default();
+        let mut i = 0;
+        keys.map(|key| {
+            let origin = places.origin(crate::model::origin::FileId(0), &format!("/result/{i}"), text.find(key));
+            i += 1;
+            origin
+        })
+    }
+
     #[test]
     fn a_yaml_field_it_was_not_prepared_for_is_found_where_it_is() {
         let text = "result:\n  - id: a\n    name: web\n";
@@ -213,9 +226,7 @@ mod tests {
     fn a_yaml_record_with_a_known_first_key_is_located_alone_and_else_by_the_whole_pass() {
         let text = "result:\n  - id: a\n    ssl: {method: http}\n  - &b\n    id: b\n    ssl: {method: txt}\n";
         let files = yaml_file("hostnames.yaml", text);
-        let mut places = crate::model::origin::Places::default();
-        let first = places.origin(crate::model::origin::FileId(0), "/result/0", text.find("id: a"));
-        let second = places.origin(crate::model::origin::FileId(0), "/result/1", text.find("id: b"));
+        let [first, second] = records_from(text, ["id: a", "id: b"]);
         let mut locator = Locator::new(&files);
         locator.prepare([(&first, "/ssl/method"), (&second, "/ssl/method")]);
         let a = locator.locate(&first, "/ssl/method");
@@ -233,9 +244,7 @@ mod tests {
     fn a_yaml_file_one_of_whose_records_cannot_stand_alone_is_located_by_its_pass_thereafter() {
         let text = "result:\n  - \"id\": a\n    ssl: {method: http}\n  - id: b\n    ssl: {method: txt}\n";
         let files = yaml_file("hostnames.yaml", text);
-        let mut places = crate::model::origin::Places::default();
-        let quoted = places.origin(crate::model::origin::FileId(0), "/result/0", text.find("id\""));
-        let plain = places.origin(crate::model::origin::FileId(0), "/result/1", text.find("id: b"));
+        let [quoted, plain] = records_from(text, ["id\"", "id: b"]);
         let mut locator = Locator::new(&files);
         locator.prepare([(&quoted, "/ssl/method"), (&plain, "/ssl/method")]);
         let a = locator.locate(&quoted, "/ssl/method");

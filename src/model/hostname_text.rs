@@ -84,6 +84,8 @@ const TYPE_DV: u8 = 32;
 /// Where each part is in a block.
 struct Parts {
     flags: u8,
+    /// The CA's kind, a known method and type.
+    second: u8,
     zone: Option<usize>,
     /// The form byte and the id's bytes: the id's identity.
     key: std::ops::Range<usize>,
@@ -191,6 +193,7 @@ impl HostnameText {
         let other_ca = after(ssl_type.end, other_ca);
         Parts {
             flags,
+            second,
             zone,
             key,
             method,
@@ -229,7 +232,7 @@ impl HostnameText {
 
     pub fn ssl_method(&self) -> Option<&str> {
         let parts = self.parts();
-        let known = self.0.as_bytes().get(1).map_or(0, |second| usize::from(second >> METHOD_SHIFT & 3));
+        let known = usize::from(parts.second >> METHOD_SHIFT & 3);
         (parts.flags & HAS_METHOD != 0).then(|| {
             METHODS
                 .get(known.wrapping_sub(1))
@@ -240,8 +243,13 @@ impl HostnameText {
 
     pub fn ssl_type(&self) -> Option<&str> {
         let parts = self.parts();
-        let dv = self.0.as_bytes().get(1).is_some_and(|second| second & TYPE_DV != 0);
-        (parts.flags & HAS_TYPE != 0).then(|| if dv { "dv" } else { self.text(parts.ssl_type) })
+        (parts.flags & HAS_TYPE != 0).then(|| {
+            if parts.second & TYPE_DV != 0 {
+                "dv"
+            } else {
+                self.text(parts.ssl_type)
+            }
+        })
     }
 
     pub fn wildcard(&self) -> bool {

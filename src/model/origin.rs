@@ -82,8 +82,13 @@ impl RecordOrigin {
     /// (JSON). Records of one list should come from [`Places::origin`], which
     /// shares the list's pointer.
     pub fn new(file: FileId, pointer: &str, anchor: Option<usize>) -> RecordOrigin {
+        RecordOrigin::opening(file, pointer, ALONE, anchor)
+    }
+
+    /// A record in a place of its own, whose offsets count from this record's.
+    fn opening(file: FileId, pointer: &str, index: u32, anchor: Option<usize>) -> RecordOrigin {
         RecordOrigin {
-            index: ALONE,
+            index,
             anchor: anchor.map_or(NO_ANCHOR, |_| 0),
             place: Arc::new(Place {
                 file,
@@ -168,17 +173,12 @@ impl Places {
         let shared = (self.last.as_ref())
             .filter(|place| *place.pointer == *list && place.file == file)
             .and_then(|place| Some((place.clone(), relative(place.base, anchor)?)));
-        let (place, anchor) = shared.unwrap_or_else(|| {
-            let place = Arc::new(Place {
-                file,
-                base: anchor.unwrap_or(0),
-                pointer: list.into(),
-                address: None,
-            });
-            self.last = Some(place.clone());
-            (place, anchor.map_or(NO_ANCHOR, |_| 0))
-        });
-        RecordOrigin { index, anchor, place }
+        if let Some((place, anchor)) = shared {
+            return RecordOrigin { index, anchor, place };
+        }
+        let origin = RecordOrigin::opening(file, list, index, anchor);
+        self.last = Some(origin.place.clone());
+        origin
     }
 }
 

@@ -34,12 +34,6 @@ impl<'a> SubjectId<'a> {
     }
 }
 
-impl<'a> From<&'a str> for SubjectId<'a> {
-    fn from(id: &'a str) -> Self {
-        SubjectId::Text(id)
-    }
-}
-
 impl Pool {
     pub fn subject(&self) -> Subject<'_> {
         Subject {
