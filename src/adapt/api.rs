@@ -1,8 +1,7 @@
 //! The API adapter: classified records of JSON and YAML exports (and BIND
 //! CAA lines in the same shape) into model resources.
 
-use crate::model::notification::{Event, EventSet};
-use crate::model::notification::{EventSource, Mechanism, Policy, Pool, Valued, healths_for, parse_recipients};
+use crate::model::notification::{EventSource, Mechanism, Policy, Pool, Valued, parse_recipients};
 use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
@@ -587,16 +586,14 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PoolFields) ->
     }
     let email = shape.notification_email.as_ref().and_then(|e| e.as_ref()).map(Text::as_str);
     let filter = shape.notification_filter.clone().unwrap_or_default();
-    let mut legacy_events = EventSet::default();
-    for (source, setting) in [(EventSource::Pool, filter.pool), (EventSource::Origin, filter.origin)] {
-        let SourceFilter { disable, healthy } = setting.unwrap_or_default();
-        if disable == Some(true) {
-            continue;
-        }
-        for &health in healths_for(healthy) {
-            legacy_events.insert(Event { source, health });
-        }
-    }
+    let setting = |source, s: Option<SourceFilter>| {
+        let SourceFilter { disable, healthy } = s.unwrap_or_default();
+        (source, disable, healthy)
+    };
+    let legacy_events = crate::model::notification::legacy_events([
+        setting(EventSource::Pool, filter.pool),
+        setting(EventSource::Origin, filter.origin),
+    ]);
     Ok(Pool {
         fields,
         origin,

@@ -143,9 +143,12 @@ pub struct CheckArgs {
 pub enum PlanFormat {
     /// For a change review: what happens, in what order, how many requests.
     Markdown,
-    /// The plan as data: steps, requests, what each covers, the proof.
+    /// The plan as data: steps, requests, the state each relies on, the proof; what
+    /// `edgeaudit apply` runs.
     Json,
-    /// A bash script with curl: `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_API_BASE`; resumable.
+    /// Retired: a script could not check the live account before each change. Run the JSON
+    /// plan with `edgeaudit apply`.
+    #[value(hide = true)]
     Shell,
     /// The new `cloudflare_notification_policy` blocks, and the pools to remove `notification_email` from.
     Terraform,

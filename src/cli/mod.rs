@@ -54,6 +54,13 @@ pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
+/// A line on standard error that never panics (a closed pipe is not an
+/// error of ours).
+pub(crate) fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 /// Files a walk skipped, on standard error: nothing is left out silently.
 pub(crate) fn warn_skipped(skipped: &[InputError]) {
     for file in skipped {

@@ -12,6 +12,11 @@ use crate::plan::render::{self, Tally};
 /// replays the plan, and writes it; a plan the replay rejects is never
 /// written (exit 2, naming the step and the pool).
 pub fn run(args: &PlanArgs) -> u8 {
+    if args.format == PlanFormat::Shell {
+        return fail(
+            "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)",
+        );
+    }
     let as_of = match &args.as_of {
         None => chrono::Utc::now().date_naive(),
         Some(s) => match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
@@ -59,7 +64,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             t.push('\n');
             t
         }
-        PlanFormat::Shell => render::shell(&plans),
+        PlanFormat::Shell => unreachable!("refused above"),
         PlanFormat::Markdown => render::markdown(&plans, as_of),
         PlanFormat::Terraform => render::terraform(&plans, &names),
     };
@@ -75,6 +80,9 @@ pub fn run(args: &PlanArgs) -> u8 {
     };
     if let Err(e) = written {
         return fail(e);
+    }
+    for warning in plans.iter().flat_map(|p| &p.warnings) {
+        super::note(&format!("edgeaudit plan: warning: {warning}"));
     }
     eprintln!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
     EXIT_CLEAN

@@ -63,6 +63,11 @@ impl Event {
         },
     ];
 
+    /// The event [`Event::as_str`] names.
+    pub fn parse(name: &str) -> Option<Event> {
+        Event::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+
     /// `pool Healthy`, `origin Unhealthy`, …: the source and health as the API spells them.
     pub fn as_str(self) -> &'static str {
         const NAMES: [[&str; 2]; 2] = [["pool Healthy", "pool Unhealthy"], ["origin Healthy", "origin Unhealthy"]];
@@ -277,6 +282,21 @@ pub fn parse_recipients(field: Option<&str>) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// The events a legacy notification e-mails about (§2.1), from each
+/// source's `notification_filter.<source>` setting: `disable`, `healthy`.
+pub fn legacy_events(settings: [(EventSource, Option<bool>, Option<bool>); 2]) -> EventSet {
+    let mut events = EventSet::default();
+    for (source, disable, healthy) in settings {
+        if disable == Some(true) {
+            continue;
+        }
+        for &health in healths_for(healthy) {
+            events.insert(Event { source, health });
+        }
+    }
+    events
 }
 
 /// The healths a `notification_filter.<source>.healthy` value selects.

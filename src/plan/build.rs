@@ -12,7 +12,7 @@ use super::request::Request;
 use super::service::Service;
 use crate::check::Outcome;
 use crate::facts::Analysis;
-use crate::model::Account;
+use crate::model::{Account, Kind};
 use crate::model::notification::{Event, EventSource, Health, NewPolicy, filter_products};
 
 /// The plan of one account.
@@ -27,6 +27,95 @@ pub struct AccountPlan {
     pub per_pool_requests: usize,
     /// Pools carrying a legacy e-mail before the plan.
     pub legacy_pools: usize,
+    /// What each step needs, by step (see [`needs`]).
+    pub needs: Vec<Needs>,
+    /// Whether every pool of the account was loaded (no EX001 on pools):
+    /// only then are pages cleared whole.
+    pub pools_complete: bool,
+    /// What the plan could not see and the proof therefore does not cover.
+    pub warnings: Vec<String>,
+    /// Every pool loaded, in the order the bulk clear pages them.
+    pub pools: Vec<super::state::PoolState>,
+    /// The exported policies a step counts on or updates, by id.
+    pub policies: Vec<super::state::PolicyState>,
+}
+
+/// What one step relies on: the earlier steps whose policies deliver what it
+/// clears (`depends_on`), and the existing policies that do (which must still
+/// be as exported when it runs). Empty for steps other than clears.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// 0-based indices of earlier steps.
+    pub steps: Vec<usize>,
+    /// Ids of exported policies.
+    pub policies: Vec<String>,
+}
+
+/// Per step, what it relies on, found by running the steps on the model: a
+/// clear needs every step and every exported policy that delivers one of the
+/// (event, recipient) pairs of the pools it clears at that point. Updates
+/// and creates only widen what policies deliver, so running a clear right
+/// after the steps it needs delivers at least what the plan's order does.
+/// Also, per step, the pools whose deliveries the policy it makes takes over.
+pub fn needs(account: &Account, steps: &[Request]) -> (Vec<Needs>, Vec<Vec<String>>) {
+    let mut service = Service::of(account);
+    let mut made_by: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut creates = 0;
+    let mut all = Vec::with_capacity(steps.len());
+    let mut takes_over: Vec<Vec<String>> = vec![Vec::new(); steps.len()];
+    for (i, step) in steps.iter().enumerate() {
+        let mut need = Needs::default();
+        for p in cleared_by(&service, step) {
+            let pool = &service.pools[p];
+            let id = pool.id.to_ascii_lowercase();
+            for event in pool.events.iter() {
+                for r in &pool.recipients {
+                    for policy in service.delivering(&id, event, r) {
+                        match made_by.get(&policy.id) {
+                            Some(&s) => {
+                                need.steps.push(s);
+                                if !takes_over[s].contains(&pool.id) {
+                                    takes_over[s].push(pool.id.clone());
+                                }
+                            }
+                            None => need.policies.push(policy.id.clone()),
+                        }
+                    }
+                }
+            }
+        }
+        need.steps.sort_unstable();
+        need.steps.dedup();
+        need.policies.sort();
+        need.policies.dedup();
+        all.push(need);
+        // The plan's own steps were replayed before: none fails here.
+        let _ = service.apply(step);
+        match step {
+            Request::CreatePolicy { .. } => {
+                creates += 1;
+                made_by.insert(super::service::planned_id(creates), i);
+            }
+            Request::UpdatePolicy { policy_id, .. } => {
+                made_by.insert(policy_id.clone(), i);
+            }
+            _ => {}
+        }
+    }
+    (all, takes_over)
+}
+
+/// The pools (by index) a step clears that carry a legacy e-mail when it runs.
+fn cleared_by(service: &Service, step: &Request) -> Vec<usize> {
+    let on_page: Vec<usize> = match step {
+        Request::ClearPage { per_page, page, .. } => {
+            let start = page.saturating_sub(1).saturating_mul(*per_page).min(service.pools.len());
+            (start..start.saturating_add(*per_page).min(service.pools.len())).collect()
+        }
+        Request::ClearPool { pool_id } => service.pool_position(pool_id).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    on_page.into_iter().filter(|&p| !service.pools[p].recipients.is_empty()).collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +232,18 @@ pub fn notification_steps(
     per_page: usize,
     bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
 ) -> NotificationSteps {
+    notification_steps_seen(account, per_page, true, bodies)
+}
+
+/// [`notification_steps`], with pages cleared whole only when `page_wide`
+/// (every pool of the account was loaded): a page of a list that was cut
+/// may hold pools the plan never saw.
+pub fn notification_steps_seen(
+    account: &Account,
+    per_page: usize,
+    page_wide: bool,
+    bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
+) -> NotificationSteps {
     let mut service = Service::of(account);
     let mut updates = super::complete::correct(&mut service, bodies);
     let per_pool = updates.len() + per_pool_requests(&service);
@@ -155,7 +256,7 @@ pub fn notification_steps(
         let _ = service.apply(step);
     }
     steps.extend(created);
-    steps.extend(clears(&service, per_page.max(1)));
+    steps.extend(clears(&service, per_page.max(1), page_wide));
     NotificationSteps {
         steps,
         corrected,
@@ -233,7 +334,8 @@ pub fn per_pool_requests(service: &Service) -> usize {
 /// name) is cleared in one request when it holds two or more legacy pools
 /// and every legacy pool on it is replaced; a page with one legacy pool, or
 /// with one that is not replaced, gets per-pool clears for the replaced ones.
-fn clears(service: &Service, per_page: usize) -> Vec<Request> {
+/// Only when `page_wide` (the pool list is complete) is a page cleared whole.
+fn clears(service: &Service, per_page: usize, page_wide: bool) -> Vec<Request> {
     let replaced = |i: usize| {
         let pool = &service.pools[i];
         let id = pool.id.to_ascii_lowercase();
@@ -247,7 +349,7 @@ fn clears(service: &Service, per_page: usize) -> Vec<Request> {
         let legacy: Vec<usize> = (start..start + page.len())
             .filter(|&i| !service.pools[i].recipients.is_empty())
             .collect();
-        if legacy.len() >= 2 && legacy.iter().all(|&i| replaced(i)) {
+        if page_wide && legacy.len() >= 2 && legacy.iter().all(|&i| replaced(i)) {
             steps.push(Request::ClearPage {
                 per_page,
                 page: page_index + 1,
@@ -294,6 +396,71 @@ fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, cor
     steps
 }
 
+/// The exported policies the steps count on (a clear's `needs`) or update,
+/// in id order: as they deliver, and, for those updated, as exported.
+fn relied_on(
+    account: &Account,
+    steps: &[Request],
+    needs: &[Needs],
+    bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
+) -> Vec<super::state::PolicyState> {
+    let updated: Vec<&str> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Request::UpdatePolicy { policy_id, .. } => Some(policy_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut ids: Vec<&str> = needs.iter().flat_map(|n| n.policies.iter().map(String::as_str)).chain(updated.iter().copied()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let by_id: std::collections::HashMap<&str, &crate::model::notification::Policy> =
+        account.policies.iter().rev().map(|p| (p.id.as_str(), p)).collect();
+    ids.into_iter()
+        .filter_map(|id| {
+            let policy = by_id.get(id)?;
+            Some(super::state::PolicyState {
+                id: id.to_string(),
+                name: policy.name.clone(),
+                delivers: super::state::Delivers::of(&super::service::ServicePolicy::from_model(policy)),
+                record: updated.contains(&id).then(|| bodies.get(id).cloned()).flatten(),
+            })
+        })
+        .collect()
+}
+
+/// Whether every list of `kind` the account's exports hold was loaded whole.
+fn complete(account: &Account, kind: Kind) -> bool {
+    account.lists.iter().filter(|l| l.kind == kind).all(|l| l.is_complete())
+}
+
+/// What the plan could not see, in words: a cut pool list (EX001: pools are
+/// cleared one by one, and only those seen), a cut policy list, or no
+/// policy loaded at all beside pools with legacy e-mails.
+fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !pools_complete {
+        warnings.push(format!(
+            "the pools export is incomplete (EX001: `result_info` announces pools that were not loaded): only the {} loaded are planned and proved, each cleared by its own request, since a page-wide clear would also clear pools the plan never saw; export every page and plan again to migrate the rest",
+            crate::words::plural(account.pools.len(), "pool", "pools")
+        ));
+    }
+    if !complete(account, Kind::NotificationPolicy) {
+        warnings.push(
+            "the notification policies export is incomplete (EX001): policies that were not loaded are not counted on, so the plan may create policies that duplicate them".to_string(),
+        );
+    }
+    let policies_loaded =
+        !account.policies.is_empty() || account.policies_not_analysed > 0 || account.lists.iter().any(|l| l.kind == Kind::NotificationPolicy);
+    if legacy_pools > 0 && !policies_loaded {
+        warnings.push(format!(
+            "no notification policy was loaded at all beside {} with a legacy e-mail: if the policies export is missing, the plan creates policies that may duplicate existing ones (`edgeaudit export` exports both)",
+            crate::words::plural(legacy_pools, "pool", "pools")
+        ));
+    }
+    warnings
+}
+
 /// The whole plan: per account, notifications first (updates, creates,
 /// clears), then certificates; each account's steps replayed, and refused
 /// when the replay finds a lost alert.
@@ -301,19 +468,40 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
     let mut plans = Vec::new();
     for (i, account) in analysis.inventory().accounts.iter().enumerate() {
         let bodies = super::record::policy_bodies(&outcome.files, account);
+        let pools_complete = complete(account, Kind::Pool);
         // The planner's model is dropped before the replay builds its own:
         // one model of the account at a time (each holds every pool).
-        let notifications = notification_steps(account, per_page, &bodies);
+        let notifications = notification_steps_seen(account, per_page, pools_complete, &bodies);
         let mut steps = notifications.steps;
         steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
         let legacy_pools = account.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
         let proof = replay(Service::of(account), &steps)?;
+        let (needs, takes_over) = needs(account, &steps);
+        // An update takes over the pools whose clears need it, whichever
+        // pool it was first completed for.
+        for (step, pools) in steps.iter_mut().zip(takes_over) {
+            if let Request::UpdatePolicy { pools: named, .. } = step {
+                *named = pools;
+            }
+        }
+        let service = Service::of(account);
+        let pools = service
+            .pools
+            .iter()
+            .map(|p| super::state::PoolState::new(&p.id, &p.name, &p.recipients, p.events))
+            .collect();
+        let policies = relied_on(account, &steps, &needs, &bodies);
         plans.push(AccountPlan {
+            pools,
+            policies,
             account_id: account.id.clone(),
             steps,
             proof,
             per_pool_requests: notifications.per_pool_requests,
             legacy_pools,
+            needs,
+            pools_complete,
+            warnings: warnings(account, legacy_pools, pools_complete),
         });
     }
     Ok(plans)
@@ -421,7 +609,7 @@ mod tests {
             vec![],
         ));
         service.add_policy(ServicePolicyBuilder::all_pools_to("ops@x.io"));
-        let steps = clears(&service, 2);
+        let steps = clears(&service, 2, true);
         assert_eq!(steps.len(), 2, "{steps:#?}");
         assert!(matches!(&steps[0], Request::ClearPool { pool_id } if pool_id == "p1"));
         assert!(matches!(&steps[1], Request::ClearPage { page: 2, per_page: 2, .. }));

@@ -8,6 +8,7 @@ pub mod remedy;
 pub mod render;
 pub mod request;
 pub mod service;
+pub mod state;
 pub mod terraform;
 
 pub use build::{AccountPlan, Proof, Refusal, build, replay};

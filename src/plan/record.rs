@@ -12,7 +12,7 @@ use crate::model::Account;
 use crate::model::notification::Policy;
 
 /// Fields the service sets itself: never sent back.
-const READ_ONLY: [&str; 3] = ["id", "created", "modified"];
+pub(crate) const READ_ONLY: [&str; 3] = ["id", "created", "modified"];
 
 /// The writable body of every health-alert policy whose record is an API
 /// record that can be read back and names the model's id, by policy id.

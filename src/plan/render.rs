@@ -2,7 +2,6 @@
 //! plan as data), a bash script (curl, resumable), and Markdown for a change
 //! review.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
@@ -10,7 +9,6 @@ use serde_json::{Value, json};
 use super::build::AccountPlan;
 use super::request::Request;
 use crate::model::notification::NewPolicy;
-use crate::report::terminal::escaped;
 use crate::words::plural;
 
 /// How many steps of each sort, and what they add up to.
@@ -56,8 +54,13 @@ impl Tally {
     pub fn headline(&self, plans: &[AccountPlan]) -> String {
         let deliveries: usize = plans.iter().map(|p| p.proof.deliveries).sum();
         let per_pool: usize = plans.iter().map(|p| p.per_pool_requests).sum();
+        let scope = if plans.iter().all(|p| p.pools_complete) {
+            "every pool of the account was loaded"
+        } else {
+            "the proof covers only the pools loaded: the pools export is incomplete (EX001)"
+        };
         format!(
-            "{}, {}: {}, {}, {} page-wide and {} per-pool clears (a pool-by-pool migration would send {} for these), {}, {}; replayed on a model of the service: no alert lost at any step ({} checked after every step), and no pool keeps a legacy e-mail",
+            "{}, {}: {}, {}, {} page-wide and {} per-pool clears (a pool-by-pool migration would send {} for these), {}, {}; replayed on a model of the service: no alert lost at any step ({} checked after every step), and no pool keeps a legacy e-mail; {scope}",
             plural(self.steps, "step", "steps"),
             plural(self.requests, "request", "requests"),
             plural(self.creates, "policy create", "policy creates"),
@@ -79,35 +82,6 @@ fn account_in_path(plan: &AccountPlan, placeholder: &str) -> String {
         .map_or_else(|| placeholder.to_string(), super::request::segment)
 }
 
-/// The create and update steps (1-based) that replace each pool, by lower-cased pool id.
-fn creates_by_pool(steps: &[(usize, &AccountPlan, &Request)]) -> HashMap<String, Vec<usize>> {
-    let mut by_pool: HashMap<String, Vec<usize>> = HashMap::new();
-    for (n, _, step) in steps {
-        if let Request::CreatePolicy { pools, .. } | Request::UpdatePolicy { pools, .. } = step {
-            for p in pools {
-                by_pool.entry(p.to_ascii_lowercase()).or_default().push(*n);
-            }
-        }
-    }
-    by_pool
-}
-
-/// The steps a clear depends on: the creates and updates that replace its pools.
-fn depends_on(creates: &HashMap<String, Vec<usize>>, step: &Request) -> Vec<usize> {
-    let cleared: Vec<&String> = match step {
-        Request::ClearPage { pools, .. } => pools.iter().collect(),
-        Request::ClearPool { pool_id } => vec![pool_id],
-        _ => return Vec::new(),
-    };
-    let mut steps: Vec<usize> = cleared
-        .into_iter()
-        .flat_map(|p| creates.get(&p.to_ascii_lowercase()).into_iter().flatten().copied())
-        .collect();
-    steps.sort_unstable();
-    steps.dedup();
-    steps
-}
-
 fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Request)> {
     plans
         .iter()
@@ -117,12 +91,122 @@ fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Request)> {
         .collect()
 }
 
+/// The plan's identity: a digest of every account's requests, so that the
+/// markers of the policies it creates are its own.
+pub fn plan_id(plans: &[AccountPlan]) -> String {
+    use sha2::Digest;
+    let mut digest = sha2::Sha256::new();
+    for plan in plans {
+        digest.update(plan.account_id.as_deref().unwrap_or("").as_bytes());
+        for step in &plan.steps {
+            digest.update([0]);
+            digest.update(step.method().unwrap_or("").as_bytes());
+            digest.update(step.path("").unwrap_or_default().as_bytes());
+            digest.update(step.body().unwrap_or_else(|| step.reason()).as_bytes());
+        }
+        digest.update([1]);
+    }
+    digest.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The marker a created policy carries in its `description`: plan and step,
+/// looked up by `apply` so that no policy is created twice.
+pub fn marker(plan_id: &str, step: usize) -> String {
+    format!("[edgeaudit plan {plan_id} step {step}]")
+}
+
+/// The pools (by id) on page `page` of `per_page`, in the bulk clear's order.
+fn page_pools(plan: &AccountPlan, per_page: usize, page: usize) -> Vec<&str> {
+    plan.pools
+        .iter()
+        .skip(page.saturating_sub(1).saturating_mul(per_page))
+        .take(per_page)
+        .map(|p| p.id.as_str())
+        .collect()
+}
+
+/// One step as data: what `apply` sends and what it checks first.
+fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Request, plan_id: &str) -> Value {
+    let needs = plan.needs.get(index).cloned().unwrap_or_default();
+    let mut step = json!({
+        "step": n,
+        "reason": s.reason(),
+        "depends_on": needs.steps.iter().map(|i| first + i).collect::<Vec<usize>>(),
+    });
+    if !needs.policies.is_empty() {
+        step["relies_on_policies"] = json!(needs.policies);
+    }
+    if let (Some(method), Some(path)) = (s.method(), s.path(&account_in_path(plan, "{account_id}"))) {
+        step["method"] = json!(method);
+        step["path"] = json!(path);
+        step["body"] = s.body_json().unwrap_or(Value::Null);
+    } else {
+        step["manual"] = json!(true);
+    }
+    match s {
+        Request::CreatePolicy { pools, .. } => {
+            let marker = marker(plan_id, n);
+            step["body"]["description"] = json!(format!(
+                "Takes over the legacy notification_email of {}. {marker}",
+                plural(pools.len(), "pool", "pools")
+            ));
+            step["marker"] = json!(marker);
+            step["pools"] = json!(pools);
+        }
+        Request::UpdatePolicy { pools, policy_id, .. } => {
+            step["pools"] = json!(pools);
+            step["policy_id"] = json!(policy_id);
+        }
+        Request::ClearPage { pools, per_page, page } => {
+            step["pools"] = json!(pools);
+            step["page_pools"] = json!(page_pools(plan, *per_page, *page));
+        }
+        Request::ClearPool { pool_id } => step["pools"] = json!([pool_id]),
+        Request::EditCustomHostname { hostname_id, .. } => {
+            step["expects"] = json!({"certificate_authority": Request::MOVES_OFF, "hostname_id": hostname_id});
+        }
+        Request::SetTotalTls { .. } => step["expects"] = json!({"certificate_authority": Request::MOVES_OFF}),
+        _ => {}
+    }
+    step
+}
+
 pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
-    let all = numbered(plans);
-    let creates = creates_by_pool(&all);
     let tally = Tally::of(plans);
+    let plan_id = plan_id(plans);
+    let mut first = 1;
+    let accounts: Vec<Value> = plans
+        .iter()
+        .map(|plan| {
+            let steps: Vec<Value> = plan
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| step_json(first + i, first, plan, i, s, &plan_id))
+                .collect();
+            first += plan.steps.len();
+            json!({
+                "account_id": plan.account_id,
+                "legacy_pools": plan.legacy_pools,
+                "pools_complete": plan.pools_complete,
+                "warnings": plan.warnings,
+                "proof": {
+                    "result": "no alert lost at any step",
+                    "legacy_deliveries": plan.proof.deliveries,
+                    "steps_replayed": plan.proof.steps,
+                    "covers": if plan.pools_complete { "every pool of the account" } else { "only the pools loaded: the pools export is incomplete (EX001)" },
+                },
+                "state": {
+                    "pools": plan.pools,
+                    "policies": plan.policies,
+                },
+                "steps": steps,
+            })
+        })
+        .collect();
     json!({
-        "version": 1,
+        "version": 2,
+        "plan_id": plan_id,
         "as_of": as_of.to_string(),
         "summary": {
             "steps": tally.steps,
@@ -136,128 +220,8 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
             "per_pool_requests": plans.iter().map(|p| p.per_pool_requests).sum::<usize>(),
             "text": tally.headline(plans),
         },
-        "accounts": plans.iter().map(|plan| json!({
-            "account_id": plan.account_id,
-            "legacy_pools": plan.legacy_pools,
-            "proof": {
-                "result": "no alert lost at any step",
-                "legacy_deliveries": plan.proof.deliveries,
-                "steps_replayed": plan.proof.steps,
-            },
-            "steps": all.iter().filter(|(_, p, _)| std::ptr::eq(*p, plan)).map(|(n, p, s)| {
-                let mut step = json!({
-                    "step": n,
-                    "reason": s.reason(),
-                    "depends_on": depends_on(&creates, s),
-                });
-                if let (Some(method), Some(path)) = (s.method(), s.path(&account_in_path(p, "{account_id}"))) {
-                    step["method"] = json!(method);
-                    step["path"] = json!(path);
-                    step["body"] = s.body_json().unwrap_or(Value::Null);
-                } else {
-                    step["manual"] = json!(true);
-                }
-                match s {
-                    Request::CreatePolicy { pools, .. }
-                    | Request::UpdatePolicy { pools, .. }
-                    | Request::ClearPage { pools, .. } => step["pools"] = json!(pools),
-                    Request::ClearPool { pool_id } => step["pools"] = json!([pool_id]),
-                    _ => {}
-                }
-                step
-            }).collect::<Vec<Value>>(),
-        })).collect::<Vec<Value>>(),
+        "accounts": accounts,
     })
-}
-
-/// Where the account goes in a path of an account the export does not name.
-const ACCOUNT_MARK: &str = "\u{0}ACCOUNT\u{0}";
-
-/// A single-quoted shell word.
-fn quoted(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// A bash script: `set -euo pipefail`, the token from `CLOUDFLARE_API_TOKEN`,
-/// the base URL from `CLOUDFLARE_API_BASE`; it stops at the first response
-/// whose `success` is not true and says how to resume from that step.
-pub fn shell(plans: &[AccountPlan]) -> String {
-    let tally = Tally::of(plans);
-    let mut out = String::new();
-    let _ = writeln!(out, "#!/usr/bin/env bash");
-    let _ = writeln!(
-        out,
-        "# Written by `edgeaudit plan`. Review it, then run it: bash plan.sh [FIRST_STEP]"
-    );
-    let _ = writeln!(out, "# {}.", tally.headline(plans));
-    let _ = writeln!(
-        out,
-        "# Needs CLOUDFLARE_API_TOKEN; CLOUDFLARE_API_BASE defaults to the v4 API; CLOUDFLARE_ACCOUNT_ID is used where the export names no account."
-    );
-    out.push_str(
-        r#"set -euo pipefail
-: "${CLOUDFLARE_API_TOKEN:?set CLOUDFLARE_API_TOKEN to an API token that may edit load balancing, notifications and SSL}"
-API="${CLOUDFLARE_API_BASE:-https://api.cloudflare.com/client/v4}"
-FIRST="${1:-1}"
-script="$0"
-
-# step NUMBER METHOD PATH BODY: sends one request unless it comes before FIRST.
-step() {
-  local n="$1" method="$2" path="$3" body="$4" response
-  if [ "$n" -lt "$FIRST" ]; then return 0; fi
-  echo "step $n: $method $path" >&2
-  if ! response=$(curl -sS -X "$method" "$API$path" \
-      -H "Authorization: Bearer $CLOUDFLARE_API_TOKEN" \
-      -H "Content-Type: application/json" \
-      --data "$body"); then
-    echo "step $n failed: no answer from $API. Nothing after it was sent; resume with: bash $script $n" >&2
-    exit 1
-  fi
-  # No pipe: with pipefail, a reader that stops early would fail the step.
-  local compact="${response//[[:space:]]/}"
-  if [[ "$compact" != *'"success":true'* ]]; then
-    echo "step $n failed: the API answered: $response" >&2
-    echo "Nothing after it was sent; resume with: bash $script $n" >&2
-    exit 1
-  fi
-}
-
-# manual NUMBER TEXT: a step for a person, listed (manual steps come last,
-# after every request).
-manual_steps=0
-manual() {
-  local n="$1" text="$2"
-  if [ "$n" -lt "$FIRST" ]; then return 0; fi
-  echo "step $n is yours to do: $text" >&2
-  manual_steps=$((manual_steps + 1))
-}
-
-"#,
-    );
-    if plans.iter().any(|p| p.account_id.is_none()) {
-        out.push_str("ACCOUNT=\"${CLOUDFLARE_ACCOUNT_ID:?the export names no account: set CLOUDFLARE_ACCOUNT_ID}\"\n\n");
-    }
-    for (n, plan, step) in numbered(plans) {
-        // Everything from the export is single-quoted; only the account variable is expanded.
-        let account = plan
-            .account_id
-            .as_deref()
-            .map_or_else(|| ACCOUNT_MARK.to_string(), super::request::segment);
-        let path = step
-            .path(&account)
-            .map(|path| path.split(ACCOUNT_MARK).map(quoted).collect::<Vec<_>>().join("\"$ACCOUNT\""));
-        let _ = writeln!(out, "# {}", escaped(&step.reason()));
-        match (step.method(), path, step.body()) {
-            (Some(method), Some(path), Some(body)) => {
-                let _ = writeln!(out, "step {n} {method} {path} {}", quoted(&body));
-            }
-            _ => {
-                let _ = writeln!(out, "manual {n} {}", quoted(&escaped(&step.reason())));
-            }
-        }
-    }
-    out.push_str("if [ \"$manual_steps\" -gt 0 ]; then\n  echo \"done: every request ran; $manual_steps manual steps above are yours to do\" >&2\nelse\n  echo \"done: every step ran\" >&2\nfi\n");
-    out
 }
 
 pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
@@ -272,6 +236,9 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
     for plan in plans {
         if plans.len() > 1 || plan.account_id.is_some() {
             let _ = writeln!(out, "## Account {}\n", plan.account_id.as_deref().unwrap_or("(unnamed)"));
+        }
+        for warning in &plan.warnings {
+            let _ = writeln!(out, "> **Warning:** {warning}\n");
         }
         let _ = writeln!(out, "| # | Request | Why |\n|---:|---|---|");
         for (n, p, step) in numbered(plans) {
@@ -335,6 +302,19 @@ impl PoolNames {
     }
 }
 
+/// A resource label for a policy's name, not yet taken: two policies of one
+/// name get two resource names.
+fn unique_label(labels: &mut std::collections::HashSet<String>, name: &str) -> String {
+    let label = super::terraform::label(name);
+    let mut unique = label.clone();
+    let mut n = 1;
+    while !labels.insert(unique.clone()) {
+        n += 1;
+        unique = format!("{label}_{n}");
+    }
+    unique
+}
+
 /// `plan --format terraform`: the policies to add as resource blocks (in the
 /// plan's order, each naming its pools by reference where it can), then the
 /// pools to remove `notification_email` from once they are applied, and the
@@ -347,25 +327,28 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
         if let Some(account) = &plan.account_id {
             out.push_str(&format!("\n# Account {account}\n"));
         }
+        for warning in &plan.warnings {
+            out.push_str(&format!("\n# Warning: {warning}\n"));
+        }
         let mut cleared: Vec<&str> = Vec::new();
         let mut labels = std::collections::HashSet::new();
         for step in &plan.steps {
             match step {
                 Request::CreatePolicy { body, .. } => {
-                    // Two policies of one name get two resource names.
-                    let label = super::terraform::label(&body.name);
-                    let mut unique = label.clone();
-                    let mut n = 1;
-                    while !labels.insert(unique.clone()) {
-                        n += 1;
-                        unique = format!("{label}_{n}");
-                    }
+                    let unique = unique_label(&mut labels, &body.name);
                     out.push('\n');
                     out.push_str(&super::terraform::policy_block(
                         body,
                         &unique,
                         names.generation(&plan.account_id, body),
                     ));
+                    out.push('\n');
+                }
+                Request::UpdatePolicy { policy_id, body, .. } => {
+                    let name = body.get("name").and_then(Value::as_str).unwrap_or(policy_id);
+                    let unique = unique_label(&mut labels, name);
+                    out.push_str(&format!("\n# {}\n", step.reason()));
+                    out.push_str(&super::terraform::updated_policy_block(policy_id, body, &unique, plan.account_id.as_deref()));
                     out.push('\n');
                 }
                 Request::ClearPage { pools, .. } => cleared.extend(pools.iter().map(|id| names.name(&plan.account_id, id))),

@@ -114,6 +114,11 @@ pub fn segment(id: &str) -> String {
 }
 
 impl Request {
+    /// The CA the certificate requests move off: the plan makes them only for
+    /// a custom hostname or Total TLS on Let's Encrypt, and `apply` sends one
+    /// only while the resource is still on it.
+    pub const MOVES_OFF: &'static str = "lets_encrypt";
+
     pub fn method(&self) -> Option<&'static str> {
         Some(match self {
             Request::CreatePolicy { .. } | Request::SetTotalTls { .. } => "POST",

@@ -104,6 +104,11 @@ impl ServicePolicy {
     }
 }
 
+/// The id the model gives the `n`-th policy a plan creates (1-based).
+pub fn planned_id(n: usize) -> String {
+    format!("planned-{n}")
+}
+
 /// What must never be lost: `recipient` hears about `event` on pool `pool`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
@@ -228,11 +233,17 @@ impl Service {
 
     /// Whether a policy e-mails `recipient` about `event` on `pool_id` (lower-cased).
     pub fn by_policy(&self, pool_id: &str, event: Event, recipient: &str) -> bool {
+        self.delivering(pool_id, event, recipient).next().is_some()
+    }
+
+    /// The policies that e-mail `recipient` about `event` on `pool_id` (lower-cased).
+    pub fn delivering<'a>(&'a self, pool_id: &'a str, event: Event, recipient: &'a str) -> impl Iterator<Item = &'a ServicePolicy> {
         let named = self.by_pool.get(pool_id).map_or(&[][..], Vec::as_slice);
         self.all_pools
             .iter()
             .chain(named)
-            .any(|&i| self.policies[i].delivers(pool_id, event, recipient))
+            .map(|&i| &self.policies[i])
+            .filter(move |p| p.delivers(pool_id, event, recipient))
     }
 
     /// The policy with this id.
@@ -265,7 +276,7 @@ impl Service {
         match request {
             Request::CreatePolicy { .. } => {
                 self.created += 1;
-                let id = format!("planned-{}", self.created);
+                let id = planned_id(self.created);
                 // Read back from the JSON that would be sent, as the service reads it.
                 let body = request.body_json().unwrap_or_default();
                 self.add_policy(ServicePolicy::from_body(&id, &body));

@@ -94,6 +94,51 @@ pub fn policy_block(body: &NewPolicy, label: &str, generation: Generation) -> St
     out
 }
 
+/// A JSON value as an HCL expression (provider v5 mirrors the API's
+/// objects): objects as `{ key = value }`, arrays as lists, strings escaped.
+fn expression(value: &serde_json::Value, indent: usize) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => string(s),
+        Value::Array(items) => list(items.iter().map(|v| expression(v, indent))),
+        Value::Object(map) if map.is_empty() => "{}".to_string(),
+        Value::Object(map) => {
+            let pad = " ".repeat(indent + 2);
+            let mut out = String::from("{\n");
+            for (k, v) in map {
+                out.push_str(&format!("{pad}{} = {}\n", string(k), expression(v, indent + 2)));
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push('}');
+            out
+        }
+    }
+}
+
+/// An existing policy (from an API export, so not in the configuration)
+/// that the plan updates: an `import` block that brings it under Terraform
+/// and its resource block as the update leaves it (provider v5), so that
+/// `terraform apply` makes the update.
+pub fn updated_policy_block(policy_id: &str, body: &serde_json::Value, label: &str, account: Option<&str>) -> String {
+    let id = match account {
+        Some(account) => string(&format!("{account}/{policy_id}")),
+        None => format!("\"${{var.account_id}}/{}\"", string(policy_id).trim_matches('"')),
+    };
+    let mut out = format!("import {{\n  to = cloudflare_notification_policy.{label}\n  id = {id}\n}}\n\n");
+    out.push_str(&format!("resource \"cloudflare_notification_policy\" \"{label}\" {{\n"));
+    out.push_str("  account_id = var.account_id # the account of the pools\n");
+    if let Some(map) = body.as_object() {
+        for (k, v) in map {
+            out.push_str(&format!("  {k} = {}\n", expression(v, 2)));
+        }
+    }
+    out.push('}');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
@@ -128,6 +173,23 @@ mod tests {
         let (values, unknown) = crate::load::hcl::tree::attributes(&Scope::default(), &resource.block.body);
         assert_eq!(unknown.len(), 1, "only var.account_id: {unknown:?}");
         values
+    }
+
+    #[test]
+    fn an_updated_policy_is_imported_and_declared_as_its_put_body() {
+        let body = json!({"name": "web ${x}", "alert_type": "load_balancing_health_alert", "enabled": true, "alert_interval": "30m",
+            "mechanisms": {"email": [{"id": "ops@example.com"}], "webhooks": [{"id": "hook"}]},
+            "filters": {"pool_id": ["p1", "p2"], "new_health": ["Unhealthy"]}});
+        let block = updated_policy_block("pol-1", &body, "web_x", Some("acc"));
+        let parsed = hcl_edit::parser::parse_body(&block).expect("valid HCL");
+        let resource = crate::load::hcl::tree::resource_blocks(&parsed).next().expect("a resource");
+        assert_eq!(resource.name, "web_x");
+        let (values, unknown) = crate::load::hcl::tree::attributes(&Scope::default(), &resource.block.body);
+        assert_eq!(unknown.len(), 1, "only var.account_id: {unknown:?}");
+        for key in ["name", "alert_type", "enabled", "alert_interval", "mechanisms", "filters"] {
+            assert_eq!(values[key], body[key], "{key}");
+        }
+        assert!(block.starts_with("import {\n  to = cloudflare_notification_policy.web_x\n  id = \"acc/pol-1\"\n}"), "{block}");
     }
 
     #[test]
