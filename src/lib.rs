@@ -10,6 +10,7 @@ pub mod engine;
 pub mod facts;
 pub mod findings;
 pub mod inventory;
+pub mod live;
 pub mod load;
 pub mod locate;
 pub mod model;

@@ -19,8 +19,14 @@ pub enum Command {
     /// Check exports and report findings (the main job).
     Check(CheckArgs),
     /// Plan the migration: ordered API calls, replayed on a model of the service to prove that
-    /// no alert is lost, as JSON, a bash script or Markdown.
+    /// no alert is lost, as Markdown, JSON (what `apply` runs) or Terraform.
     Plan(PlanArgs),
+    /// Export the live account (pools, notification policies, and per zone its certificates,
+    /// custom hostnames, Total TLS, Universal SSL and CAA records) into one bundle file.
+    Export(ExportArgs),
+    /// Run a plan made by `plan --format json` on the live account, checking before every
+    /// change what it relies on; run it again after any stop to finish.
+    Apply(ApplyArgs),
     /// List every certificate with its CA, how the CA was chosen, bundle method, key type,
     /// dates and chain status.
     Inventory(InventoryArgs),
@@ -177,6 +183,62 @@ pub struct PlanArgs {
     pub input_format: Option<InputFormat>,
     #[command(flatten)]
     pub walk: WalkArgs,
+}
+
+/// How the live commands talk to the service.
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// Seconds a request may take, from connecting to the end of its answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Requests per five minutes at most (the API's limit is 1200; 0: unpaced).
+    #[arg(long, value_name = "N", default_value_t = crate::live::pace::DEFAULT_RATE)]
+    pub rate: u32,
+    /// Attempts after the first for a request whose answer is lost, a 5xx or a 429.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Credentials: CLOUDFLARE_API_TOKEN (read access to Load Balancing, Notifications, SSL and \
+Certificates, DNS), or CLOUDFLARE_EMAIL and CLOUDFLARE_API_KEY. CLOUDFLARE_API_BASE changes the API's address \
+(https, or plain http to a loopback address only). Exit 0 when the file was written; 1 when a request failed \
+(no file is written, an earlier one is left as it was); 2 for a usage error.")]
+pub struct ExportArgs {
+    /// The account's id.
+    pub account: String,
+    /// Zones whose certificate packs, custom certificates, custom hostnames, Total TLS,
+    /// Universal SSL settings and CAA records to export.
+    pub zones: Vec<String>,
+    /// Also every zone of the account.
+    #[arg(long)]
+    pub all_zones: bool,
+    /// The bundle file to write (atomically, and only when every request succeeded).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: String,
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Credentials as for `export`, with edit access. Exit 0 when every step ran (or was \
+found done) and the account read afterwards is as the plan leaves it; 1 when it stopped (drift, a refused or \
+unanswered request, a check that failed: nothing after the named step was sent, and running the same command \
+again finishes the work); 2 for a usage error or a plan file that cannot be read.")]
+pub struct ApplyArgs {
+    /// The plan, from `edgeaudit plan --format json`.
+    pub plan: String,
+    /// Do not ask for confirmation (required when standard input is not a terminal).
+    #[arg(long)]
+    pub yes: bool,
+    /// Read and check everything, send no change.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The account, for a plan whose export named none.
+    #[arg(long, value_name = "ACCOUNT_ID")]
+    pub account: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -2,7 +2,9 @@
 //! codes (0 clean, 1 findings at or above `--fail-on`, 2 usage or input error).
 
 pub mod args;
+mod apply;
 mod check;
+mod export;
 mod generated;
 mod init;
 mod inventory;
@@ -36,6 +38,8 @@ pub fn main() -> ExitCode {
         args::Command::Check(a) => check::run(&a),
         args::Command::Inventory(a) => inventory::run(&a),
         args::Command::Plan(a) => plan::run(&a),
+        args::Command::Export(a) => export::run(&a),
+        args::Command::Apply(a) => apply::run(&a),
         args::Command::Rules(a) => rules::list(&a),
         args::Command::Init { path, force } => init::run(&path, force),
         args::Command::Explain { id, rules } => rules::explain(&id, &rules),

@@ -130,6 +130,7 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
     let needs = plan.needs.get(index).cloned().unwrap_or_default();
     let mut step = json!({
         "step": n,
+        "kind": s.kind(),
         "reason": s.reason(),
         "depends_on": needs.steps.iter().map(|i| first + i).collect::<Vec<usize>>(),
     });

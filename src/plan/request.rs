@@ -119,6 +119,20 @@ impl Request {
     /// only while the resource is still on it.
     pub const MOVES_OFF: &'static str = "lets_encrypt";
 
+    /// The step's sort, as the plan's JSON names it (and `apply` reads it).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::CreatePolicy { .. } => "create_policy",
+            Request::UpdatePolicy { .. } => "update_policy",
+            Request::ClearPage { .. } => "clear_page",
+            Request::ClearPool { .. } => "clear_pool",
+            Request::EditCustomHostname { .. } => "edit_custom_hostname",
+            Request::SetTotalTls { .. } => "set_total_tls",
+            Request::Manual { .. } => "manual",
+            Request::Terraform(_) => "terraform",
+        }
+    }
+
     pub fn method(&self) -> Option<&'static str> {
         Some(match self {
             Request::CreatePolicy { .. } | Request::SetTotalTls { .. } => "POST",

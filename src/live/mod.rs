@@ -1,0 +1,9 @@
+//! The two commands that reach the live account, and only when asked
+//! (DESIGN §2.4): `export` reads it, `apply` runs a reviewed plan on it.
+//! Every other command is offline.
+
+pub mod apply;
+pub mod client;
+pub mod credentials;
+pub mod export;
+pub mod pace;
