@@ -590,10 +590,8 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PoolFields) ->
         let SourceFilter { disable, healthy } = s.unwrap_or_default();
         (source, disable, healthy)
     };
-    let legacy_events = crate::model::notification::legacy_events([
-        setting(EventSource::Pool, filter.pool),
-        setting(EventSource::Origin, filter.origin),
-    ]);
+    let legacy_events =
+        crate::model::notification::legacy_events([setting(EventSource::Pool, filter.pool), setting(EventSource::Origin, filter.origin)]);
     Ok(Pool {
         fields,
         origin,

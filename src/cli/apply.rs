@@ -58,7 +58,11 @@ pub fn run(args: &ApplyArgs) -> u8 {
                 if args.dry_run { "dry run, nothing sent" } else { "done" },
                 summary.sent,
                 summary.skipped,
-                if args.dry_run { format!(", {} would be sent", summary.would_send) } else { String::new() },
+                if args.dry_run {
+                    format!(", {} would be sent", summary.would_send)
+                } else {
+                    String::new()
+                },
                 counts.reads,
                 counts.retries,
                 counts.rate_limited

@@ -200,10 +200,12 @@ pub struct LiveArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Credentials: CLOUDFLARE_API_TOKEN (read access to Load Balancing, Notifications, SSL and \
+#[command(
+    after_help = "Credentials: CLOUDFLARE_API_TOKEN (read access to Load Balancing, Notifications, SSL and \
 Certificates, DNS), or CLOUDFLARE_EMAIL and CLOUDFLARE_API_KEY. CLOUDFLARE_API_BASE changes the API's address \
 (https, or plain http to a loopback address only). Exit 0 when the file was written; 1 when a request failed \
-(no file is written, an earlier one is left as it was); 2 for a usage error.")]
+(no file is written, an earlier one is left as it was); 2 for a usage error."
+)]
 pub struct ExportArgs {
     /// The account's id.
     pub account: String,

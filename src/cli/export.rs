@@ -56,7 +56,13 @@ pub fn run(args: &ExportArgs) -> u8 {
     };
     let mut text = serde_json::to_string_pretty(&bundle).unwrap_or_default();
     text.push('\n');
-    if let Err(e) = write_atomically(std::path::Path::new(&args.output), text.as_bytes()) {
+    let output = std::path::Path::new(&args.output);
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(format!("cannot create {}: {e}", dir.display()));
+    }
+    if let Err(e) = write_atomically(output, text.as_bytes()) {
         return fail(format!("cannot write {}: {e}", args.output));
     }
     let counts = &client.counts;

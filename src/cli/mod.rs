@@ -1,8 +1,8 @@
 //! The command line: parses arguments, runs a command, maps outcomes to exit
 //! codes (0 clean, 1 findings at or above `--fail-on`, 2 usage or input error).
 
-pub mod args;
 mod apply;
+pub mod args;
 mod check;
 mod export;
 mod generated;

@@ -122,7 +122,12 @@ pub struct Counts {
 
 /// One exchange's outcome.
 enum Exchange {
-    Answer { status: u16, retry_after: Option<Duration>, body: Value, text: String },
+    Answer {
+        status: u16,
+        retry_after: Option<Duration>,
+        body: Value,
+        text: String,
+    },
     Lost(String),
 }
 
@@ -401,11 +406,20 @@ mod tests {
 
     #[test]
     fn plain_http_only_to_loopback() {
-        assert_eq!(check_base("https://api.example.com/client/v4/").as_deref(), Ok("https://api.example.com/client/v4"));
+        assert_eq!(
+            check_base("https://api.example.com/client/v4/").as_deref(),
+            Ok("https://api.example.com/client/v4")
+        );
         assert!(check_base("http://127.0.0.1:8080").is_ok());
         assert!(check_base("http://[::1]:8080/x").is_ok());
         assert!(check_base("http://localhost:1").is_ok());
-        for bad in ["http://api.example.com", "http://10.0.0.1:80", "ftp://x", "api.example.com", "http://:80"] {
+        for bad in [
+            "http://api.example.com",
+            "http://10.0.0.1:80",
+            "ftp://x",
+            "api.example.com",
+            "http://:80",
+        ] {
             assert!(check_base(bad).is_err(), "{bad}");
         }
     }
@@ -418,6 +432,9 @@ mod tests {
             refused(200, &body, ""),
             "HTTP 200 with `success` not true: Authentication error (10000)"
         );
-        assert_eq!(refused(502, &Value::Null, "<html>\n <b>Bad\tgateway</b></html>"), "HTTP 502: <html> <b>Bad gateway</b></html>");
+        assert_eq!(
+            refused(502, &Value::Null, "<html>\n <b>Bad\tgateway</b></html>"),
+            "HTTP 502: <html> <b>Bad gateway</b></html>"
+        );
     }
 }

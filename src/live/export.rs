@@ -56,7 +56,9 @@ pub fn export(client: &mut Client, scope: &Scope, now: chrono::DateTime<chrono::
         let query = format!("&account.id={account}");
         for page in client.pages("/zones", per_page::ZONES, &query)? {
             for zone in page.get("result").and_then(Value::as_array).into_iter().flatten() {
-                let Some(id) = zone.get("id").and_then(Value::as_str) else { continue };
+                let Some(id) = zone.get("id").and_then(Value::as_str) else {
+                    continue;
+                };
                 let name = zone.get("name").and_then(Value::as_str).map(str::to_string);
                 match zones.iter_mut().find(|(z, _)| z == id) {
                     Some(known) => known.1 = name,
@@ -82,8 +84,18 @@ fn zone(client: &mut Client, zone_id: &str, name: Option<String>) -> Result<Valu
     }
     // `status=all`: without it the API leaves inactive packs and certificates out.
     let lists = [
-        ("certificate_packs", "/ssl/certificate_packs", per_page::CERTIFICATE_PACKS, "&status=all"),
-        ("custom_certificates", "/custom_certificates", per_page::CUSTOM_CERTIFICATES, "&status=all"),
+        (
+            "certificate_packs",
+            "/ssl/certificate_packs",
+            per_page::CERTIFICATE_PACKS,
+            "&status=all",
+        ),
+        (
+            "custom_certificates",
+            "/custom_certificates",
+            per_page::CUSTOM_CERTIFICATES,
+            "&status=all",
+        ),
         ("custom_hostnames", "/custom_hostnames", per_page::CUSTOM_HOSTNAMES, ""),
         ("dns_records", "/dns_records", per_page::DNS_RECORDS, "&type=CAA"),
     ];

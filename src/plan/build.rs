@@ -12,8 +12,8 @@ use super::request::Request;
 use super::service::Service;
 use crate::check::Outcome;
 use crate::facts::Analysis;
-use crate::model::{Account, Kind};
 use crate::model::notification::{Event, EventSource, Health, NewPolicy, filter_products};
+use crate::model::{Account, Kind};
 
 /// The plan of one account.
 #[derive(Debug)]
@@ -411,7 +411,11 @@ fn relied_on(
             _ => None,
         })
         .collect();
-    let mut ids: Vec<&str> = needs.iter().flat_map(|n| n.policies.iter().map(String::as_str)).chain(updated.iter().copied()).collect();
+    let mut ids: Vec<&str> = needs
+        .iter()
+        .flat_map(|n| n.policies.iter().map(String::as_str))
+        .chain(updated.iter().copied())
+        .collect();
     ids.sort_unstable();
     ids.dedup();
     let by_id: std::collections::HashMap<&str, &crate::model::notification::Policy> =
@@ -450,8 +454,9 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
             "the notification policies export is incomplete (EX001): policies that were not loaded are not counted on, so the plan may create policies that duplicate them".to_string(),
         );
     }
-    let policies_loaded =
-        !account.policies.is_empty() || account.policies_not_analysed > 0 || account.lists.iter().any(|l| l.kind == Kind::NotificationPolicy);
+    let policies_loaded = !account.policies.is_empty()
+        || account.policies_not_analysed > 0
+        || account.lists.iter().any(|l| l.kind == Kind::NotificationPolicy);
     if legacy_pools > 0 && !policies_loaded {
         warnings.push(format!(
             "no notification policy was loaded at all beside {} with a legacy e-mail: if the policies export is missing, the plan creates policies that may duplicate existing ones (`edgeaudit export` exports both)",
@@ -785,6 +790,38 @@ mod tests {
                             !after.by_policy(&id, event, &r) || before.by_policy(&id, event, &r) || legacy,
                             "pool {i} now e-mails {r} about {event}: {:#?}", planned.steps
                         );
+                    }
+                }
+            }
+        }
+
+        /// `depends_on` names every step a clear needs: run each clear right
+        /// after the steps it depends on (and the steps those are, in plan
+        /// order), before anything else, and it loses no delivery of the
+        /// pools it clears.
+        #[test]
+        fn each_clear_right_after_its_dependencies_loses_no_alert((a, per_page, bodies) in arbitrary_account_with_bodies()) {
+            let steps = notification_steps(&a, per_page, &bodies).steps;
+            let (needs, _) = needs(&a, &steps);
+            for (i, step) in steps.iter().enumerate() {
+                if !matches!(step, Request::ClearPage { .. } | Request::ClearPool { .. }) {
+                    continue;
+                }
+                let mut early = Service::of(&a);
+                let before = early.clone();
+                for &d in &needs[i].steps {
+                    prop_assert!(d < i, "a step depends on a later one");
+                    prop_assert!(early.apply(&steps[d]).is_ok());
+                }
+                let cleared = cleared_by(&early, step);
+                prop_assert!(early.apply(step).is_ok());
+                for p in cleared {
+                    let pool = &before.pools[p];
+                    for event in pool.events.iter() {
+                        for r in &pool.recipients {
+                            let id = pool.id.to_ascii_lowercase();
+                            prop_assert!(early.by_policy(&id, event, r), "step {} run early loses {} about {} on {}: {:#?}", i + 1, r, event, pool.id, steps);
+                        }
                     }
                 }
             }

@@ -349,7 +349,12 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
                     let name = body.get("name").and_then(Value::as_str).unwrap_or(policy_id);
                     let unique = unique_label(&mut labels, name);
                     out.push_str(&format!("\n# {}\n", step.reason()));
-                    out.push_str(&super::terraform::updated_policy_block(policy_id, body, &unique, plan.account_id.as_deref()));
+                    out.push_str(&super::terraform::updated_policy_block(
+                        policy_id,
+                        body,
+                        &unique,
+                        plan.account_id.as_deref(),
+                    ));
                     out.push('\n');
                 }
                 Request::ClearPage { pools, .. } => cleared.extend(pools.iter().map(|id| names.name(&plan.account_id, id))),

@@ -45,12 +45,7 @@ impl PoolState {
         };
         let events = legacy_events([setting(EventSource::Pool), setting(EventSource::Origin)]);
         let recipients = parse_recipients(record.get("notification_email").and_then(Value::as_str));
-        PoolState::new(
-            &text(record.get("id")),
-            &text(record.get("name")),
-            &recipients,
-            events,
-        )
+        PoolState::new(&text(record.get("id")), &text(record.get("name")), &recipients, events)
     }
 
     /// The legacy events.
@@ -153,13 +148,19 @@ mod tests {
 
     #[test]
     fn two_policies_deliver_alike_whatever_their_order_and_case() {
-        let a = Delivers::from_api(&json!({"alert_type": "load_balancing_health_alert", "mechanisms": {"email": [{"id": "A@x.io"}, {"id": "b@x.io"}]},
-            "filters": {"pool_id": ["P2", "p1"], "new_health": ["Healthy"]}}));
-        let b = Delivers::from_api(&json!({"alert_type": "load_balancing_health_alert", "enabled": true, "mechanisms": {"email": [{"id": "b@x.io"}, {"id": "a@x.io "}]},
-            "filters": {"pool_id": ["p1", "p2"], "new_health": ["Healthy"]}}));
+        let a = Delivers::from_api(
+            &json!({"alert_type": "load_balancing_health_alert", "mechanisms": {"email": [{"id": "A@x.io"}, {"id": "b@x.io"}]},
+            "filters": {"pool_id": ["P2", "p1"], "new_health": ["Healthy"]}}),
+        );
+        let b = Delivers::from_api(
+            &json!({"alert_type": "load_balancing_health_alert", "enabled": true, "mechanisms": {"email": [{"id": "b@x.io"}, {"id": "a@x.io "}]},
+            "filters": {"pool_id": ["p1", "p2"], "new_health": ["Healthy"]}}),
+        );
         assert_eq!(a, b);
-        let disabled = Delivers::from_api(&json!({"alert_type": "load_balancing_health_alert", "enabled": false, "mechanisms": {"email": [{"id": "a@x.io"}, {"id": "b@x.io"}]},
-            "filters": {"pool_id": ["p1", "p2"], "new_health": ["Healthy"]}}));
+        let disabled = Delivers::from_api(
+            &json!({"alert_type": "load_balancing_health_alert", "enabled": false, "mechanisms": {"email": [{"id": "a@x.io"}, {"id": "b@x.io"}]},
+            "filters": {"pool_id": ["p1", "p2"], "new_health": ["Healthy"]}}),
+        );
         assert_ne!(a, disabled);
     }
 }

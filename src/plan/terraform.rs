@@ -189,7 +189,10 @@ mod tests {
         for key in ["name", "alert_type", "enabled", "alert_interval", "mechanisms", "filters"] {
             assert_eq!(values[key], body[key], "{key}");
         }
-        assert!(block.starts_with("import {\n  to = cloudflare_notification_policy.web_x\n  id = \"acc/pol-1\"\n}"), "{block}");
+        assert!(
+            block.starts_with("import {\n  to = cloudflare_notification_policy.web_x\n  id = \"acc/pol-1\"\n}"),
+            "{block}"
+        );
     }
 
     #[test]

@@ -41,6 +41,11 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Run {
     run_full(dir, args, None, None, &[])
 }
 
+/// Runs the binary in `dir` with these environment variables set.
+pub fn run_in_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_full(dir, args, None, None, env)
+}
+
 /// Runs the binary with its address space limited to `mib` MiB (on Linux,
 /// by bash's `ulimit -v`): a run that needs more fails to allocate and
 /// aborts, which fails the test. A bound on memory, as `HANG` is on time.
@@ -64,7 +69,19 @@ fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, memory_mib: Option<
         }
         _ => Command::new(binary),
     };
-    for name in ["NO_COLOR", "COLUMNS", "TERM", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+    // Nor on the credentials of whoever runs them.
+    for name in [
+        "NO_COLOR",
+        "COLUMNS",
+        "TERM",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "CLOUDFLARE_API_TOKEN",
+        "CLOUDFLARE_EMAIL",
+        "CLOUDFLARE_API_KEY",
+        "CLOUDFLARE_API_BASE",
+    ] {
         command.env_remove(name);
     }
     let mut child = command

@@ -2,15 +2,69 @@
 //! plan uses and the lists an export reads, with the documented behaviour —
 //! the v4 envelope, pages of 25 by default, the page-wide bulk clear of pools
 //! ordered by name, errors with `success: false` — and an account in memory.
-//! A fault can be injected: the k-th changing request answers 500.
+//!
+//! Faults: at the k-th request (every request counts, reads too) one of
+//! [`Fault`]; drift: a change made to the account just before the k-th
+//! request; a rate limit over a shared clock. After every change a client
+//! makes, it checks on its own (not with edgeaudit's code) that no
+//! (pool, event, recipient) delivered before the change stopped being
+//! delivered, and records any loss in `lost`.
 
+#![allow(dead_code)]
+
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 pub const TOKEN: &str = "test-token";
+
+/// What goes wrong at one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// 429 with `Retry-After: 7`; not applied.
+    RateLimited,
+    /// 500 with a JSON error; not applied.
+    Internal,
+    /// 502 with an HTML page; not applied.
+    BadGateway,
+    /// 503 with an HTML page; not applied.
+    Unavailable,
+    /// The connection is closed before the request is applied, no answer.
+    CloseBefore,
+    /// Applied, then the connection is closed without an answer.
+    CloseAfter,
+    /// Applied, then no answer until the client gives up.
+    Hold,
+    /// HTTP 200 with `success: false`; not applied.
+    Unsuccessful,
+    /// 403 `success: false`; not applied.
+    Forbidden,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 9] = [
+        Fault::RateLimited,
+        Fault::Internal,
+        Fault::BadGateway,
+        Fault::Unavailable,
+        Fault::CloseBefore,
+        Fault::CloseAfter,
+        Fault::Hold,
+        Fault::Unsuccessful,
+        Fault::Forbidden,
+    ];
+
+    /// Whether a client should get past it by retrying.
+    pub fn is_transient(self) -> bool {
+        !matches!(self, Fault::Unsuccessful | Fault::Forbidden)
+    }
+}
+
+pub type Drift = Box<dyn FnMut(&mut State) + Send>;
 
 #[derive(Default)]
 pub struct State {
@@ -22,9 +76,25 @@ pub struct State {
     pub zone: String,
     pub custom_hostnames: Vec<Value>,
     pub total_tls: Value,
-    /// The 1-based number of the changing request (POST, PUT, PATCH) that fails with a 500.
-    pub fail_at: Option<usize>,
+    /// A fault at the k-th request (1-based), and from there on when `persistent`.
+    pub fault: Option<(usize, Fault)>,
+    pub persistent: bool,
+    /// A change to the account just before the k-th request.
+    pub drift: Option<(usize, Drift)>,
+    /// Requests seen, and changing ones (POST, PUT, PATCH) applied.
+    pub requests: usize,
     pub changes: usize,
+    /// Every request: method and target.
+    pub log: Vec<String>,
+    /// Alerts a change lost: (request, delivery).
+    pub lost: Vec<String>,
+    /// At most this many requests per window of the clock, else 429.
+    pub rate_limit: Option<(usize, Arc<dyn edgeaudit::live::pace::Clock>)>,
+    pub rate_window: VecDeque<Duration>,
+    pub rate_limited: usize,
+    /// Skips the loss check (it costs pools × policies per change).
+    pub unchecked: bool,
+    pub next_id: usize,
 }
 
 pub struct Service {
@@ -46,7 +116,11 @@ impl Service {
                     break;
                 }
                 if let Ok(stream) = stream {
-                    let _ = serve(stream, &s);
+                    let s = s.clone();
+                    // One thread per connection: a held answer holds only its own.
+                    std::thread::spawn(move || {
+                        let _ = serve(stream, &s);
+                    });
                 }
             }
         });
@@ -55,6 +129,11 @@ impl Service {
 
     pub fn base(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut state)
     }
 
     /// GET a path, as the export would, and return the JSON answer.
@@ -81,46 +160,156 @@ impl Drop for Service {
 }
 
 fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.set_nodelay(true)?;
     let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
-    let (mut length, mut authorized, mut expect) = (0usize, false, false);
     loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header == "\r\n" {
-            break;
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
         }
-        let lower = header.to_ascii_lowercase();
-        if let Some(v) = lower.strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
+        let mut parts = line.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
+        let (mut length, mut authorized, mut expect, mut close) = (0usize, false, false, false);
+        let (mut email, mut key) = (false, false);
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header)? == 0 || header == "\r\n" {
+                break;
+            }
+            let lower = header.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+            if lower.starts_with("authorization:") && header.trim_end().ends_with(&format!("Bearer {TOKEN}")) {
+                authorized = true;
+            }
+            email |= lower.starts_with("x-auth-email:") && lower.trim_end().ends_with("ops@example.com");
+            key |= lower.starts_with("x-auth-key:") && header.trim_end().ends_with(TOKEN);
+            if lower.starts_with("expect:") && lower.contains("100-continue") {
+                expect = true;
+            }
+            if lower.starts_with("connection:") && lower.contains("close") {
+                close = true;
+            }
         }
-        if lower.starts_with("authorization:") && header.trim_end().ends_with(&format!("Bearer {TOKEN}")) {
-            authorized = true;
+        let mut stream = stream.try_clone()?;
+        if expect {
+            stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
         }
-        if lower.starts_with("expect:") && lower.contains("100-continue") {
-            expect = true;
+        let mut body = vec![0; length.min(1 << 20)];
+        reader.read_exact(&mut body)?;
+        let reply = {
+            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+            respond(&mut state, &method, &target, &body, authorized || (email && key))
+        };
+        match reply {
+            Reply::Answer(status, extra, text) => {
+                // One write: pieces would wait on the peer's delayed acknowledgement.
+                let whole = format!("HTTP/1.1 {status} X\r\n{extra}Content-Length: {}\r\n\r\n{text}", text.len());
+                stream.write_all(whole.as_bytes())?;
+            }
+            Reply::Close => return Ok(()),
+            Reply::Hold => {
+                // Until the client gives up and closes (or 30 s pass).
+                let mut sink = [0u8; 256];
+                while matches!(reader.read(&mut sink), Ok(n) if n > 0) {}
+                return Ok(());
+            }
+        }
+        if close {
+            return Ok(());
         }
     }
-    let mut stream = stream;
-    if expect {
-        stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
-    }
-    let mut body = vec![0; length.min(1 << 20)];
-    reader.read_exact(&mut body)?;
-    let (status, answer) = if authorized {
-        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-        handle(&mut state, &method, &target, &body)
-    } else {
-        (403, error(10000, "Authentication error"))
-    };
-    let text = answer.to_string();
-    write!(
-        stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-        text.len()
+}
+
+enum Reply {
+    /// Status, extra header lines, body.
+    Answer(u16, String, String),
+    Close,
+    Hold,
+}
+
+fn json_answer(status: u16, body: Value) -> Reply {
+    Reply::Answer(status, "Content-Type: application/json\r\n".into(), body.to_string())
+}
+
+fn html(status: u16, title: &str) -> Reply {
+    Reply::Answer(
+        status,
+        "Content-Type: text/html\r\n".into(),
+        format!("<html><head><title>{status} {title}</title></head>\n<body><center><h1>{status} {title}</h1></center></body></html>\n"),
     )
+}
+
+fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorized: bool) -> Reply {
+    state.requests += 1;
+    state.log.push(format!("{method} {target}"));
+    let n = state.requests;
+    if let Some((at, drift)) = state.drift.as_mut()
+        && *at == n
+    {
+        let mut drift = std::mem::replace(drift, Box::new(|_| {}));
+        drift(state);
+    }
+    if let Some((limit, clock)) = state.rate_limit.clone() {
+        let now = clock.now();
+        let window = edgeaudit::live::pace::WINDOW;
+        while state.rate_window.front().is_some_and(|&t| now.saturating_sub(t) >= window) {
+            state.rate_window.pop_front();
+        }
+        if state.rate_window.len() >= limit {
+            state.rate_limited += 1;
+            let wait = state.rate_window.front().map_or(window, |&t| (t + window).saturating_sub(now));
+            return Reply::Answer(
+                429,
+                format!("Retry-After: {}\r\nContent-Type: application/json\r\n", wait.as_secs().max(1)),
+                error(971, "Please wait and consider throttling your request speed").to_string(),
+            );
+        }
+        state.rate_window.push_back(now);
+    }
+    let fault = match state.fault {
+        Some((at, fault)) if at == n || (state.persistent && n > at) => Some(fault),
+        _ => None,
+    };
+    match fault {
+        Some(Fault::RateLimited) => {
+            return Reply::Answer(
+                429,
+                "Retry-After: 7\r\nContent-Type: application/json\r\n".into(),
+                error(971, "Please wait and consider throttling your request speed").to_string(),
+            );
+        }
+        Some(Fault::Internal) => return json_answer(500, error(10001, "Internal error (injected)")),
+        Some(Fault::BadGateway) => return html(502, "Bad Gateway"),
+        Some(Fault::Unavailable) => return html(503, "Service Temporarily Unavailable"),
+        Some(Fault::CloseBefore) => return Reply::Close,
+        Some(Fault::Unsuccessful) => return json_answer(200, error(10002, "Internal processing error (injected)")),
+        Some(Fault::Forbidden) => return json_answer(403, error(10000, "Authentication error (injected)")),
+        _ => {}
+    }
+    if !authorized {
+        return json_answer(403, error(10000, "Authentication error"));
+    }
+    let changing = method != "GET";
+    let check = changing && !state.unchecked;
+    let watched = if check { delivered(state) } else { BTreeSet::new() };
+    let (status, answer) = handle(state, method, target, body);
+    if changing && (200..300).contains(&status) {
+        state.changes += 1;
+    }
+    if check && (200..300).contains(&status) {
+        let now = delivered(state);
+        for lost in watched.difference(&now) {
+            state.lost.push(format!("{method} {target} lost {lost}"));
+        }
+    }
+    match fault {
+        Some(Fault::CloseAfter) => Reply::Close,
+        Some(Fault::Hold) => Reply::Hold,
+        _ => json_answer(status, answer),
+    }
 }
 
 fn error(code: u32, message: &str) -> Value {
@@ -154,22 +343,97 @@ fn by_name(state: &mut State) {
         .sort_by(|a, b| (a["name"].as_str(), a["id"].as_str()).cmp(&(b["name"].as_str(), b["id"].as_str())));
 }
 
+/// Every (pool, event, recipient) a legacy e-mail would send, delivered now
+/// by the legacy e-mail or by a policy. Written apart from edgeaudit's own
+/// model, so that it checks that model rather than repeat it.
+pub fn delivered(state: &State) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for pool in &state.pools {
+        let id = pool["id"].as_str().unwrap_or("");
+        let legacy: Vec<String> = pool["notification_email"]
+            .as_str()
+            .unwrap_or("")
+            .split(',')
+            .map(|r| r.trim().to_ascii_lowercase())
+            .filter(|r| !r.is_empty())
+            .collect();
+        let mut wanted: Vec<String> = legacy.clone();
+        // Recipients policies send this pool's alerts to count too.
+        for policy in &state.policies {
+            for r in policy["mechanisms"]["email"].as_array().into_iter().flatten() {
+                let r = r["id"].as_str().unwrap_or("").trim().to_ascii_lowercase();
+                if !wanted.contains(&r) {
+                    wanted.push(r);
+                }
+            }
+        }
+        for source in ["pool", "origin"] {
+            for health in ["Healthy", "Unhealthy"] {
+                for r in &wanted {
+                    let by_legacy = legacy.contains(r) && legacy_sends(pool, source, health);
+                    let by_policy = state.policies.iter().any(|p| policy_sends(p, id, source, health, r));
+                    if by_legacy || by_policy {
+                        out.insert(format!("{id} {source} {health} {r}"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn legacy_sends(pool: &Value, source: &str, health: &str) -> bool {
+    let filter = &pool["notification_filter"][source];
+    if filter["disable"] == json!(true) {
+        return false;
+    }
+    match filter["healthy"].as_bool() {
+        None => true,
+        Some(true) => health == "Healthy",
+        Some(false) => health == "Unhealthy",
+    }
+}
+
+fn policy_sends(p: &Value, pool: &str, source: &str, health: &str, recipient: &str) -> bool {
+    let admits = |v: &Value, wanted: &str| v.as_array().is_none_or(|a| a.is_empty() || a.iter().any(|x| x == wanted));
+    let health_alert = matches!(p["alert_type"].as_str(), Some("load_balancing_health_alert" | "g6_health_alert"));
+    let mechanisms = p["mechanisms"]
+        .as_object()
+        .is_some_and(|m| m.values().any(|v| v.as_array().is_some_and(|a| !a.is_empty())));
+    let pools = p["filters"]["pool_id"]
+        .as_array()
+        .is_none_or(|a| a.is_empty() || a.iter().any(|x| x.as_str().is_some_and(|x| x.eq_ignore_ascii_case(pool))));
+    health_alert
+        && p["enabled"] != json!(false)
+        && mechanisms
+        && pools
+        && admits(&p["filters"]["event_source"], source)
+        && admits(&p["filters"]["new_health"], health)
+        && p["mechanisms"]["email"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e["id"].as_str().is_some_and(|e| e.trim().eq_ignore_ascii_case(recipient)))
+}
+
 fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, Value) {
     let path = target.split('?').next().unwrap_or("");
     let account = format!("/accounts/{}", state.account);
     let zone = format!("/zones/{}", state.zone);
+    if path == "/zones" && method == "GET" {
+        let zones = if state.zone.is_empty() {
+            vec![]
+        } else {
+            vec![json!({"id": state.zone, "name": "example.com", "account": {"id": state.account}})]
+        };
+        return (200, page(&zones, target, 20));
+    }
     if let Some(rest) = path.strip_prefix(&zone).filter(|_| !state.zone.is_empty()) {
         return handle_zone(state, method, rest, target, body);
     }
     let Some(rest) = path.strip_prefix(&account) else {
         return (404, error(7003, "Could not route to the account"));
     };
-    if method != "GET" {
-        state.changes += 1;
-        if state.fail_at == Some(state.changes) {
-            return (500, error(10001, "Internal error (injected)"));
-        }
-    }
     let body: Value = if body.is_empty() {
         Value::Null
     } else {
@@ -179,13 +443,30 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
     match (method, rest) {
         ("GET", "/load_balancers/pools") => (200, page(&state.pools, target, 25)),
         ("GET", "/alerting/v3/policies") => (200, page(&state.policies, target, 25)),
+        ("GET", p) if p.starts_with("/alerting/v3/policies/") => {
+            let id = &p["/alerting/v3/policies/".len()..];
+            match state.policies.iter().find(|policy| policy["id"] == id) {
+                Some(policy) => (200, ok(policy.clone())),
+                None => (404, error(17001, "policy not found")),
+            }
+        }
+        ("GET", p) if p.starts_with("/load_balancers/pools/") => {
+            let id = &p["/load_balancers/pools/".len()..];
+            match state.pools.iter().find(|pool| pool["id"] == id) {
+                Some(pool) => (200, ok(pool.clone())),
+                None => (404, error(1003, "pool not found")),
+            }
+        }
         ("POST", "/alerting/v3/policies") => {
             if body["name"].as_str().is_none() || body["alert_type"].as_str().is_none() {
                 return (400, error(17000, "name and alert_type are required"));
             }
-            let id = format!("{:032x}", state.policies.len() + 1);
+            state.next_id += 1;
+            let id = format!("{:032x}", 0xc0ffee0000u64 + state.next_id as u64);
             let mut policy = body.clone();
             policy["id"] = json!(id);
+            policy["created"] = json!("2024-10-01T00:00:00Z");
+            policy["modified"] = json!("2024-10-01T00:00:00Z");
             state.policies.push(policy);
             (200, ok(json!({"id": id})))
         }
@@ -199,6 +480,8 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
                 Some(policy) => {
                     let mut replaced = body.clone();
                     replaced["id"] = json!(id);
+                    replaced["created"] = policy["created"].clone();
+                    replaced["modified"] = json!("2024-10-02T00:00:00Z");
                     *policy = replaced;
                     (200, ok(json!({"id": id})))
                 }
@@ -234,12 +517,6 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
 }
 
 fn handle_zone(state: &mut State, method: &str, rest: &str, target: &str, body: &[u8]) -> (u16, Value) {
-    if method != "GET" {
-        state.changes += 1;
-        if state.fail_at == Some(state.changes) {
-            return (500, error(10001, "Internal error (injected)"));
-        }
-    }
     let body: Value = if body.is_empty() {
         Value::Null
     } else {
@@ -248,6 +525,13 @@ fn handle_zone(state: &mut State, method: &str, rest: &str, target: &str, body: 
     match (method, rest) {
         // Custom hostnames come 50 to a page by default.
         ("GET", "/custom_hostnames") => (200, page(&state.custom_hostnames, target, 50)),
+        ("GET", p) if p.starts_with("/custom_hostnames/") => {
+            let id = &p["/custom_hostnames/".len()..];
+            match state.custom_hostnames.iter().find(|h| h["id"] == id) {
+                Some(h) => (200, ok(h.clone())),
+                None => (404, error(1436, "custom hostname not found")),
+            }
+        }
         ("GET", "/acm/total_tls") => (200, ok(state.total_tls.clone())),
         ("GET", "/ssl/certificate_packs" | "/custom_certificates" | "/dns_records") => (200, page(&[], target, 20)),
         ("GET", "/ssl/universal/settings") => (200, ok(json!({"enabled": true}))),

@@ -94,7 +94,9 @@ pub fn differences(plan: &PlanAccount, live_pools: &[Value], live_policies: &[Va
         match (updates.get(seen.id.as_str()), &seen.record) {
             (Some(body), Some(record)) => {
                 if writable(now) != *record && !matches_body(now, body) {
-                    out.push(format!("{who} was edited since the export: the plan's PUT would overwrite the edit"));
+                    out.push(format!(
+                        "{who} was edited since the export: the plan's PUT would overwrite the edit"
+                    ));
                 }
             }
             _ => {

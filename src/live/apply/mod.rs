@@ -53,7 +53,10 @@ impl std::fmt::Display for Stop {
                 for d in differences {
                     writeln!(f, "  - {d}")?;
                 }
-                write!(f, "Export the account again and make a new plan (`edgeaudit export`, then `edgeaudit plan`).")
+                write!(
+                    f,
+                    "Export the account again and make a new plan (`edgeaudit export`, then `edgeaudit plan`)."
+                )
             }
             Stop::Step { step, request, why } => write!(
                 f,
@@ -342,7 +345,13 @@ impl<'a> AccountRun<'a> {
     fn update(&mut self, step: &Step) -> Result<Done, Stop> {
         let body = step.body.clone().unwrap_or(Value::Null);
         let id = step.policy_id.clone().unwrap_or_default();
-        let exported = self.account.state.policies.iter().find(|p| p.id == id).and_then(|p| p.record.clone());
+        let exported = self
+            .account
+            .state
+            .policies
+            .iter()
+            .find(|p| p.id == id)
+            .and_then(|p| p.record.clone());
         let live = self.get(step)?;
         if matches_body(&live, &body) {
             return Ok(Done::Already("the policy is as the update leaves it".into()));
@@ -473,7 +482,13 @@ impl<'a> AccountRun<'a> {
                 _ => v.clone(),
             }
         };
-        let ca = |v: &Value| settings(v).get("certificate_authority").and_then(Value::as_str).unwrap_or("").to_string();
+        let ca = |v: &Value| {
+            settings(v)
+                .get("certificate_authority")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         let target = ca(&body);
         let live = self.get(step)?;
         if ca(&live) == target && settings(&live).get("enabled") != Some(&Value::Bool(false)) {
@@ -514,11 +529,7 @@ impl<'a> AccountRun<'a> {
             .iter()
             .map(|p| ServicePolicy::from_body(p.get("id").and_then(Value::as_str).unwrap_or(""), p))
             .collect();
-        let now: std::collections::HashMap<String, PoolState> = pools
-            .iter()
-            .map(PoolState::from_api)
-            .map(|p| (p.id.clone(), p))
-            .collect();
+        let now: std::collections::HashMap<String, PoolState> = pools.iter().map(PoolState::from_api).map(|p| (p.id.clone(), p)).collect();
         let mut problems = Vec::new();
         let mut checked = (0, 0);
         let cleared: std::collections::HashSet<&str> = self

@@ -99,7 +99,9 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
     for a in &mut plan.accounts {
         if a.account_id.is_none() {
             let Some(account) = account else {
-                return Err(format!("{name}: the plan names no account (its export did not): pass --account ACCOUNT_ID"));
+                return Err(format!(
+                    "{name}: the plan names no account (its export did not): pass --account ACCOUNT_ID"
+                ));
             };
             a.account_id = Some(account.to_string());
         }
@@ -115,7 +117,9 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
 }
 
 fn check_step(step: &Step, account: &str) -> Result<(), String> {
-    let Some((method, shape)) = endpoint(&step.kind) else { return Ok(()) };
+    let Some((method, shape)) = endpoint(&step.kind) else {
+        return Ok(());
+    };
     let path = step.path.as_deref().ok_or("no `path`")?;
     if step.method.as_deref() != Some(method) {
         return Err(format!("a {:?} step is sent with {method}, not {:?}", step.kind, step.method));

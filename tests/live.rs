@@ -1,0 +1,595 @@
+//! The live commands end to end, against a stand-in of the service on
+//! 127.0.0.1 (tests/service): export → check → plan → apply, the account
+//! migrated with no alert lost; faults at every request; drift between plan
+//! and apply; re-runs that finish the work and send nothing twice.
+
+mod common;
+mod service;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{json, path_str, run, run_in_with_env, temp_dir};
+use edgeaudit::live::apply::{self, Options, Stop, plan_file};
+use edgeaudit::live::client::{Client, Settings};
+use edgeaudit::live::credentials::{Credentials, Secret};
+use edgeaudit::live::export::{Scope, export};
+use edgeaudit::live::pace::VirtualClock;
+use serde_json::{Value, json};
+use service::{Fault, Service, State, TOKEN};
+
+const ACCOUNT: &str = "023e105f4ecef8ad9ca31a8372d0c353";
+const ZONE: &str = "9a7806061c88ada191ed06f989cc3dac";
+const ADDRESSES: [&str; 3] = ["noc@example.com", "oncall@example.com", "sre@example.org"];
+const PARTIAL: &str = "aaaa0000000000000000000000000001";
+const TYPO: &str = "aaaa0000000000000000000000000002";
+const COVER: &str = "aaaa0000000000000000000000000003";
+/// The policies the account starts with.
+const POLICIES: usize = 3;
+
+/// `pools` pools, names in another order than ids, with every kind of legacy
+/// e-mail and filter; a policy covering part of one pool (completed by a
+/// PUT), one with a misspelt filter (corrected by a PUT), `hostnames` custom
+/// hostnames of which a third are on Let's Encrypt, Total TLS on Let's Encrypt.
+fn account(pools: usize, hostnames: usize) -> State {
+    let mut records = Vec::new();
+    for i in 0..pools {
+        let emails: Vec<&str> = ADDRESSES
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (i + k) % 4 != 0 && i % 7 != 0)
+            .map(|(_, a)| *a)
+            .collect();
+        let mut pool = json!({
+            "id": format!("{:032x}", 1000 + i),
+            // The last pool alone on the last page, when the pages leave it so: a per-pool clear.
+            "name": if i + 1 == pools { "zz-last".to_string() } else { format!("pool-{:02}", (i * 37) % pools) },
+            "enabled": true,
+            "origins": [{"name": "o1", "address": "192.0.2.1", "enabled": true}],
+            "notification_email": emails.join(", "),
+        });
+        if i % 3 == 0 {
+            pool["notification_filter"] = json!({"pool": {"healthy": false}, "origin": {"disable": i % 2 == 0}});
+        }
+        records.push(pool);
+    }
+    let policies = vec![
+        json!({"id": PARTIAL, "name": "partial", "alert_type": "load_balancing_health_alert", "enabled": true,
+               "description": "pool 1 to the NOC", "alert_interval": "30m", "created": "2024-01-01T00:00:00Z",
+               "mechanisms": {"email": [{"id": "noc@example.com"}]},
+               "filters": {"pool_id": [format!("{:032x}", 1001)], "event_source": ["pool"]}}),
+        json!({"id": TYPO, "name": "typo", "alert_type": "load_balancing_health_alert", "enabled": true,
+               "mechanisms": {"email": [{"id": "oncall@example.com"}]},
+               "filters": {"new_health": ["unhealthy"]}}),
+        // Covers pool 2 whole: counted on, never updated.
+        json!({"id": COVER, "name": "cover", "alert_type": "load_balancing_health_alert", "enabled": true,
+               "mechanisms": {"email": [{"id": "noc@example.com"}, {"id": "oncall@example.com"}]},
+               "filters": {"pool_id": [format!("{:032x}", 1002)]}}),
+    ];
+    let custom_hostnames = (0..hostnames)
+        .map(|i| {
+            let ca = ["lets_encrypt", "google", ""][i % 3];
+            json!({
+                "id": format!("{:08x}-0000-4000-8000-{:012x}", i, i),
+                "hostname": format!("shop{i}.customer.example"),
+                "status": "active",
+                "ssl": {"id": format!("{:032x}", 5000 + i), "type": "dv", "method": if i % 2 == 0 { "http" } else { "txt" },
+                        "status": "active", "certificate_authority": ca},
+            })
+        })
+        .collect();
+    State {
+        account: ACCOUNT.into(),
+        pools: records,
+        policies,
+        zone: ZONE.into(),
+        custom_hostnames,
+        total_tls: json!({"enabled": true, "certificate_authority": "lets_encrypt", "validity_period": 90}),
+        ..State::default()
+    }
+}
+
+fn live_env(service: &Service) -> Vec<(&'static str, String)> {
+    vec![("CLOUDFLARE_API_TOKEN", TOKEN.to_string()), ("CLOUDFLARE_API_BASE", service.base())]
+}
+
+fn edgeaudit(dir: &std::path::Path, service: &Service, args: &[&str]) -> common::Run {
+    let env = live_env(service);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    run_in_with_env(dir, args, &env)
+}
+
+/// A client for in-process runs: a virtual clock (waits cost no time), a
+/// short timeout for held answers, and the given retries.
+fn client(service: &Service, clock: &Arc<VirtualClock>) -> Client {
+    let mut settings = Settings::new(service.base());
+    settings.timeout = Duration::from_secs(1);
+    settings.connect_timeout = Duration::from_secs(1);
+    settings.backoff = Duration::from_millis(100);
+    Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone())
+}
+
+/// Exports the account in-process and plans it with the binary; the plan's JSON.
+fn plan_of(service: &Service, dir: &std::path::Path, per_page: &str) -> Value {
+    let clock = Arc::new(VirtualClock::default());
+    let scope = Scope {
+        account: ACCOUNT.into(),
+        zones: vec![ZONE.into()],
+        all_zones: false,
+    };
+    let bundle = export(&mut client(service, &clock), &scope, chrono::Utc::now()).expect("export");
+    let file = dir.join("account.json");
+    std::fs::write(&file, serde_json::to_vec_pretty(&bundle).expect("json")).expect("write");
+    let r = run(&[
+        "plan",
+        &path_str(&file),
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+        "--per-page",
+        per_page,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    json(&r)
+}
+
+fn apply_in_process(service: &Service, plan: &Value, dry_run: bool) -> (Result<apply::Summary, Stop>, String, Arc<VirtualClock>) {
+    let clock = Arc::new(VirtualClock::default());
+    let mut client = client(service, &clock);
+    let plan = plan_file::read(&plan.to_string(), "plan.json", None).expect("a plan");
+    let mut log = Vec::new();
+    let outcome = apply::run(&mut client, &plan, &Options { dry_run }, &mut log, &mut |_| true);
+    (outcome, String::from_utf8_lossy(&log).into_owned(), clock)
+}
+
+/// Every step that changes something, by kind, from the plan.
+fn count_kind(plan: &Value, kind: &str) -> usize {
+    plan["accounts"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == kind)
+        .count()
+}
+
+/// The migration as the plan leaves it: no legacy e-mail on the pools it
+/// clears, no policy created twice, hostnames and Total TLS off Let's Encrypt.
+fn assert_done(service: &Service, plan: &Value, initial_policies: usize) {
+    service.with(|state| {
+        assert!(state.lost.is_empty(), "alerts lost: {:?}", state.lost);
+        let cleared: BTreeSet<&str> = plan["accounts"][0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["kind"] == "clear_page" || s["kind"] == "clear_pool")
+            .flat_map(|s| s["pools"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()))
+            .collect();
+        for pool in &state.pools {
+            if cleared.contains(pool["id"].as_str().unwrap()) {
+                assert_eq!(pool["notification_email"], "", "{pool}");
+            }
+        }
+        let markers: Vec<&str> = plan["accounts"][0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["marker"].as_str())
+            .collect();
+        for marker in &markers {
+            let carrying = state
+                .policies
+                .iter()
+                .filter(|p| p["description"].as_str().is_some_and(|d| d.contains(marker)))
+                .count();
+            assert_eq!(carrying, 1, "policies carrying {marker}");
+        }
+        assert_eq!(state.policies.len(), initial_policies + markers.len(), "no policy created twice");
+        for (i, host) in state.custom_hostnames.iter().enumerate() {
+            assert_eq!(host["ssl"]["method"], if i % 2 == 0 { "http" } else { "txt" });
+            assert_ne!(host["ssl"]["certificate_authority"], "lets_encrypt");
+        }
+        assert_eq!(state.total_tls["certificate_authority"], "google");
+    });
+}
+
+/// The README's flow, exactly its commands, from its "From the live
+/// account" block: export → check → plan → apply, then the account checked
+/// again is migrated.
+#[test]
+fn the_readme_flow_exports_checks_plans_and_applies() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README");
+    let section = readme.split("## From the live account").nth(1).expect("the section");
+    let block = section
+        .split("```sh")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("its command block");
+    let commands: Vec<Vec<String>> = block
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or("").trim())
+        .filter(|l| l.starts_with("edgeaudit "))
+        .map(|l| {
+            l.split_whitespace()
+                .skip(1)
+                .map(|w| w.trim_matches('"').replace("$ACCOUNT_ID", ACCOUNT).replace("$ZONE_ID", ZONE))
+                .collect()
+        })
+        .collect();
+    let kinds: Vec<&str> = commands.iter().map(|c| c[0].as_str()).collect();
+    assert_eq!(kinds, ["export", "check", "plan", "plan", "apply", "apply"], "{block}");
+    let service = Service::start(account(60, 120));
+    let dir = temp_dir(&[]);
+    for command in &commands {
+        let args: Vec<&str> = command.iter().map(String::as_str).collect();
+        let r = edgeaudit(dir.path(), &service, &args);
+        let expected = if command[0] == "check" { 1 } else { 0 };
+        assert_eq!(r.code, expected, "edgeaudit {args:?}:\n{}\n{}", r.stdout, r.stderr);
+        assert!(!r.stderr.contains(TOKEN) && !r.stdout.contains(TOKEN), "the token is never shown");
+    }
+    let exported = std::fs::read_to_string(dir.path().join("exports/account.json")).expect("the export");
+    assert!(!exported.contains(TOKEN), "the token is never written");
+    let bundle: Value = serde_json::from_str(&exported).expect("json");
+    assert_eq!(bundle["exported"]["from"], service.base());
+    assert_eq!(bundle["pools"].as_array().unwrap().len(), 1, "60 pools in one page of 1000");
+    assert_eq!(
+        bundle["zones"][0]["custom_hostnames"].as_array().unwrap().len(),
+        3,
+        "three pages of 50"
+    );
+    let plan: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("plan.json")).expect("plan")).expect("json");
+    assert_done(&service, &plan, POLICIES);
+    // Checked again: no LB001–LB004, no CA003/CA004.
+    let again = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "after.json"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let check = run(&[
+        "check",
+        &path_str(&dir.path().join("after.json")),
+        "--no-config",
+        "--select",
+        "LB001,LB002,LB003,LB004,CA003,CA004,EX001",
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+    ]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    // The existing policies were updated in place, keeping what the plan did not change.
+    service.with(|state| {
+        let policy = |id: &str| state.policies.iter().find(|p| p["id"] == id).unwrap().clone();
+        let partial = policy(PARTIAL);
+        assert_eq!(partial["description"], "pool 1 to the NOC");
+        assert_eq!(partial["alert_interval"], "30m");
+        assert_ne!(partial["filters"]["event_source"], json!(["pool"]), "completed: {partial}");
+        assert_eq!(policy(TYPO)["filters"]["new_health"], json!(["Unhealthy"]));
+    });
+    // Run again: nothing sent but reads, exit 0.
+    let changes = service.with(|s| s.changes);
+    let rerun = edgeaudit(dir.path(), &service, &["apply", "plan.json", "--yes"]);
+    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    assert_eq!(service.with(|s| s.changes), changes, "a re-run sends no change");
+    assert!(rerun.stderr.contains("0 changes sent"), "{}", rerun.stderr);
+}
+
+#[test]
+fn apply_without_a_terminal_needs_yes_and_a_dry_run_sends_nothing() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    std::fs::write(dir.path().join("plan.json"), plan.to_string()).expect("write");
+    let r = edgeaudit(dir.path(), &service, &["apply", "plan.json"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--yes"), "{}", r.stderr);
+    let requests = service.with(|s| s.requests);
+    let dry = edgeaudit(dir.path(), &service, &["apply", "plan.json", "--dry-run"]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert_eq!(service.with(|s| s.changes), 0, "a dry run sends no change");
+    assert!(service.with(|s| s.requests) > requests, "but it reads");
+    assert!(dry.stderr.contains("would be sent"), "{}", dry.stderr);
+    // No credentials: a usage error naming the variable, nothing read.
+    let none = run_in_with_env(dir.path(), &["apply", "plan.json", "--yes"], &[]);
+    assert_eq!(none.code, 2);
+    assert!(none.stderr.contains("CLOUDFLARE_API_TOKEN"), "{}", none.stderr);
+    // Plain http to anything but loopback is refused before any request.
+    let far = run_in_with_env(
+        dir.path(),
+        &["export", ACCOUNT, "-o", "x.json"],
+        &[("CLOUDFLARE_API_TOKEN", TOKEN), ("CLOUDFLARE_API_BASE", "http://api.example.com")],
+    );
+    assert_eq!(far.code, 2);
+    assert!(far.stderr.contains("loopback"), "{}", far.stderr);
+}
+
+/// The fault × index matrix: for every fault kind, at every request of a
+/// run of a plan with creates, PUTs, page-wide and per-pool clears and
+/// certificate changes, no alert is lost after any change (the stand-in
+/// checks), the run finishes (transient faults) or stops naming the step,
+/// and running it again converges with no duplicate policy.
+#[test]
+fn at_every_request_every_fault_loses_no_alert_and_a_rerun_converges() {
+    let base = || account(13, 3);
+    let service = Service::start(base());
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    for kind in [
+        "create_policy",
+        "update_policy",
+        "clear_page",
+        "clear_pool",
+        "edit_custom_hostname",
+        "set_total_tls",
+    ] {
+        assert!(count_kind(&plan, kind) > 0, "the plan has a {kind} step: {plan:#}");
+    }
+    // A clean run: how many requests it makes.
+    let before = service.with(|s| s.requests);
+    let (clean, log, _) = apply_in_process(&service, &plan, false);
+    assert!(clean.is_ok(), "{clean:?}\n{log}");
+    let requests = service.with(|s| s.requests) - before;
+    assert_done(&service, &plan, POLICIES);
+    let mut table = Vec::new();
+    for fault in Fault::ALL {
+        let (mut finished, mut stopped) = (0, 0);
+        for at in 1..=requests + 1 {
+            let service = Service::start(base());
+            service.with(|s| s.fault = Some((at, fault)));
+            let (first, log, clock) = apply_in_process(&service, &plan, false);
+            let context = format!("{fault:?} at request {at}: {first:?}\n{log}");
+            assert!(
+                service.with(|s| s.lost.is_empty()),
+                "{context}: lost {:?}",
+                service.with(|s| s.lost.clone())
+            );
+            match &first {
+                Ok(_) => finished += 1,
+                Err(Stop::Step { request, .. }) => {
+                    assert!(!request.is_empty(), "{context}");
+                    stopped += 1;
+                }
+                Err(Stop::Verify { .. }) => stopped += 1,
+                Err(other) => panic!("{context}: unexpected {other:?}"),
+            }
+            if fault.is_transient() {
+                assert!(first.is_ok(), "a transient fault is retried: {context}");
+            } else if at <= requests {
+                assert!(first.is_err(), "a refusal stops the run: {context}");
+            }
+            if fault == Fault::RateLimited && at <= requests {
+                assert!(clock.sleeps().contains(&Duration::from_secs(7)), "Retry-After is waited: {context}");
+            }
+            service.with(|s| s.fault = None);
+            let (second, log, _) = apply_in_process(&service, &plan, false);
+            assert!(second.is_ok(), "the re-run finishes: {context}\nre-run: {second:?}\n{log}");
+            let changes = service.with(|s| s.changes);
+            let (third, _, _) = apply_in_process(&service, &plan, false);
+            assert!(third.is_ok());
+            assert_eq!(service.with(|s| s.changes), changes, "a finished plan sends nothing: {context}");
+            assert_done(&service, &plan, POLICIES);
+        }
+        table.push(format!(
+            "{fault:?}: {finished} finished, {stopped} stopped, all converged, of {}",
+            requests + 1
+        ));
+    }
+    eprintln!("fault × index ({requests} requests in a clean run):\n{}", table.join("\n"));
+}
+
+fn drifted(change: impl FnOnce(&mut State)) -> (Result<apply::Summary, Stop>, Service) {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    service.with(change);
+    let requests = service.with(|s| s.requests);
+    let (outcome, _, _) = apply_in_process(&service, &plan, false);
+    assert_eq!(service.with(|s| s.changes), 0, "nothing sent");
+    // Only the two reads of the account were made.
+    assert_eq!(service.with(|s| s.requests) - requests, 2);
+    (outcome, service)
+}
+
+fn differences(outcome: Result<apply::Summary, Stop>) -> Vec<String> {
+    match outcome {
+        Err(Stop::Drift { differences, .. }) => differences,
+        other => panic!("expected a refusal for drift: {other:?}"),
+    }
+}
+
+#[test]
+fn drift_between_plan_and_apply_is_refused_with_the_differences_and_nothing_sent() {
+    let pool = |i: usize| format!("{:032x}", 1000 + i);
+    let cases: Vec<(&str, Box<dyn FnOnce(&mut State)>)> = vec![
+        (
+            "policy `cover` (aaaa0000000000000000000000000003) changed since the export: no longer delivers",
+            Box::new(|s: &mut State| s.policies[2]["enabled"] = json!(false)),
+        ),
+        (
+            "policy `cover` (aaaa0000000000000000000000000003) was deleted",
+            Box::new(|s: &mut State| {
+                s.policies.remove(2);
+            }),
+        ),
+        (
+            "policy `partial` (aaaa0000000000000000000000000001) was edited since the export",
+            Box::new(|s: &mut State| s.policies[0]["description"] = json!("edited")),
+        ),
+        (
+            "policy `typo` (aaaa0000000000000000000000000002) was edited since the export: the plan's PUT would overwrite the edit",
+            Box::new(|s: &mut State| s.policies[1]["alert_interval"] = json!("1h")),
+        ),
+        (
+            "was added with a legacy e-mail to late@example.com",
+            Box::new(|s: &mut State| {
+                s.pools.push(json!({"id": "ffff0000000000000000000000000001", "name": "late", "origins": [], "notification_email": "late@example.com"}));
+            }),
+        ),
+        ("now new@example.com, noc@example.com, oncall@example.com, sre@example.org about", {
+            let id = pool(1);
+            Box::new(move |s: &mut State| {
+                let p = s.pools.iter_mut().find(|p| p["id"] == id.as_str()).unwrap();
+                p["notification_email"] = json!(format!("{}, new@example.com", p["notification_email"].as_str().unwrap()));
+            })
+        }),
+        ("was renamed to `aaa-first`", {
+            let id = pool(5);
+            Box::new(move |s: &mut State| {
+                s.pools.iter_mut().find(|p| p["id"] == id.as_str()).unwrap()["name"] = json!("aaa-first");
+            })
+        }),
+        ("was deleted", {
+            let id = pool(2);
+            Box::new(move |s: &mut State| s.pools.retain(|p| p["id"] != id.as_str()))
+        }),
+    ];
+    for (expected, change) in cases {
+        let (outcome, _) = drifted(change);
+        let found = differences(outcome.clone());
+        assert!(found.iter().any(|d| d.contains(expected)), "{expected:?} not in {found:#?}");
+        let text = outcome.unwrap_err().to_string();
+        assert!(text.contains("Export the account again and make a new plan"), "{text}");
+    }
+}
+
+/// Drift after the start: a covering policy disabled just before the first
+/// clear reads the policies. The clear is not sent; nothing is lost; once the
+/// policy is enabled again the same command finishes.
+#[test]
+fn a_policy_disabled_during_the_run_stops_the_clear_that_relies_on_it() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    // Find the request index of the first clear's read of the policies.
+    let start = service.with(|s| s.log.len());
+    let probe = Service::start(account(13, 3));
+    let (ok, _, _) = apply_in_process(&probe, &plan, false);
+    assert!(ok.is_ok());
+    let log = probe.with(|s| s.log.clone());
+    let first_clear = log.iter().position(|l| l.starts_with("PATCH /accounts/")).expect("a clear");
+    let read = log[..first_clear]
+        .iter()
+        .rposition(|l| l.contains("/alerting/v3/policies?"))
+        .expect("its read")
+        + 1;
+    let _ = start;
+    // Every policy e-mailing noc@ is disabled there (the created ones too).
+    service.with(|s| {
+        s.drift = Some((
+            s.requests + read,
+            Box::new(|s: &mut State| {
+                for p in &mut s.policies {
+                    p["enabled"] = json!(false);
+                }
+            }),
+        ))
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Step { why, .. }) => assert!(why.contains("clearing it would lose an alert"), "{why}\n{log}"),
+        other => panic!("expected a stop before the clear: {other:?}\n{log}"),
+    }
+    assert!(service.with(|s| s.lost.is_empty()));
+    assert!(
+        !service.with(|s| s.log.iter().any(|l| l.starts_with("PATCH /accounts/"))),
+        "no clear was sent"
+    );
+    service.with(|s| {
+        for p in &mut s.policies {
+            p["enabled"] = json!(true);
+        }
+    });
+    let (again, log, _) = apply_in_process(&service, &plan, false);
+    assert!(again.is_ok(), "{again:?}\n{log}");
+    assert_done(&service, &plan, POLICIES);
+}
+
+#[test]
+fn an_export_gets_past_transient_faults_and_writes_nothing_after_a_failed_request() {
+    let scope = Scope {
+        account: ACCOUNT.into(),
+        zones: vec![ZONE.into()],
+        all_zones: true,
+    };
+    let at = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let clean_service = Service::start(account(60, 120));
+    let clock = Arc::new(VirtualClock::default());
+    let clean = export(&mut client(&clean_service, &clock), &scope, at).expect("a clean export");
+    let requests = clean_service.with(|s| s.requests);
+    assert!(requests >= 10, "{requests}");
+    let mut clean_text = clean.to_string();
+    clean_text = clean_text.replace(&clean_service.base(), "BASE");
+    for fault in Fault::ALL.into_iter().filter(|f| f.is_transient()) {
+        for at_request in 1..=requests {
+            let service = Service::start(account(60, 120));
+            service.with(|s| s.fault = Some((at_request, fault)));
+            let exported = export(&mut client(&service, &clock), &scope, at);
+            let exported = exported.unwrap_or_else(|e| panic!("{fault:?} at {at_request}: {e}"));
+            assert_eq!(
+                exported.to_string().replace(&service.base(), "BASE"),
+                clean_text,
+                "{fault:?} at {at_request}"
+            );
+        }
+    }
+    // Refusals, and a fault that never ends: non-zero, the request named, no file, an earlier file untouched.
+    let dir = temp_dir(&[("account.json", b"earlier")]);
+    for (fault, persistent) in [(Fault::Forbidden, false), (Fault::Unsuccessful, false), (Fault::Internal, true)] {
+        for at_request in 1..=requests {
+            let service = Service::start(account(60, 120));
+            service.with(|s| {
+                s.fault = Some((at_request, fault));
+                s.persistent = persistent;
+            });
+            for out in ["account.json", "new.json"] {
+                let r = edgeaudit(
+                    dir.path(),
+                    &service,
+                    &["export", ACCOUNT, ZONE, "--all-zones", "-o", out, "--retries", "0"],
+                );
+                assert_eq!(r.code, 1, "{fault:?} at {at_request}: {}", r.stderr);
+                assert!(r.stderr.contains("edgeaudit export: error: GET /"), "{}", r.stderr);
+                assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
+                service.with(|s| s.fault = Some((s.requests + 1 - usize::from(persistent), fault)));
+            }
+            assert_eq!(std::fs::read_to_string(dir.path().join("account.json")).unwrap(), "earlier");
+            assert!(!dir.path().join("new.json").exists());
+        }
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no partial file left: {leftovers:?}");
+}
+
+/// Pacing: with the API's limit enforced by the stand-in (on the same
+/// virtual clock), a paced run meets no 429 and an unpaced one is slowed by
+/// them; both finish with the same changes.
+#[test]
+fn a_paced_run_stays_under_the_rate_limit() {
+    let mut counts = Vec::new();
+    for rate in [20u32, 0] {
+        let service = Service::start(account(40, 6));
+        let dir = temp_dir(&[]);
+        let plan = plan_of(&service, dir.path(), "4");
+        let clock = Arc::new(VirtualClock::default());
+        service.with(|s| s.rate_limit = Some((20, clock.clone() as Arc<dyn edgeaudit::live::pace::Clock>)));
+        let mut settings = Settings::new(service.base());
+        settings.rate = rate;
+        settings.retries = 50;
+        let mut client = Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone());
+        let plan = plan_file::read(&plan.to_string(), "plan.json", None).expect("plan");
+        let mut log = Vec::new();
+        let outcome = apply::run(&mut client, &plan, &Options { dry_run: false }, &mut log, &mut |_| true);
+        assert!(outcome.is_ok(), "{outcome:?}");
+        assert!(service.with(|s| s.lost.is_empty()));
+        counts.push((
+            rate,
+            client.counts.clone(),
+            service.with(|s| s.rate_limited),
+            service.with(|s| s.changes),
+        ));
+    }
+    let (paced, unpaced) = (&counts[0], &counts[1]);
+    assert_eq!(paced.2, 0, "paced: no 429 {counts:?}");
+    assert!(unpaced.2 > 0, "unpaced: 429s {counts:?}");
+    assert_eq!(paced.3, unpaced.3, "the same changes");
+}
