@@ -398,7 +398,8 @@ fn differences(outcome: Result<apply::Summary, Stop>) -> Vec<String> {
 #[test]
 fn drift_between_plan_and_apply_is_refused_with_the_differences_and_nothing_sent() {
     let pool = |i: usize| format!("{:032x}", 1000 + i);
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut State)>)> = vec![
+    type Change = Box<dyn FnOnce(&mut State)>;
+    let cases: Vec<(&str, Change)> = vec![
         (
             "policy `cover` (aaaa0000000000000000000000000003) changed since the export: no longer delivers",
             Box::new(|s: &mut State| s.policies[2]["enabled"] = json!(false)),

@@ -21,7 +21,6 @@ fn demo(format: &str) -> common::Run {
 #[test]
 fn the_demo_plan_in_every_format() {
     insta::assert_snapshot!("plan_markdown", demo("markdown").stdout);
-    insta::assert_snapshot!("plan_shell", demo("shell").stdout);
     let doc = json(&demo("json"));
     insta::assert_json_snapshot!("plan_json", doc);
 }
@@ -90,33 +89,124 @@ fn the_demo_plan_creates_before_it_clears_and_every_clear_depends_on_its_creates
 }
 
 #[test]
-fn the_shell_plan_is_valid_bash_that_quotes_everything_from_the_export() {
+fn the_shell_format_is_retired_for_apply_and_ids_stay_one_path_segment() {
     let hostile = r#"{"result": [
       {"id": "p1", "name": "x'; rm -rf / #", "origins": [], "notification_email": "o'brien@example.com"},
       {"id": "$(touch pwned)", "name": "`touch pwned`", "origins": [], "notification_email": "ops@example.com"}
     ]}"#;
     let dir = temp_dir(&[("pools.json", hostile.as_bytes())]);
-    let r = run(&[
-        "plan",
-        &path_str(&dir.path().join("pools.json")),
-        "--format",
-        "shell",
-        "--per-page",
-        "1",
-    ]);
+    let pools = path_str(&dir.path().join("pools.json"));
+    let shell = run(&["plan", &pools, "--format", "shell"]);
+    assert_eq!(shell.code, 2);
+    assert!(shell.stdout.is_empty());
+    assert!(shell.stderr.contains("edgeaudit apply"), "{}", shell.stderr);
+    let r = run(&["plan", &pools, "--format", "json", "--per-page", "1"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let script = dir.path().join("plan.sh");
-    std::fs::write(&script, &r.stdout).unwrap();
-    let status = std::process::Command::new("bash").arg("-n").arg(&script).status().expect("bash");
-    assert!(status.success(), "{}", r.stdout);
+    let doc = json(&r);
+    let paths: Vec<&str> = doc["accounts"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["path"].as_str())
+        .collect();
     assert!(
-        r.stdout.contains("%24%28touch%20pwned%29"),
-        "ids are encoded in paths:\n{}",
+        paths.contains(&"/accounts/{account_id}/load_balancers/pools/%24%28touch%20pwned%29"),
+        "{paths:?}"
+    );
+}
+
+/// A pools export whose `result_info` announces 40 pools with 4 loaded
+/// (EX001): no page-wide clear (it would clear pools never seen), per-pool
+/// clears of the 4, and the plan says why in every format.
+#[test]
+fn an_incomplete_pools_export_gets_per_pool_clears_and_says_why_in_every_format() {
+    let pools: Vec<serde_json::Value> = (0..4)
+        .map(|i| serde_json::json!({"id": format!("p{i}"), "name": format!("web-{i}"), "origins": [], "notification_email": "ops@example.com"}))
+        .collect();
+    let export = serde_json::json!({
+        "pools": {"success": true, "errors": [], "messages": [], "result": pools,
+                  "result_info": {"page": 1, "per_page": 4, "count": 4, "total_count": 40, "total_pages": 10}},
+        "notification_policies": {"success": true, "errors": [], "messages": [], "result": [],
+                  "result_info": {"page": 1, "per_page": 25, "count": 0, "total_count": 0, "total_pages": 0}},
+    });
+    let dir = temp_dir(&[("account.json", export.to_string().as_bytes())]);
+    let file = path_str(&dir.path().join("account.json"));
+    let r = run(&["plan", &file, "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["summary"]["page_clears"], 0, "{doc:#}");
+    assert_eq!(doc["summary"]["pool_clears"], 4);
+    assert_eq!(doc["accounts"][0]["pools_complete"], false);
+    assert_eq!(
+        doc["accounts"][0]["proof"]["covers"],
+        "only the pools loaded: the pools export is incomplete (EX001)"
+    );
+    let warning = doc["accounts"][0]["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.contains("EX001") && warning.contains("only the 4 pools loaded"),
+        "{warning}"
+    );
+    assert!(r.stderr.contains("warning: the pools export is incomplete (EX001"), "{}", r.stderr);
+    assert!(r.stderr.contains("the proof covers only the pools loaded"), "{}", r.stderr);
+    for (format, mark) in [
+        ("markdown", "> **Warning:** the pools export is incomplete"),
+        ("terraform", "# Warning: the pools export is incomplete"),
+    ] {
+        let r = run(&["plan", &file, "--format", format]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains(mark), "{format}: {}", r.stdout);
+    }
+    // Complete, the same pools share one page-wide clear.
+    let complete = export
+        .to_string()
+        .replace("\"total_count\":40", "\"total_count\":4")
+        .replace("\"total_pages\":10", "\"total_pages\":1");
+    let dir = temp_dir(&[("account.json", complete.as_bytes())]);
+    let r = run(&["plan", &path_str(&dir.path().join("account.json")), "--format", "json"]);
+    assert_eq!(json(&r)["summary"]["page_clears"], 1, "{}", r.stdout);
+    assert_eq!(json(&r)["accounts"][0]["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn legacy_pools_without_any_policy_loaded_are_warned_about_in_every_format() {
+    let pools = r#"{"result": [{"id": "p1", "name": "web", "origins": [], "notification_email": "ops@example.com"}]}"#;
+    let dir = temp_dir(&[("pools.json", pools.as_bytes())]);
+    let file = path_str(&dir.path().join("pools.json"));
+    for format in ["json", "markdown", "terraform"] {
+        let r = run(&["plan", &file, "--format", format]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(
+            r.stdout.contains("no notification policy was loaded at all"),
+            "{format}: {}",
+            r.stdout
+        );
+        assert!(
+            r.stderr.contains("no notification policy was loaded at all"),
+            "{format}: {}",
+            r.stderr
+        );
+    }
+}
+
+/// A policy the plan updates is rendered in Terraform as its change (an
+/// import and the resource as the update leaves it), and every pool whose
+/// clear needs it is listed for removal only with it.
+#[test]
+fn terraform_renders_a_policy_update_as_the_change_to_that_resource() {
+    let r = run(&["plan", "fixtures/demo", "--as-of", "2024-10-01", "--format", "terraform"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("import {\n  to = cloudflare_notification_policy.api_pool_health\n"),
+        "{}",
         r.stdout
     );
-    assert!(r.stdout.contains(r#"o'\''brien@example.com"#), "{}", r.stdout);
-    assert!(r.stdout.contains("set -euo pipefail"));
-    assert!(r.stdout.contains("CLOUDFLARE_API_TOKEN") && r.stdout.contains("CLOUDFLARE_API_BASE"));
+    assert!(
+        r.stdout.contains("resource \"cloudflare_notification_policy\" \"api_pool_health\""),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("new_health\" = [\"Unhealthy\", \"Healthy\"]"), "{}", r.stdout);
 }
 
 #[test]
