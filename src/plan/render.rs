@@ -1,6 +1,6 @@
 //! The plan in three forms, all rendered from the same typed steps: JSON (the
-//! plan as data), a bash script (curl, resumable), and Markdown for a change
-//! review.
+//! plan as data, with the state it relies on: what `apply` runs), Markdown
+//! for a change review, and Terraform blocks.
 
 use std::fmt::Write as _;
 
