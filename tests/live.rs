@@ -15,7 +15,7 @@ use edgeaudit::live::apply::{self, Options, Stop, plan_file};
 use edgeaudit::live::client::{Client, Settings};
 use edgeaudit::live::credentials::{Credentials, Secret};
 use edgeaudit::live::export::{Scope, export};
-use edgeaudit::live::pace::VirtualClock;
+use edgeaudit::live::pace::{Clock, VirtualClock};
 use serde_json::{Value, json};
 use service::{Fault, Service, State, TOKEN};
 
@@ -572,7 +572,7 @@ fn a_paced_run_stays_under_the_rate_limit() {
         let dir = temp_dir(&[]);
         let plan = plan_of(&service, dir.path(), "4");
         let clock = Arc::new(VirtualClock::default());
-        service.with(|s| s.rate_limit = Some((20, clock.clone() as Arc<dyn edgeaudit::live::pace::Clock>)));
+        service.with(|s| s.rate_limit = Some((20, clock.clone() as Arc<dyn Clock>)));
         let mut settings = Settings::new(service.base());
         settings.rate = rate;
         settings.retries = 50;
@@ -593,4 +593,58 @@ fn a_paced_run_stays_under_the_rate_limit() {
     assert_eq!(paced.2, 0, "paced: no 429 {counts:?}");
     assert!(unpaced.2 > 0, "unpaced: 429s {counts:?}");
     assert_eq!(paced.3, unpaced.3, "the same changes");
+}
+
+/// The request counts of a large plan, paced and unpaced, against the
+/// stand-in enforcing the API's limit on a virtual clock (no real waiting).
+/// By hand, on a generated export (the README's figures):
+///
+///     cargo run --release --example generate -- --count 10000 > /tmp/pools-10k.json
+///     EDGEAUDIT_LARGE_EXPORT=/tmp/pools-10k.json cargo test --release --test live -- --ignored --nocapture
+#[test]
+#[ignore = "needs a generated export; prints figures"]
+fn request_counts_of_a_large_plan_with_and_without_pacing() {
+    let Ok(path) = std::env::var("EDGEAUDIT_LARGE_EXPORT") else {
+        eprintln!("NOTICE: EDGEAUDIT_LARGE_EXPORT is not set; nothing measured");
+        return;
+    };
+    let export: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("the export")).expect("json");
+    let (policies, pools): (Vec<Value>, Vec<Value>) = export["result"]
+        .as_array()
+        .expect("an envelope")
+        .iter()
+        .cloned()
+        .partition(|r| r.get("alert_type").is_some());
+    let r = run(&["plan", &path, "--format", "json", "--as-of", "2024-10-01"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let plan = plan_file::read(&r.stdout, "plan.json", Some(ACCOUNT)).expect("a plan");
+    eprintln!("{}", json(&r)["summary"]["text"]);
+    for rate in [edgeaudit::live::pace::DEFAULT_RATE, 0] {
+        let clock = Arc::new(VirtualClock::default());
+        let service = Service::start(State {
+            account: ACCOUNT.into(),
+            pools: pools.clone(),
+            policies: policies.clone(),
+            unchecked: true,
+            rate_limit: Some((1200, clock.clone() as Arc<dyn Clock>)),
+            ..State::default()
+        });
+        let mut settings = Settings::new(service.base());
+        settings.rate = rate;
+        settings.retries = 1000;
+        let mut client = Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone());
+        let mut log = Vec::new();
+        let outcome = apply::run(&mut client, &plan, &Options { dry_run: false }, &mut log, &mut |_| true);
+        assert!(outcome.is_ok(), "{outcome:?}");
+        let c = &client.counts;
+        eprintln!(
+            "rate {rate}: {} requests ({} reads, {} changes), {} answered 429, {} retries; {:.0} minutes of API time",
+            service.with(|s| s.requests),
+            c.reads,
+            c.changes,
+            service.with(|s| s.rate_limited),
+            c.retries,
+            clock.now().as_secs_f64() / 60.0
+        );
+    }
 }
