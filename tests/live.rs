@@ -503,6 +503,50 @@ fn a_policy_disabled_during_the_run_stops_the_clear_that_relies_on_it() {
     assert_done(&service, &plan, POLICIES);
 }
 
+/// The run stopped by a change made just before the first request whose
+/// target contains `at` (found on a probe run of the same plan).
+fn stopped_by_change_before(at: &str, change: service::Drift) -> (String, Service, Value) {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let probe = Service::start(account(13, 3));
+    let (ok, _, _) = apply_in_process(&probe, &plan, false);
+    assert!(ok.is_ok());
+    let index = probe.with(|s| s.log.iter().position(|l| l.contains(at))).expect("the request") + 1;
+    service.with(|s| s.drift = Some((s.requests + index, change)));
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    assert!(service.with(|s| s.lost.is_empty()));
+    match outcome {
+        Err(Stop::Step { why, .. }) => (why, service, plan),
+        other => panic!("expected a stop: {other:?}\n{log}"),
+    }
+}
+
+/// A policy edited after the run started is not overwritten by the PUT; a
+/// hostname moved to another CA meanwhile is not changed again.
+#[test]
+fn a_resource_changed_during_the_run_is_never_overwritten() {
+    let (why, service, _) = stopped_by_change_before(
+        &format!("GET /accounts/{ACCOUNT}/alerting/v3/policies/{TYPO}"),
+        Box::new(|s: &mut State| s.policies[1]["alert_interval"] = json!("1h")),
+    );
+    assert!(why.contains("was edited since the export"), "{why}");
+    assert!(
+        !service.with(|s| s.log.iter().any(|l| l.starts_with("PUT") && l.contains(TYPO))),
+        "no PUT sent"
+    );
+    assert_eq!(service.with(|s| s.policies[1]["alert_interval"].clone()), "1h");
+    let (why, service, _) = stopped_by_change_before(
+        &format!("GET /zones/{ZONE}/custom_hostnames/"),
+        Box::new(|s: &mut State| s.custom_hostnames[0]["ssl"]["certificate_authority"] = json!("ssl_com")),
+    );
+    assert!(why.contains("changed since the plan"), "{why}");
+    assert_eq!(
+        service.with(|s| s.custom_hostnames[0]["ssl"]["certificate_authority"].clone()),
+        "ssl_com"
+    );
+}
+
 #[test]
 fn an_export_gets_past_transient_faults_and_writes_nothing_after_a_failed_request() {
     let scope = Scope {
