@@ -8,14 +8,14 @@ use crate::check::{CheckOptions, check};
 use crate::engine::RuleSet;
 use crate::plan::render::{self, Tally};
 
+const SHELL_RETIRED: &str = "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)";
+
 /// Loads the exports, runs the rules (for the certificate steps), builds and
 /// replays the plan, and writes it; a plan the replay rejects is never
 /// written (exit 2, naming the step and the pool).
 pub fn run(args: &PlanArgs) -> u8 {
     if args.format == PlanFormat::Shell {
-        return fail(
-            "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)",
-        );
+        return fail(SHELL_RETIRED);
     }
     let as_of = match &args.as_of {
         None => chrono::Utc::now().date_naive(),
@@ -64,7 +64,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             t.push('\n');
             t
         }
-        PlanFormat::Shell => unreachable!("refused above"),
+        PlanFormat::Shell => return fail(SHELL_RETIRED),
         PlanFormat::Markdown => render::markdown(&plans, as_of),
         PlanFormat::Terraform => render::terraform(&plans, &names),
     };
