@@ -545,6 +545,19 @@ fn a_resource_changed_during_the_run_is_never_overwritten() {
         service.with(|s| s.custom_hostnames[0]["ssl"]["certificate_authority"].clone()),
         "ssl_com"
     );
+    // A pool renamed to the front during the run shifts every page: the next page-wide clear is not sent.
+    let (why, service, _) = stopped_by_change_before(
+        &format!("GET /accounts/{ACCOUNT}/load_balancers/pools?per_page=4&page=2"),
+        Box::new(|s: &mut State| {
+            let last = s.pools.iter_mut().find(|p| p["name"] == "zz-last").expect("the last pool");
+            last["name"] = json!("aaa-first");
+        }),
+    );
+    assert!(why.contains("the page holds other pools than the plan saw"), "{why}");
+    assert!(
+        !service.with(|s| s.log.iter().any(|l| l.starts_with("PATCH") && l.contains("page=2"))),
+        "page 2 not cleared"
+    );
 }
 
 #[test]
