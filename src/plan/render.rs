@@ -172,11 +172,40 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
     step
 }
 
-pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
+/// The JSON plan, serialised as it is (its pools' state is the bulk of a
+/// large plan, and is written from the plan without a copy as JSON values).
+/// Members in alphabetical order, as a JSON value writes them.
+#[derive(serde::Serialize)]
+pub struct PlanDocument<'a> {
+    accounts: Vec<AccountDocument<'a>>,
+    as_of: String,
+    plan_id: String,
+    summary: Value,
+    version: u32,
+}
+
+#[derive(serde::Serialize)]
+struct AccountDocument<'a> {
+    account_id: &'a Option<String>,
+    legacy_pools: usize,
+    pools_complete: bool,
+    proof: Value,
+    state: StateDocument<'a>,
+    steps: Vec<Value>,
+    warnings: &'a [String],
+}
+
+#[derive(serde::Serialize)]
+struct StateDocument<'a> {
+    policies: &'a [super::state::PolicyState],
+    pools: &'a [super::state::PoolState],
+}
+
+pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_> {
     let tally = Tally::of(plans);
     let plan_id = plan_id(plans);
     let mut first = 1;
-    let accounts: Vec<Value> = plans
+    let accounts = plans
         .iter()
         .map(|plan| {
             let steps: Vec<Value> = plan
@@ -186,30 +215,30 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
                 .map(|(i, s)| step_json(first + i, first, plan, i, s, &plan_id))
                 .collect();
             first += plan.steps.len();
-            json!({
-                "account_id": plan.account_id,
-                "legacy_pools": plan.legacy_pools,
-                "pools_complete": plan.pools_complete,
-                "warnings": plan.warnings,
-                "proof": {
+            AccountDocument {
+                account_id: &plan.account_id,
+                legacy_pools: plan.legacy_pools,
+                pools_complete: plan.pools_complete,
+                proof: json!({
                     "result": "no alert lost at any step",
                     "legacy_deliveries": plan.proof.deliveries,
                     "steps_replayed": plan.proof.steps,
                     "covers": if plan.pools_complete { "every pool of the account" } else { "only the pools loaded: the pools export is incomplete (EX001)" },
+                }),
+                state: StateDocument {
+                    policies: &plan.policies,
+                    pools: &plan.pools,
                 },
-                "state": {
-                    "pools": plan.pools,
-                    "policies": plan.policies,
-                },
-                "steps": steps,
-            })
+                steps,
+                warnings: &plan.warnings,
+            }
         })
         .collect();
-    json!({
-        "version": 2,
-        "plan_id": plan_id,
-        "as_of": as_of.to_string(),
-        "summary": {
+    PlanDocument {
+        accounts,
+        as_of: as_of.to_string(),
+        plan_id,
+        summary: json!({
             "steps": tally.steps,
             "requests": tally.requests,
             "policy_creates": tally.creates,
@@ -220,9 +249,9 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> Value {
             "manual_steps": tally.manual,
             "per_pool_requests": plans.iter().map(|p| p.per_pool_requests).sum::<usize>(),
             "text": tally.headline(plans),
-        },
-        "accounts": accounts,
-    })
+        }),
+        version: 2,
+    }
 }
 
 pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {

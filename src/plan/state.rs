@@ -12,12 +12,12 @@ use crate::model::notification::{Event, EventSet, EventSource, HEALTH_ALERT_TYPE
 /// A pool as far as a plan relies on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolState {
+    /// The legacy events, as [`Event::as_str`] names them.
+    pub events: Vec<String>,
     pub id: String,
     pub name: String,
     /// Lower-cased, trimmed, sorted legacy recipients; empty = none.
     pub recipients: Vec<String>,
-    /// The legacy events, as [`Event::as_str`] names them.
-    pub events: Vec<String>,
 }
 
 impl PoolState {
@@ -65,13 +65,13 @@ impl PoolState {
 pub struct Delivers {
     /// A health alert, enabled, with at least one mechanism.
     pub can_deliver: bool,
-    /// Lower-cased, sorted; empty = every pool.
-    pub pool_ids: Vec<String>,
+    /// Lower-cased, trimmed, sorted e-mail mechanism ids.
+    pub emails: Vec<String>,
     /// As spelt, sorted; empty = all.
     pub event_source: Vec<String>,
     pub new_health: Vec<String>,
-    /// Lower-cased, trimmed, sorted e-mail mechanism ids.
-    pub emails: Vec<String>,
+    /// Lower-cased, sorted; empty = every pool.
+    pub pool_ids: Vec<String>,
 }
 
 impl Delivers {
@@ -100,9 +100,9 @@ impl Delivers {
 /// An exported policy a plan counts on or updates.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyState {
+    pub delivers: Delivers,
     pub id: String,
     pub name: String,
-    pub delivers: Delivers,
     /// Its record as exported, without the fields the service sets
     /// (`id`, `created`, `modified`); present for the policies a step updates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
