@@ -61,14 +61,20 @@ pub fn base_from_env() -> Result<String, String> {
 /// `http://` to a loopback address only (a stand-in on this machine).
 pub fn check_base(base: &str) -> Result<String, String> {
     let base = base.trim_end_matches('/');
-    let (scheme, rest) = base
-        .split_once("://")
-        .ok_or_else(|| format!("{BASE_VAR} `{base}` is not an address: expected https://host/path"))?;
-    let authority = rest.split('/').next().unwrap_or("");
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    let uri: ureq::http::Uri = base
+        .parse()
+        .map_err(|_| format!("{BASE_VAR} `{base}` is not an address: expected https://host/path"))?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err(format!("{BASE_VAR} `{base}` is not an address: expected https://host/path"));
     };
+    // No user name or password in the address: it would be sent, and shown.
+    if authority.as_str().contains('@') {
+        return Err(format!("{BASE_VAR}: an address with a user name or password is not accepted"));
+    }
+    if uri.query().is_some() {
+        return Err(format!("{BASE_VAR} `{base}`: an address with a query is not accepted"));
+    }
+    let host = authority.host().trim_start_matches('[').trim_end_matches(']');
     if host.is_empty() {
         return Err(format!("{BASE_VAR} `{base}` names no host"));
     }

@@ -12,11 +12,29 @@ use super::plan_file::{Kind, PlanAccount};
 use crate::plan::state::{Delivers, PoolState, writable};
 
 /// Whether a live record holds every top-level field of a body as sent
-/// (the service may add fields of its own, never change these).
+/// (the service may add fields of its own, and keep lists in its own order).
 pub fn matches_body(live: &Value, body: &Value) -> bool {
     match (live.as_object(), body.as_object()) {
-        (Some(live), Some(body)) => body.iter().all(|(k, v)| live.get(k) == Some(v)),
+        (Some(live), Some(body)) => body.iter().all(|(k, v)| live.get(k).is_some_and(|l| same(l, v))),
         _ => false,
+    }
+}
+
+/// Equal up to the order of list items (a service may sort `pool_id` or
+/// mechanisms).
+pub fn same(a: &Value, b: &Value) -> bool {
+    canonical(a) == canonical(b)
+}
+
+fn canonical(v: &Value) -> Value {
+    match v {
+        Value::Array(items) => {
+            let mut items: Vec<Value> = items.iter().map(canonical).collect();
+            items.sort_by_cached_key(|i| i.to_string());
+            Value::Array(items)
+        }
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), canonical(v))).collect()),
+        other => other.clone(),
     }
 }
 
@@ -93,7 +111,7 @@ pub fn differences(plan: &PlanAccount, live_pools: &[Value], live_policies: &[Va
         };
         match (updates.get(seen.id.as_str()), &seen.record) {
             (Some(body), Some(record)) => {
-                if writable(now) != *record && !matches_body(now, body) {
+                if !same(&Value::Object(writable(now)), &Value::Object(record.clone())) && !matches_body(now, body) {
                     out.push(format!(
                         "{who} was edited since the export: the plan's PUT would overwrite the edit"
                     ));

@@ -131,7 +131,13 @@ pub fn run(
             simulated: Vec::new(),
             done_markers: Vec::new(),
         };
-        run.done_markers = run.markers();
+        // Read again after the confirmation, which may have waited: the
+        // markers looked up before each POST are as fresh as this.
+        run.read_policies().map_err(|e| Stop::Step {
+            step: account.steps.first().map_or(0, |s| s.step),
+            request: "GET policies".into(),
+            why: format!("reading {e}"),
+        })?;
         for step in &account.steps {
             run.step(step, &mut summary)?;
         }
@@ -232,6 +238,7 @@ impl<'a> AccountRun<'a> {
     fn read_policies(&mut self) -> Result<(), LiveError> {
         let path = format!("{}/alerting/v3/policies", self.account_path());
         self.policies = self.client.records(&path, super::export::per_page::POLICIES)?;
+        self.done_markers = self.markers();
         Ok(())
     }
 
@@ -253,39 +260,52 @@ impl<'a> AccountRun<'a> {
     }
 
     fn step(&mut self, step: &Step, summary: &mut Summary) -> Result<(), Stop> {
-        let done = match step.kind {
-            Kind::Manual | Kind::Terraform => {
-                summary.manual.push(format!("step {}: {}", step.step, step.reason));
-                return Ok(());
-            }
-            Kind::CreatePolicy => self.create(step)?,
-            Kind::UpdatePolicy => self.update(step)?,
-            Kind::ClearPage | Kind::ClearPool => self.clear(step)?,
-            Kind::EditCustomHostname | Kind::SetTotalTls => self.certificate(step)?,
-        };
-        match done {
-            Done::Already(why) => {
+        if matches!(step.kind, Kind::Manual | Kind::Terraform) {
+            summary.manual.push(format!("step {}: {}", step.step, step.reason));
+            return Ok(());
+        }
+        match self.check(step)? {
+            Ready::Done(why) => {
                 summary.skipped += 1;
                 self.say(step, &format!("already done ({why})"));
             }
-            Done::Sent => summary.sent += 1,
-            Done::WouldSend => {
+            Ready::Send if self.options.dry_run => {
+                self.simulate(step);
                 summary.would_send += 1;
                 self.say(step, "checked; would be sent (dry run)");
+            }
+            Ready::Send => {
+                let result = self.send(step)?;
+                self.record(step, result);
+                summary.sent += 1;
             }
         }
         Ok(())
     }
 
-    /// Sends a change, and after an unknown outcome reads with `look` whether
-    /// it happened before sending it again; `look` says `Some(true)` when it did.
-    fn send(&mut self, step: &Step, look: &mut dyn FnMut(&mut Self) -> Result<bool, LiveError>) -> Result<Value, Stop> {
-        let (Some(method), Some(path), Some(body)) = (step.method.as_deref(), step.path.as_deref(), step.body.as_ref()) else {
+    /// Reads what the step relies on, as it is now: whether it is done
+    /// already, may be sent, or must not be (the stop says why). Run before
+    /// the first send and again before every resend.
+    fn check(&mut self, step: &Step) -> Result<Ready, Stop> {
+        match step.kind {
+            Kind::CreatePolicy => Ok(self.check_create(step)),
+            Kind::UpdatePolicy => self.check_update(step),
+            Kind::ClearPage | Kind::ClearPool => self.check_clear(step),
+            Kind::EditCustomHostname | Kind::SetTotalTls => self.check_certificate(step),
+            Kind::Manual | Kind::Terraform => Ok(Ready::Done("a step for a person".into())),
+        }
+    }
+
+    /// Sends the step's change. After an answer that did not come, waits,
+    /// then runs the step's whole check again: done means it happened; a
+    /// check that fails now stops; only a step still safe is sent again.
+    fn send(&mut self, step: &Step) -> Result<Value, Stop> {
+        let (Some(method), Some(path), Some(body)) = (step.method.clone(), step.path.clone(), step.body.clone()) else {
             return Err(stop(step, "the step has no request"));
         };
         let mut attempt = 0;
         loop {
-            let why = match self.client.change(method, path, body) {
+            let why = match self.client.change(&method, &path, &body) {
                 Change::Done(result) => {
                     self.say(step, "done");
                     return Ok(result);
@@ -293,45 +313,61 @@ impl<'a> AccountRun<'a> {
                 Change::Refused(why) => return Err(stop(step, format!("the service refused it: {why}"))),
                 Change::Unknown(why) => why,
             };
-            match look(self) {
-                Ok(true) => {
-                    self.say(step, &format!("done (the answer was lost: {why}; the account shows it happened)"));
-                    return Ok(Value::Null);
-                }
-                Ok(false) => {}
-                Err(e) => return Err(stop(step, format!("{why}; then reading {e}"))),
-            }
             if attempt >= self.client.retries() {
                 return Err(stop(step, format!("{why}; gave up after {} attempts", attempt + 1)));
             }
-            self.say(step, &format!("{why}; it did not happen, sending it again"));
             self.client.pause_before_retry(attempt);
             attempt += 1;
+            // A POST is looked for by its marker in a fresh read of the policies.
+            if step.kind == Kind::CreatePolicy
+                && let Err(e) = self.read_policies()
+            {
+                return Err(stop(step, format!("{why}; then reading {e}")));
+            }
+            match self.check(step) {
+                Ok(Ready::Done(_)) => {
+                    self.say(step, &format!("done (the answer was lost: {why}; the account shows it happened)"));
+                    return Ok(Value::Null);
+                }
+                Ok(Ready::Send) => self.say(step, &format!("{why}; it did not happen and is still safe, sending it again")),
+                Err(Stop::Step { why: now, .. }) => return Err(stop(step, format!("{why}; then, before sending it again: {now}"))),
+                Err(other) => return Err(other),
+            }
         }
     }
 
-    fn create(&mut self, step: &Step) -> Result<Done, Stop> {
+    /// What a sent step leaves in the policies this run holds.
+    fn record(&mut self, step: &Step, result: Value) {
+        let body = step.body.clone().unwrap_or(Value::Null);
+        match step.kind {
+            Kind::CreatePolicy => {
+                let marker = step.marker.clone().unwrap_or_default();
+                if !self.has_marker(&marker) {
+                    let mut created = body;
+                    created["id"] = result.get("id").cloned().unwrap_or(Value::Null);
+                    self.policies.push(created);
+                    self.done_markers.push(marker);
+                }
+            }
+            Kind::UpdatePolicy => self.replace_policy(step.policy_id.as_deref().unwrap_or(""), body),
+            _ => {}
+        }
+    }
+
+    /// What a dry run's step would have left.
+    fn simulate(&mut self, step: &Step) {
+        if matches!(step.kind, Kind::CreatePolicy | Kind::UpdatePolicy) {
+            self.simulated.push(step.body.clone().unwrap_or(Value::Null));
+        }
+    }
+
+    fn check_create(&mut self, step: &Step) -> Ready {
         let marker = step.marker.clone().unwrap_or_default();
         if self.has_marker(&marker) {
-            return Ok(Done::Already(format!("a policy carries its marker {marker}")));
+            Ready::Done(format!("a policy carries its marker {marker}"))
+        } else {
+            Ready::Send
         }
-        let body = step.body.clone().unwrap_or(Value::Null);
-        if self.options.dry_run {
-            self.simulated.push(body);
-            return Ok(Done::WouldSend);
-        }
-        let result = self.send(step, &mut |run: &mut Self| {
-            run.read_policies()?;
-            run.done_markers = run.markers();
-            Ok(run.has_marker(&marker))
-        })?;
-        if !self.has_marker(&marker) {
-            let mut created = body;
-            created["id"] = result.get("id").cloned().unwrap_or(Value::Null);
-            self.policies.push(created);
-            self.done_markers.push(marker);
-        }
-        Ok(Done::Sent)
     }
 
     fn get(&mut self, step: &Step) -> Result<Value, Stop> {
@@ -342,7 +378,7 @@ impl<'a> AccountRun<'a> {
             .map_err(|e| read_failed(step, e))
     }
 
-    fn update(&mut self, step: &Step) -> Result<Done, Stop> {
+    fn check_update(&mut self, step: &Step) -> Result<Ready, Stop> {
         let body = step.body.clone().unwrap_or(Value::Null);
         let id = step.policy_id.clone().unwrap_or_default();
         let exported = self
@@ -354,28 +390,15 @@ impl<'a> AccountRun<'a> {
             .and_then(|p| p.record.clone());
         let live = self.get(step)?;
         if matches_body(&live, &body) {
-            return Ok(Done::Already("the policy is as the update leaves it".into()));
+            return Ok(Ready::Done("the policy is as the update leaves it".into()));
         }
         match &exported {
-            Some(record) if writable(&live) == *record => {}
-            _ => {
-                return Err(stop(
-                    step,
-                    format!("policy {id} was edited since the export: the PUT would overwrite the edit; export and plan again"),
-                ));
-            }
+            Some(record) if drift::same(&Value::Object(writable(&live)), &Value::Object(record.clone())) => Ok(Ready::Send),
+            _ => Err(stop(
+                step,
+                format!("policy {id} was edited since the export: the PUT would overwrite the edit; export and plan again"),
+            )),
         }
-        if self.options.dry_run {
-            self.simulated.push(body);
-            return Ok(Done::WouldSend);
-        }
-        let path = step.path.clone().unwrap_or_default();
-        self.send(step, &mut |run: &mut Self| {
-            let live = run.client.read(&path)?;
-            Ok(matches_body(live.get("result").unwrap_or(&Value::Null), &body))
-        })?;
-        self.replace_policy(&id, body);
-        Ok(Done::Sent)
     }
 
     fn replace_policy(&mut self, id: &str, body: Value) {
@@ -396,7 +419,7 @@ impl<'a> AccountRun<'a> {
         })
     }
 
-    fn clear(&mut self, step: &Step) -> Result<Done, Stop> {
+    fn check_clear(&mut self, step: &Step) -> Result<Ready, Stop> {
         let pools = self.pools_of(step)?;
         if step.kind == Kind::ClearPage {
             let mut now: Vec<&str> = pools.iter().filter_map(|p| p.get("id").and_then(Value::as_str)).collect();
@@ -412,7 +435,7 @@ impl<'a> AccountRun<'a> {
         }
         let legacy: Vec<PoolState> = pools.iter().map(PoolState::from_api).filter(PoolState::is_legacy).collect();
         if legacy.is_empty() {
-            return Ok(Done::Already("no pool it clears carries a legacy e-mail".into()));
+            return Ok(Ready::Done("no pool it clears carries a legacy e-mail".into()));
         }
         for pool in &legacy {
             let planned = self.account.state.pools.iter().find(|p| p.id == pool.id);
@@ -432,7 +455,6 @@ impl<'a> AccountRun<'a> {
         if let Err(e) = self.read_policies() {
             return Err(read_failed(step, e));
         }
-        self.done_markers = self.markers();
         let live: Vec<ServicePolicy> = self
             .policies
             .iter()
@@ -451,23 +473,10 @@ impl<'a> AccountRun<'a> {
                 ));
             }
         }
-        if self.options.dry_run {
-            return Ok(Done::WouldSend);
-        }
-        self.send(step, &mut |run: &mut Self| {
-            let path = run_path(step);
-            let now = run.client.read(&path)?;
-            let pools = match now.get("result") {
-                Some(Value::Array(pools)) => pools.clone(),
-                Some(pool) => vec![pool.clone()],
-                None => Vec::new(),
-            };
-            Ok(pools.iter().map(PoolState::from_api).all(|p| !p.is_legacy()))
-        })?;
-        Ok(Done::Sent)
+        Ok(Ready::Send)
     }
 
-    fn certificate(&mut self, step: &Step) -> Result<Done, Stop> {
+    fn check_certificate(&mut self, step: &Step) -> Result<Ready, Stop> {
         let body = step.body.clone().unwrap_or(Value::Null);
         let expected = step
             .expects
@@ -492,7 +501,7 @@ impl<'a> AccountRun<'a> {
         let target = ca(&body);
         let live = self.get(step)?;
         if ca(&live) == target && settings(&live).get("enabled") != Some(&Value::Bool(false)) {
-            return Ok(Done::Already(format!("it is on `{target}`")));
+            return Ok(Ready::Done(format!("it is on `{target}`")));
         }
         let (now, wanted) = (settings(&live), settings(&body));
         let keeps = |field: &str| wanted.get(field).is_none_or(|w| now.get(field) == Some(w));
@@ -505,15 +514,7 @@ impl<'a> AccountRun<'a> {
                 ),
             ));
         }
-        if self.options.dry_run {
-            return Ok(Done::WouldSend);
-        }
-        let path = run_path(step);
-        self.send(step, &mut |run: &mut Self| {
-            let now = run.client.read(&path)?;
-            Ok(ca(now.get("result").unwrap_or(&Value::Null)) == target)
-        })?;
-        Ok(Done::Sent)
+        Ok(Ready::Send)
     }
 
     /// After the last step: every pool the plan clears carries no legacy
@@ -565,10 +566,6 @@ impl<'a> AccountRun<'a> {
     }
 }
 
-fn run_path(step: &Step) -> String {
-    step.path.clone().unwrap_or_default()
-}
-
 /// The first (event, recipient) of a pool's legacy e-mail that no policy delivers.
 fn undelivered(policies: &[ServicePolicy], pool: &PoolState) -> Option<(Event, String)> {
     let id = pool.id.to_ascii_lowercase();
@@ -582,8 +579,10 @@ fn undelivered(policies: &[ServicePolicy], pool: &PoolState) -> Option<(Event, S
     None
 }
 
-enum Done {
-    Already(String),
-    Sent,
-    WouldSend,
+/// What a step's check found.
+enum Ready {
+    /// Done already, and why it is known.
+    Done(String),
+    /// Safe to send.
+    Send,
 }

@@ -96,6 +96,17 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
             plan.version
         ));
     }
+    let events_known = plan
+        .accounts
+        .iter()
+        .flat_map(|a| &a.state.pools)
+        .flat_map(|p| &p.events)
+        .all(|e| crate::model::notification::Event::parse(e).is_some());
+    if !events_known {
+        return Err(format!(
+            "{name}: a pool's `events` holds a name that is no event (`pool Healthy`, `origin Unhealthy`, …)"
+        ));
+    }
     for a in &mut plan.accounts {
         if a.account_id.is_none() {
             let Some(account) = account else {
@@ -111,6 +122,14 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
                 *path = path.replace("{account_id}", &id);
             }
             check_step(step, &id).map_err(|why| format!("{name}: step {}: {why}", step.step))?;
+            if step.kind == Kind::CreatePolicy
+                && step.marker.as_deref() != Some(crate::plan::render::marker(&plan.plan_id, step.step).as_str())
+            {
+                return Err(format!(
+                    "{name}: step {}: its marker is not this plan's ({})",
+                    step.step, plan.plan_id
+                ));
+            }
         }
     }
     Ok(plan)
@@ -141,8 +160,100 @@ fn check_step(step: &Step, account: &str) -> Result<(), String> {
     if !fits || path.contains("..") || path.contains('#') {
         return Err(format!("path `{path}` is not the endpoint of a {:?} step", step.kind));
     }
-    if step.kind == Kind::CreatePolicy && step.marker.is_none() {
-        return Err("a policy create without its marker".into());
+    if !step.body.as_ref().is_some_and(Value::is_object) {
+        return Err("its `body` is not a JSON object".into());
+    }
+    // The id a path ends with is one segment, as the plan encodes it.
+    let last = rest.as_deref().and_then(|r| r.rsplit('/').next()).unwrap_or("");
+    let one_segment = |id: &str| crate::plan::request::segment(id) == last;
+    match step.kind {
+        Kind::ClearPage | Kind::ClearPool if step.body != Some(serde_json::json!({"notification_email": ""})) => {
+            return Err("a clear's body is `{\"notification_email\": \"\"}` and nothing else".into());
+        }
+        Kind::ClearPool if !(step.pools.len() == 1 && one_segment(&step.pools[0])) => {
+            return Err("a pool's clear names that one pool in `pools` and its path".into());
+        }
+        Kind::ClearPage => {
+            let query = path.split_once('?').map_or("", |(_, q)| q);
+            let numbers: Vec<&str> = query.split('&').collect();
+            let fits = numbers.len() == 2
+                && numbers[0]
+                    .strip_prefix("per_page=")
+                    .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+                && numbers[1]
+                    .strip_prefix("page=")
+                    .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 0));
+            if !fits {
+                return Err(format!("a page's clear is sent to `…/pools?per_page=N&page=P`, not `{path}`"));
+            }
+        }
+        Kind::UpdatePolicy if !step.policy_id.as_deref().is_some_and(one_segment) => {
+            return Err("an update names its policy in `policy_id` and its path".into());
+        }
+        Kind::CreatePolicy => {
+            let marker = step.marker.as_deref().unwrap_or("");
+            let described = step
+                .body
+                .as_ref()
+                .and_then(|b| b.get("description"))
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.contains(marker));
+            if marker.is_empty() || !described {
+                return Err("a policy create carries its `marker`, also in its body's `description`".into());
+            }
+        }
+        _ => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::read;
+
+    fn plan(step: Value) -> String {
+        json!({"version": 2, "plan_id": "abc", "accounts": [{"account_id": "acc", "pools_complete": true,
+            "state": {"pools": [{"id": "p1", "name": "web", "recipients": ["a@x.io"], "events": ["pool Healthy"]}], "policies": []},
+            "steps": [step]}]})
+        .to_string()
+    }
+
+    fn clear(path: &str, body: Value) -> Value {
+        json!({"step": 1, "kind": "clear_pool", "reason": "", "method": "PATCH", "path": path, "body": body, "pools": ["p1"]})
+    }
+
+    #[test]
+    fn a_plan_file_cannot_send_another_request_than_its_steps_kinds() {
+        let ok = clear("/accounts/{account_id}/load_balancers/pools/p1", json!({"notification_email": ""}));
+        assert!(read(&plan(ok), "plan.json", None).is_ok());
+        let bad = [
+            clear(
+                "/accounts/acc/load_balancers/pools/p1",
+                json!({"notification_email": "", "enabled": false}),
+            ),
+            clear("/accounts/acc/load_balancers/pools/p2", json!({"notification_email": ""})),
+            clear(
+                "/accounts/acc/load_balancers/pools/?per_page=1000",
+                json!({"notification_email": ""}),
+            ),
+            clear("/accounts/other/load_balancers/pools/p1", json!({"notification_email": ""})),
+            clear("/zones/z/custom_hostnames/p1", json!({"notification_email": ""})),
+            json!({"step": 1, "kind": "clear_page", "reason": "", "method": "PATCH", "path": "/accounts/acc/load_balancers/pools?per_page=25&page=1&x=1", "body": {"notification_email": ""}}),
+            json!({"step": 1, "kind": "update_policy", "reason": "", "method": "PUT", "path": "/accounts/acc/alerting/v3/policies/x", "body": {}, "policy_id": "y"}),
+            json!({"step": 1, "kind": "create_policy", "reason": "", "method": "POST", "path": "/accounts/acc/alerting/v3/policies", "body": {"description": "[edgeaudit plan other step 1]"}, "marker": "[edgeaudit plan other step 1]"}),
+            json!({"step": 1, "kind": "create_policy", "reason": "", "method": "POST", "path": "/accounts/acc/alerting/v3/policies", "body": {}, "marker": "[edgeaudit plan abc step 1]"}),
+            json!({"step": 1, "kind": "create_policy", "reason": "", "method": "POST", "path": "/accounts/acc/alerting/v3/policies", "body": [], "marker": "[edgeaudit plan abc step 1]"}),
+        ];
+        for step in bad {
+            assert!(read(&plan(step.clone()), "plan.json", None).is_err(), "{step}");
+        }
+        let good_create = json!({"step": 1, "kind": "create_policy", "reason": "", "method": "POST", "path": "/accounts/acc/alerting/v3/policies",
+            "body": {"description": "x [edgeaudit plan abc step 1]"}, "marker": "[edgeaudit plan abc step 1]"});
+        assert!(read(&plan(good_create), "plan.json", None).is_ok());
+        let unknown_event =
+            plan(clear("/accounts/acc/load_balancers/pools/p1", json!({"notification_email": ""}))).replace("pool Healthy", "pool healthy");
+        assert!(read(&unknown_event, "plan.json", None).is_err());
+    }
 }
