@@ -560,6 +560,51 @@ fn a_resource_changed_during_the_run_is_never_overwritten() {
     );
 }
 
+/// A clear whose answer is lost while the account changes: before sending
+/// it again, the whole check runs again, and the clear that would now lose
+/// alerts is not resent.
+#[test]
+fn a_resend_after_a_lost_answer_is_checked_again() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let probe = Service::start(account(13, 3));
+    let (ok, _, _) = apply_in_process(&probe, &plan, false);
+    assert!(ok.is_ok());
+    let index = probe
+        .with(|s| s.log.iter().position(|l| l.starts_with("PATCH /accounts/")))
+        .expect("a clear")
+        + 1;
+    service.with(|s| {
+        let at = s.requests + index;
+        s.fault = Some((at, Fault::CloseBefore));
+        s.drift = Some((
+            at,
+            Box::new(|s: &mut State| {
+                for p in &mut s.policies {
+                    p["enabled"] = json!(false);
+                }
+            }),
+        ));
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Step { why, .. }) => {
+            assert!(
+                why.contains("before sending it again") && why.contains("would lose an alert"),
+                "{why}\n{log}"
+            )
+        }
+        other => panic!("expected a stop: {other:?}\n{log}"),
+    }
+    assert!(service.with(|s| s.lost.is_empty()), "{:?}", service.with(|s| s.lost.clone()));
+    assert_eq!(
+        service.with(|s| s.log.iter().filter(|l| l.starts_with("PATCH /accounts/")).count()),
+        1,
+        "the clear was not sent again"
+    );
+}
+
 #[test]
 fn an_export_gets_past_transient_faults_and_writes_nothing_after_a_failed_request() {
     let scope = Scope {
