@@ -545,19 +545,42 @@ fn a_resource_changed_during_the_run_is_never_overwritten() {
         service.with(|s| s.custom_hostnames[0]["ssl"]["certificate_authority"].clone()),
         "ssl_com"
     );
-    // A pool renamed to the front during the run shifts every page: the next page-wide clear is not sent.
-    let (why, service, _) = stopped_by_change_before(
-        &format!("GET /accounts/{ACCOUNT}/load_balancers/pools?per_page=4&page=2"),
-        Box::new(|s: &mut State| {
-            let last = s.pools.iter_mut().find(|p| p["name"] == "zz-last").expect("the last pool");
-            last["name"] = json!("aaa-first");
-        }),
-    );
-    assert!(why.contains("the page holds other pools than the plan saw"), "{why}");
+}
+
+/// A pool renamed to the front during the run shifts every page: the next
+/// page-wide clear is not sent; its pools are cleared one by one, each
+/// checked, and the run finishes.
+#[test]
+fn a_page_that_shifted_during_the_run_is_cleared_pool_by_pool() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let page = format!("GET /accounts/{ACCOUNT}/load_balancers/pools?per_page=4&page=2");
+    let probe = Service::start(account(13, 3));
+    let (ok, _, _) = apply_in_process(&probe, &plan, false);
+    assert!(ok.is_ok());
+    let index = probe
+        .with(|s| s.log.iter().position(|l| l.contains(&page)))
+        .expect("the page's read")
+        + 1;
+    service.with(|s| {
+        s.drift = Some((
+            s.requests + index,
+            Box::new(|s: &mut State| {
+                let last = s.pools.iter_mut().find(|p| p["name"] == "zz-last").expect("the last pool");
+                last["name"] = json!("aaa-first");
+            }),
+        ))
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    assert!(outcome.is_ok(), "{outcome:?}\n{log}");
+    assert!(log.contains("cleared one by one instead"), "{log}");
+    assert!(service.with(|s| s.lost.is_empty()));
     assert!(
         !service.with(|s| s.log.iter().any(|l| l.starts_with("PATCH") && l.contains("page=2"))),
-        "page 2 not cleared"
+        "page 2 not cleared whole"
     );
+    assert_done(&service, &plan, POLICIES);
 }
 
 /// A clear whose answer is lost while the account changes: before sending

@@ -279,8 +279,35 @@ impl<'a> AccountRun<'a> {
                 self.record(step, result);
                 summary.sent += 1;
             }
+            Ready::Shifted => {
+                self.say(
+                    step,
+                    &format!(
+                        "the page holds other pools than the plan saw (pools added, deleted or renamed, or ordered otherwise by the service): its {} cleared one by one instead, each checked",
+                        crate::words::plural(step.pools.len(), "pool is", "pools are")
+                    ),
+                );
+                for pool in &step.pools {
+                    self.step(&self.pool_clear(step, pool), summary)?;
+                }
+            }
         }
         Ok(())
+    }
+
+    /// The per-pool clear of one pool of a page-wide clear's step.
+    fn pool_clear(&self, page: &Step, pool: &str) -> Step {
+        Step {
+            kind: Kind::ClearPool,
+            path: Some(format!(
+                "{}/load_balancers/pools/{}",
+                self.account_path(),
+                crate::plan::request::segment(pool)
+            )),
+            pools: vec![pool.to_string()],
+            page_pools: Vec::new(),
+            ..page.clone()
+        }
     }
 
     /// Reads what the step relies on, as it is now: whether it is done
@@ -330,6 +357,13 @@ impl<'a> AccountRun<'a> {
                     return Ok(Value::Null);
                 }
                 Ok(Ready::Send) => self.say(step, &format!("{why}; it did not happen and is still safe, sending it again")),
+                // Its pools moved: a run again clears them one by one.
+                Ok(Ready::Shifted) => {
+                    return Err(stop(
+                        step,
+                        format!("{why}; then the page held other pools than the plan saw: run again to clear its pools one by one"),
+                    ));
+                }
                 Err(Stop::Step { why: now, .. }) => return Err(stop(step, format!("{why}; then, before sending it again: {now}"))),
                 Err(other) => return Err(other),
             }
@@ -427,10 +461,7 @@ impl<'a> AccountRun<'a> {
             now.sort_unstable();
             seen.sort_unstable();
             if now != seen {
-                return Err(stop(
-                    step,
-                    "the page holds other pools than the plan saw (a pool was added, deleted or renamed, so pages shifted); export and plan again",
-                ));
+                return Ok(Ready::Shifted);
             }
         }
         let legacy: Vec<PoolState> = pools.iter().map(PoolState::from_api).filter(PoolState::is_legacy).collect();
@@ -585,4 +616,6 @@ enum Ready {
     Done(String),
     /// Safe to send.
     Send,
+    /// A page-wide clear whose page holds other pools than the plan saw.
+    Shifted,
 }
