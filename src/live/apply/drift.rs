@@ -6,6 +6,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::facts::pool::describe;
+
 use serde_json::Value;
 
 use super::plan_file::{Kind, PlanAccount};
@@ -42,20 +44,11 @@ fn id_of(record: &Value) -> &str {
     record.get("id").and_then(Value::as_str).unwrap_or("")
 }
 
-fn describe(name: &str, id: &str) -> String {
-    crate::facts::pool::describe(name, id)
-}
-
 /// Every difference between the live pools and policies and what the plan
 /// relies on; empty when the plan may start (or go on).
 pub fn differences(plan: &PlanAccount, live_pools: &[Value], live_policies: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
-    let cleared: HashSet<&str> = plan
-        .steps
-        .iter()
-        .filter(|s| matches!(s.kind, Kind::ClearPage | Kind::ClearPool))
-        .flat_map(|s| s.pools.iter().map(String::as_str))
-        .collect();
+    let cleared = plan.cleared_pools();
     let live: HashMap<&str, PoolState> = live_pools.iter().map(|p| (id_of(p), PoolState::from_api(p))).collect();
     let planned: HashSet<&str> = plan.state.pools.iter().map(|p| p.id.as_str()).collect();
     for seen in &plan.state.pools {

@@ -18,11 +18,13 @@
 pub mod drift;
 pub mod plan_file;
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use serde_json::{Value, json};
 
 use super::client::{Change, Client, LiveError};
+use crate::facts::pool::describe;
 use crate::model::notification::Event;
 use crate::plan::service::ServicePolicy;
 use crate::plan::state::{PoolState, writable};
@@ -109,9 +111,8 @@ pub fn run(
     confirm: &mut dyn FnMut(&Preview) -> bool,
 ) -> Result<Summary, Stop> {
     // Every account is read and compared before anything is sent to any.
-    let mut accounts = Vec::new();
     for account in &plan.accounts {
-        accounts.push(AccountRun::start(client, account, options, log)?.policies);
+        AccountRun::new(client, account, options, log).preflight()?;
     }
     let preview = Preview {
         accounts: plan.accounts.iter().filter_map(|a| a.account_id.clone()).collect(),
@@ -121,23 +122,11 @@ pub fn run(
         return Err(Stop::NotConfirmed);
     }
     let mut summary = Summary::default();
-    for (account, policies) in plan.accounts.iter().zip(accounts) {
-        let mut run = AccountRun {
-            client: &mut *client,
-            account,
-            options,
-            log: &mut *log,
-            policies,
-            simulated: Vec::new(),
-            done_markers: Vec::new(),
-        };
-        // Read again after the confirmation, which may have waited: the
-        // markers looked up before each POST are as fresh as this.
-        run.read_policies().map_err(|e| Stop::Step {
-            step: account.steps.first().map_or(0, |s| s.step),
-            request: "GET policies".into(),
-            why: format!("reading {e}"),
-        })?;
+    for account in &plan.accounts {
+        let mut run = AccountRun::new(client, account, options, log);
+        // Read after the confirmation, which may have waited: the markers
+        // looked up before each POST are as fresh as this.
+        run.read_policies().map_err(before_the_steps)?;
         for step in &account.steps {
             run.step(step, &mut summary)?;
         }
@@ -157,8 +146,8 @@ struct AccountRun<'a> {
     policies: Vec<Value>,
     /// Policies a dry run would have created or updated.
     simulated: Vec<Value>,
-    /// Markers found on live policies.
-    done_markers: Vec<String>,
+    /// The plan's pools by id.
+    planned: HashMap<&'a str, &'a PoolState>,
 }
 
 fn stop(step: &Step, why: impl Into<String>) -> Stop {
@@ -173,6 +162,15 @@ fn read_failed(step: &Step, e: LiveError) -> Stop {
     stop(step, format!("reading {e}"))
 }
 
+/// A read before the first step that failed: no step is named, the request is.
+fn before_the_steps(e: LiveError) -> Stop {
+    Stop::Step {
+        step: 0,
+        why: format!("reading {e}"),
+        request: e.request,
+    }
+}
+
 impl<'a> AccountRun<'a> {
     fn account_path(&self) -> String {
         format!(
@@ -181,53 +179,37 @@ impl<'a> AccountRun<'a> {
         )
     }
 
-    /// Reads the account and compares it with the plan's state.
-    fn start(
-        client: &'a mut Client,
-        account: &'a PlanAccount,
-        options: &'a Options,
-        log: &'a mut dyn Write,
-    ) -> Result<AccountRun<'a>, Stop> {
-        let mut run = AccountRun {
+    fn new(client: &'a mut Client, account: &'a PlanAccount, options: &'a Options, log: &'a mut dyn Write) -> AccountRun<'a> {
+        AccountRun {
             client,
             account,
             options,
             log,
             policies: Vec::new(),
             simulated: Vec::new(),
-            done_markers: Vec::new(),
-        };
-        let first = Step {
-            step: 0,
-            kind: Kind::Manual,
-            reason: String::new(),
-            depends_on: Vec::new(),
-            method: Some("GET".into()),
-            path: Some(run.account_path()),
-            body: None,
-            pools: Vec::new(),
-            page_pools: Vec::new(),
-            marker: None,
-            policy_id: None,
-            expects: None,
-        };
-        let pools = run.read_pools().map_err(|e| read_failed(&first, e))?;
-        run.read_policies().map_err(|e| read_failed(&first, e))?;
-        let differences = drift::differences(account, &pools, &run.policies);
+            planned: account.state.pools.iter().map(|p| (p.id.as_str(), p)).collect(),
+        }
+    }
+
+    /// Reads the account and compares it with the plan's state.
+    fn preflight(&mut self) -> Result<(), Stop> {
+        let pools = self.read_pools().map_err(before_the_steps)?;
+        self.read_policies().map_err(before_the_steps)?;
+        let differences = drift::differences(self.account, &pools, &self.policies);
         if !differences.is_empty() {
             return Err(Stop::Drift {
-                account: account.account_id.clone().unwrap_or_default(),
+                account: self.account.account_id.clone().unwrap_or_default(),
                 differences,
             });
         }
         let _ = writeln!(
-            run.log,
+            self.log,
             "apply: account {}: {} pools and {} policies read; as the plan expects",
-            account.account_id.as_deref().unwrap_or(""),
+            self.account.account_id.as_deref().unwrap_or(""),
             pools.len(),
-            run.policies.len()
+            self.policies.len()
         );
-        Ok(run)
+        Ok(())
     }
 
     fn read_pools(&mut self) -> Result<Vec<Value>, LiveError> {
@@ -238,21 +220,15 @@ impl<'a> AccountRun<'a> {
     fn read_policies(&mut self) -> Result<(), LiveError> {
         let path = format!("{}/alerting/v3/policies", self.account_path());
         self.policies = self.client.records(&path, super::export::per_page::POLICIES)?;
-        self.done_markers = self.markers();
         Ok(())
     }
 
-    /// The markers on the live policies.
-    fn markers(&self) -> Vec<String> {
+    /// Whether a policy this run knows of carries `marker` in its description.
+    fn has_marker(&self, marker: &str) -> bool {
         self.policies
             .iter()
             .filter_map(|p| p.get("description").and_then(Value::as_str))
-            .map(str::to_string)
-            .collect()
-    }
-
-    fn has_marker(&self, marker: &str) -> bool {
-        self.done_markers.iter().any(|d| d.contains(marker))
+            .any(|d| d.contains(marker))
     }
 
     fn say(&mut self, step: &Step, what: &str) {
@@ -380,7 +356,6 @@ impl<'a> AccountRun<'a> {
                     let mut created = body;
                     created["id"] = result.get("id").cloned().unwrap_or(Value::Null);
                     self.policies.push(created);
-                    self.done_markers.push(marker);
                 }
             }
             Kind::UpdatePolicy => self.replace_policy(step.policy_id.as_deref().unwrap_or(""), body),
@@ -469,13 +444,13 @@ impl<'a> AccountRun<'a> {
             return Ok(Ready::Done("no pool it clears carries a legacy e-mail".into()));
         }
         for pool in &legacy {
-            let planned = self.account.state.pools.iter().find(|p| p.id == pool.id);
+            let planned = self.planned.get(pool.id.as_str());
             if !step.pools.contains(&pool.id) || planned.is_none_or(|p| p.recipients != pool.recipients || p.events != pool.events) {
                 return Err(stop(
                     step,
                     format!(
                         "pool {} now e-mails {} about {}, which the plan did not see; export and plan again",
-                        crate::facts::pool::describe(&pool.name, &pool.id),
+                        describe(&pool.name, &pool.id),
                         pool.recipients.join(", "),
                         pool.events.join(", ")
                     ),
@@ -498,7 +473,7 @@ impl<'a> AccountRun<'a> {
                     step,
                     format!(
                         "clearing it would lose an alert: pool {} would no longer e-mail {recipient} about {} (no live policy delivers it: a policy was disabled, deleted or edited, or a step it depends on did not run)",
-                        crate::facts::pool::describe(&pool.name, &pool.id),
+                        describe(&pool.name, &pool.id),
                         event.as_str()
                     ),
                 ));
@@ -561,18 +536,12 @@ impl<'a> AccountRun<'a> {
             .iter()
             .map(|p| ServicePolicy::from_body(p.get("id").and_then(Value::as_str).unwrap_or(""), p))
             .collect();
-        let now: std::collections::HashMap<String, PoolState> = pools.iter().map(PoolState::from_api).map(|p| (p.id.clone(), p)).collect();
+        let now: HashMap<String, PoolState> = pools.iter().map(PoolState::from_api).map(|p| (p.id.clone(), p)).collect();
         let mut problems = Vec::new();
         let mut checked = (0, 0);
-        let cleared: std::collections::HashSet<&str> = self
-            .account
-            .steps
-            .iter()
-            .filter(|s| matches!(s.kind, Kind::ClearPage | Kind::ClearPool))
-            .flat_map(|s| s.pools.iter().map(String::as_str))
-            .collect();
+        let cleared = self.account.cleared_pools();
         for planned in self.account.state.pools.iter().filter(|p| cleared.contains(p.id.as_str())) {
-            let who = crate::facts::pool::describe(&planned.name, &planned.id);
+            let who = describe(&planned.name, &planned.id);
             match now.get(&planned.id) {
                 Some(pool) if pool.is_legacy() => problems.push(format!("pool {who} still carries a legacy e-mail")),
                 None => problems.push(format!("pool {who} is gone")),

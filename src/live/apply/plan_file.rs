@@ -22,6 +22,17 @@ pub struct PlanAccount {
     pub steps: Vec<Step>,
 }
 
+impl PlanAccount {
+    /// The pools the plan's clears take legacy e-mails off.
+    pub fn cleared_pools(&self) -> std::collections::HashSet<&str> {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s.kind, Kind::ClearPage | Kind::ClearPool))
+            .flat_map(|s| s.pools.iter().map(String::as_str))
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct PlanState {
     pub pools: Vec<PoolState>,
@@ -46,8 +57,6 @@ pub struct Step {
     pub step: usize,
     pub kind: Kind,
     pub reason: String,
-    #[serde(default)]
-    pub depends_on: Vec<usize>,
     pub method: Option<String>,
     pub path: Option<String>,
     pub body: Option<Value>,
