@@ -8,9 +8,7 @@ use crate::live::apply::{Options, Preview, plan_file, run as apply};
 pub fn run(args: &ApplyArgs) -> u8 {
     // A plan holds every pool of the account: bounded like an export.
     let bound = crate::load::bounded::DEFAULT_MAX_INPUT;
-    let text = match crate::load::bounded::read(Some(std::path::Path::new(&args.plan)), bound, "")
-        .and_then(|raw| String::from_utf8(raw).map_err(|e| format!("invalid UTF-8 (byte {})", e.utf8_error().valid_up_to())))
-    {
+    let text = match crate::load::bounded::read_text(std::path::Path::new(&args.plan), bound) {
         Ok(t) => t,
         Err(e) => return fail(format!("{}: cannot read the plan: {e}", args.plan)),
     };
@@ -22,7 +20,7 @@ pub fn run(args: &ApplyArgs) -> u8 {
     if !args.yes && !args.dry_run && !terminal {
         return fail("standard input is not a terminal: pass --yes to run the plan without confirmation (or --dry-run to check it)");
     }
-    let mut client = match super::export::client(&args.live) {
+    let mut client = match super::live_client(&args.live) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };

@@ -1,35 +1,11 @@
-use std::io::IsTerminal;
-use std::sync::Arc;
-
-use super::args::{ExportArgs, LiveArgs};
+use super::args::ExportArgs;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, note};
-use crate::live::client::{Client, Settings, base_from_env};
-use crate::live::credentials::Credentials;
 use crate::live::export::{Scope, export, write_atomically};
-use crate::live::pace::RealClock;
-
-/// A client from the environment and the flags; errors are usage errors.
-pub(crate) fn client(live: &LiveArgs) -> Result<Client, String> {
-    let credentials = Credentials::from_env()?;
-    let mut settings = Settings::new(base_from_env()?);
-    if !(live.timeout.is_finite() && live.timeout > 0.0) {
-        return Err(format!("--timeout {} is not a number of seconds above 0", live.timeout));
-    }
-    settings.timeout = std::time::Duration::from_secs_f64(live.timeout.min(86_400.0));
-    settings.connect_timeout = settings.connect_timeout.min(settings.timeout);
-    settings.rate = live.rate;
-    settings.retries = live.retries;
-    let mut client = Client::new(settings, credentials, Arc::new(RealClock::default()));
-    if std::io::stderr().is_terminal() {
-        client.show_progress("edgeaudit");
-    }
-    Ok(client)
-}
 
 /// Reads the account and writes the bundle; on any failed request, exit 1
 /// naming it, and no file.
 pub fn run(args: &ExportArgs) -> u8 {
-    let mut client = match client(&args.live) {
+    let mut client = match super::live_client(&args.live) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };

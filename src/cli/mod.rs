@@ -11,11 +11,16 @@ mod inventory;
 mod plan;
 mod rules;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 use crate::engine::RuleSet;
+use crate::live::client::{Client, Settings, base_from_env};
+use crate::live::credentials::Credentials;
+use crate::live::pace::RealClock;
 use crate::load::LoadOptions;
 use crate::load::error::InputError;
 use crate::load::exclude::{Exclude, Patterns};
@@ -56,6 +61,25 @@ pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
         eprintln!("edgeaudit: error: {line}");
     }
     EXIT_ERROR
+}
+
+/// The live commands' client, from the environment and the flags; errors
+/// are usage errors.
+pub(crate) fn live_client(live: &args::LiveArgs) -> Result<Client, String> {
+    let credentials = Credentials::from_env()?;
+    let mut settings = Settings::new(base_from_env()?);
+    if !(live.timeout.is_finite() && live.timeout > 0.0) {
+        return Err(format!("--timeout {} is not a number of seconds above 0", live.timeout));
+    }
+    settings.timeout = std::time::Duration::from_secs_f64(live.timeout.min(86_400.0));
+    settings.connect_timeout = settings.connect_timeout.min(settings.timeout);
+    settings.rate = live.rate;
+    settings.retries = live.retries;
+    let mut client = Client::new(settings, credentials, Arc::new(RealClock::default()));
+    if std::io::stderr().is_terminal() {
+        client.show_progress("edgeaudit");
+    }
+    Ok(client)
 }
 
 /// A line on standard error that never panics (a closed pipe is not an

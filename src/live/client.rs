@@ -200,11 +200,7 @@ impl Client {
         let url = format!("{}{path}", self.settings.base);
         let mut request = ureq::http::Request::builder().method(method).uri(&url);
         for (name, value) in self.credentials.headers() {
-            request = if name == "Authorization" && self.credentials.is_token() {
-                request.header(name, format!("Bearer {value}"))
-            } else {
-                request.header(name, value)
-            };
+            request = request.header(name, value);
         }
         let payload = body.map(|b| serde_json::to_vec(b).unwrap_or_default()).unwrap_or_default();
         if body.is_some() {

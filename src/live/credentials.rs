@@ -67,17 +67,12 @@ impl Credentials {
         }
     }
 
-    /// The headers that carry them.
-    pub fn headers(&self) -> Vec<(&'static str, &str)> {
+    /// The headers that carry them, as sent.
+    pub fn headers(&self) -> Vec<(&'static str, String)> {
         match self {
-            Credentials::Token(token) => vec![("Authorization", token.expose())],
-            Credentials::Key { email, key } => vec![("X-Auth-Email", email.as_str()), ("X-Auth-Key", key.expose())],
+            Credentials::Token(token) => vec![("Authorization", format!("Bearer {}", token.expose()))],
+            Credentials::Key { email, key } => vec![("X-Auth-Email", email.clone()), ("X-Auth-Key", key.expose().to_string())],
         }
-    }
-
-    /// Whether the Authorization header needs its `Bearer ` prefix (the token).
-    pub fn is_token(&self) -> bool {
-        matches!(self, Credentials::Token(_))
     }
 }
 
@@ -92,11 +87,11 @@ mod tests {
     #[test]
     fn a_token_wins_and_is_never_shown() {
         let c = from(&[(TOKEN_VAR, "s3cr3t-token"), (EMAIL_VAR, "a@x.io"), (KEY_VAR, "k")]).expect("token");
-        assert!(c.is_token());
+        assert_eq!(c.headers(), vec![("Authorization", "Bearer s3cr3t-token".to_string())]);
         assert!(!format!("{c:?}").contains("s3cr3t"), "{c:?}");
         let key = from(&[(EMAIL_VAR, "a@x.io"), (KEY_VAR, "s3cr3t-key")]).expect("key pair");
         assert!(!format!("{key:?}").contains("s3cr3t"), "{key:?}");
-        assert_eq!(key.headers()[0], ("X-Auth-Email", "a@x.io"));
+        assert_eq!(key.headers()[0], ("X-Auth-Email", "a@x.io".to_string()));
     }
 
     #[test]

@@ -62,7 +62,12 @@ pub fn read(path: Option<&Path>, bound: u64, flag: &str) -> Result<Vec<u8>, Stri
 
 /// Reads one of edgeaudit's own small files as text.
 pub fn read_small(path: &Path) -> Result<String, String> {
-    let raw = read(Some(path), MAX_SMALL_FILE, "")?;
+    read_text(path, MAX_SMALL_FILE)
+}
+
+/// Reads a file as UTF-8 text, refusing more than `bound` bytes.
+pub fn read_text(path: &Path, bound: u64) -> Result<String, String> {
+    let raw = read(Some(path), bound, "")?;
     String::from_utf8(raw).map_err(|e| format!("invalid UTF-8 (byte {})", e.utf8_error().valid_up_to()))
 }
 

@@ -12,7 +12,14 @@ use crate::model::Account;
 use crate::model::notification::Policy;
 
 /// Fields the service sets itself: never sent back.
-pub(crate) const READ_ONLY: [&str; 3] = ["id", "created", "modified"];
+const READ_ONLY: [&str; 3] = ["id", "created", "modified"];
+
+/// A policy's record without the fields the service sets.
+pub fn drop_read_only(body: &mut Map<String, Value>) {
+    for field in READ_ONLY {
+        body.remove(field);
+    }
+}
 
 /// The writable body of every health-alert policy whose record is an API
 /// record that can be read back and names the model's id, by policy id.
@@ -73,9 +80,7 @@ fn read(
     if body.get("id").and_then(Value::as_str) != Some(policy.id.as_str()) {
         return None;
     }
-    for field in READ_ONLY {
-        body.remove(field);
-    }
+    drop_read_only(&mut body);
     Some(body)
 }
 

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::model::notification::{Event, EventSet, EventSource, HEALTH_ALERT_TYPES, legacy_events, parse_recipients};
+use crate::model::notification::{Event, EventSet, EventSource, legacy_events, parse_recipients};
 
 /// A pool as far as a plan relies on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,18 +113,8 @@ pub struct PolicyState {
 /// sends, and what two reads of one unedited policy share.
 pub fn writable(record: &Value) -> Map<String, Value> {
     let mut body = record.as_object().cloned().unwrap_or_default();
-    for field in super::record::READ_ONLY {
-        body.remove(field);
-    }
+    super::record::drop_read_only(&mut body);
     body
-}
-
-/// Whether a policy is a load-balancing health alert (either name).
-pub fn is_health_alert(record: &Value) -> bool {
-    record
-        .get("alert_type")
-        .and_then(Value::as_str)
-        .is_some_and(|t| HEALTH_ALERT_TYPES.contains(&t))
 }
 
 #[cfg(test)]
