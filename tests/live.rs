@@ -144,6 +144,20 @@ fn apply_in_process(service: &Service, plan: &Value, dry_run: bool) -> (Result<a
     (outcome, String::from_utf8_lossy(&log).into_owned(), clock)
 }
 
+/// The requests a clean run of `plan` makes, in order, on a fresh account
+/// like the one `service` started with: where to put a fault or a drift.
+fn probe_log(plan: &Value) -> Vec<String> {
+    let probe = Service::start(account(13, 3));
+    let (ok, _, _) = apply_in_process(&probe, plan, false);
+    assert!(ok.is_ok(), "the probe run finishes: {ok:?}");
+    probe.with(|s| s.log.clone())
+}
+
+/// The 1-based index, in a clean run, of the first request `wanted` matches.
+fn request_index(plan: &Value, wanted: impl Fn(&str) -> bool) -> usize {
+    probe_log(plan).iter().position(|l| wanted(l)).expect("the request is made") + 1
+}
+
 /// Every step that changes something, by kind, from the plan.
 fn count_kind(plan: &Value, kind: &str) -> usize {
     plan["accounts"][0]["steps"]
@@ -460,18 +474,13 @@ fn a_policy_disabled_during_the_run_stops_the_clear_that_relies_on_it() {
     let dir = temp_dir(&[]);
     let plan = plan_of(&service, dir.path(), "4");
     // Find the request index of the first clear's read of the policies.
-    let start = service.with(|s| s.log.len());
-    let probe = Service::start(account(13, 3));
-    let (ok, _, _) = apply_in_process(&probe, &plan, false);
-    assert!(ok.is_ok());
-    let log = probe.with(|s| s.log.clone());
+    let log = probe_log(&plan);
     let first_clear = log.iter().position(|l| l.starts_with("PATCH /accounts/")).expect("a clear");
     let read = log[..first_clear]
         .iter()
         .rposition(|l| l.contains("/alerting/v3/policies?"))
         .expect("its read")
         + 1;
-    let _ = start;
     // Every policy e-mailing noc@ is disabled there (the created ones too).
     service.with(|s| {
         s.drift = Some((
@@ -509,10 +518,7 @@ fn stopped_by_change_before(at: &str, change: service::Drift) -> (String, Servic
     let service = Service::start(account(13, 3));
     let dir = temp_dir(&[]);
     let plan = plan_of(&service, dir.path(), "4");
-    let probe = Service::start(account(13, 3));
-    let (ok, _, _) = apply_in_process(&probe, &plan, false);
-    assert!(ok.is_ok());
-    let index = probe.with(|s| s.log.iter().position(|l| l.contains(at))).expect("the request") + 1;
+    let index = request_index(&plan, |l| l.contains(at));
     service.with(|s| s.drift = Some((s.requests + index, change)));
     let (outcome, log, _) = apply_in_process(&service, &plan, false);
     assert!(service.with(|s| s.lost.is_empty()));
@@ -556,13 +562,7 @@ fn a_page_that_shifted_during_the_run_is_cleared_pool_by_pool() {
     let dir = temp_dir(&[]);
     let plan = plan_of(&service, dir.path(), "4");
     let page = format!("GET /accounts/{ACCOUNT}/load_balancers/pools?per_page=4&page=2");
-    let probe = Service::start(account(13, 3));
-    let (ok, _, _) = apply_in_process(&probe, &plan, false);
-    assert!(ok.is_ok());
-    let index = probe
-        .with(|s| s.log.iter().position(|l| l.contains(&page)))
-        .expect("the page's read")
-        + 1;
+    let index = request_index(&plan, |l| l.contains(&page));
     service.with(|s| {
         s.drift = Some((
             s.requests + index,
@@ -591,13 +591,7 @@ fn a_resend_after_a_lost_answer_is_checked_again() {
     let service = Service::start(account(13, 3));
     let dir = temp_dir(&[]);
     let plan = plan_of(&service, dir.path(), "4");
-    let probe = Service::start(account(13, 3));
-    let (ok, _, _) = apply_in_process(&probe, &plan, false);
-    assert!(ok.is_ok());
-    let index = probe
-        .with(|s| s.log.iter().position(|l| l.starts_with("PATCH /accounts/")))
-        .expect("a clear")
-        + 1;
+    let index = request_index(&plan, |l| l.starts_with("PATCH /accounts/"));
     service.with(|s| {
         let at = s.requests + index;
         s.fault = Some((at, Fault::CloseBefore));
@@ -682,6 +676,13 @@ fn an_export_gets_past_transient_faults_and_writes_nothing_after_a_failed_reques
             assert!(!dir.path().join("new.json").exists());
         }
     }
+    // A zone the zones list gives without an id is an error, not a zone left out.
+    let service = Service::start(State {
+        extra_zones: vec![json!({"name": "no-id.example"})],
+        ..account(3, 0)
+    });
+    let e = export(&mut client(&service, &clock), &scope, at).expect_err("a zone without an id");
+    assert!(e.request.starts_with("GET /zones") && e.why.contains("no `id`"), "{e}");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leftovers.len(), 1, "no partial file left: {leftovers:?}");
 }

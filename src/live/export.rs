@@ -56,8 +56,12 @@ pub fn export(client: &mut Client, scope: &Scope, now: chrono::DateTime<chrono::
         let query = format!("&account.id={account}");
         for page in client.pages("/zones", per_page::ZONES, &query)? {
             for zone in page.get("result").and_then(Value::as_array).into_iter().flatten() {
+                // A zone without an id cannot be exported: say so rather than leave it out.
                 let Some(id) = zone.get("id").and_then(Value::as_str) else {
-                    continue;
+                    return Err(LiveError {
+                        request: format!("GET /zones?account.id={account}"),
+                        why: "a zone in the answer has no `id`".into(),
+                    });
                 };
                 let name = zone.get("name").and_then(Value::as_str).map(str::to_string);
                 match zones.iter_mut().find(|(z, _)| z == id) {

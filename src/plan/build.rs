@@ -57,8 +57,7 @@ pub struct Needs {
 /// and creates only widen what policies deliver, so running a clear right
 /// after the steps it needs delivers at least what the plan's order does.
 /// Also, per step, the pools whose deliveries the policy it makes takes over.
-pub fn needs(account: &Account, steps: &[Request]) -> (Vec<Needs>, Vec<Vec<String>>) {
-    let mut service = Service::of(account);
+pub fn needs(mut service: Service, steps: &[Request]) -> (Vec<Needs>, Vec<Vec<String>>) {
     let mut made_by: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut creates = 0;
     let mut all = Vec::with_capacity(steps.len());
@@ -481,7 +480,14 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
         steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
         let legacy_pools = account.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
         let proof = replay(Service::of(account), &steps)?;
-        let (needs, takes_over) = needs(account, &steps);
+        // The pools as the plan starts from them, then the same model run through the steps.
+        let service = Service::of(account);
+        let pools = service
+            .pools
+            .iter()
+            .map(|p| super::state::PoolState::new(&p.id, &p.name, &p.recipients, p.events))
+            .collect();
+        let (needs, takes_over) = needs(service, &steps);
         // An update takes over the pools whose clears need it, whichever
         // pool it was first completed for.
         for (step, pools) in steps.iter_mut().zip(takes_over) {
@@ -489,12 +495,6 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
                 *named = pools;
             }
         }
-        let service = Service::of(account);
-        let pools = service
-            .pools
-            .iter()
-            .map(|p| super::state::PoolState::new(&p.id, &p.name, &p.recipients, p.events))
-            .collect();
         let policies = relied_on(account, &steps, &needs, &bodies);
         plans.push(AccountPlan {
             pools,
@@ -802,7 +802,7 @@ mod tests {
         #[test]
         fn each_clear_right_after_its_dependencies_loses_no_alert((a, per_page, bodies) in arbitrary_account_with_bodies()) {
             let steps = notification_steps(&a, per_page, &bodies).steps;
-            let (needs, _) = needs(&a, &steps);
+            let (needs, _) = needs(Service::of(&a), &steps);
             for (i, step) in steps.iter().enumerate() {
                 if !matches!(step, Request::ClearPage { .. } | Request::ClearPool { .. }) {
                     continue;

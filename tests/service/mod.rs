@@ -92,6 +92,8 @@ pub struct State {
     pub rate_limit: Option<(usize, Arc<dyn edgeaudit::live::pace::Clock>)>,
     pub rate_window: VecDeque<Duration>,
     pub rate_limited: usize,
+    /// Zone records the zones list answers besides the one zone.
+    pub extra_zones: Vec<Value>,
     /// Skips the loss check (it costs pools × policies per change).
     pub unchecked: bool,
     pub next_id: usize,
@@ -134,20 +136,6 @@ impl Service {
     pub fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut state)
-    }
-
-    /// GET a path, as the export would, and return the JSON answer.
-    pub fn get(&self, path: &str) -> Value {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
-        )
-        .expect("send");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).expect("read");
-        let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        serde_json::from_str(body).expect("a JSON answer")
     }
 }
 
@@ -421,11 +409,12 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
     let account = format!("/accounts/{}", state.account);
     let zone = format!("/zones/{}", state.zone);
     if path == "/zones" && method == "GET" {
-        let zones = if state.zone.is_empty() {
+        let mut zones = if state.zone.is_empty() {
             vec![]
         } else {
             vec![json!({"id": state.zone, "name": "example.com", "account": {"id": state.account}})]
         };
+        zones.extend(state.extra_zones.iter().cloned());
         return (200, page(&zones, target, 20));
     }
     if let Some(rest) = path.strip_prefix(&zone).filter(|_| !state.zone.is_empty()) {
