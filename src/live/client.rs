@@ -241,18 +241,17 @@ impl Client {
         let mut attempt = 0;
         loop {
             self.counts.reads += 1;
-            let why = match self.exchange("GET", path, None) {
+            // What went wrong, and how long to wait before the next attempt.
+            let (why, wait) = match self.exchange("GET", path, None) {
                 Exchange::Answer { status, body, .. } if (200..300).contains(&status) && success(&body) => return Ok(body),
                 Exchange::Answer {
                     status: 429, retry_after, ..
                 } => {
                     self.counts.rate_limited += 1;
-                    self.wait_for(retry_after, attempt);
-                    "HTTP 429 (rate limited)".to_string()
+                    ("HTTP 429 (rate limited)".to_string(), self.wait_for(retry_after, attempt))
                 }
                 Exchange::Answer { status, text, .. } if status >= 500 => {
-                    self.clock.sleep(self.backoff(attempt));
-                    format!("HTTP {status}: {}", excerpt(&text))
+                    (format!("HTTP {status}: {}", excerpt(&text)), self.backoff(attempt))
                 }
                 Exchange::Answer { status, body, text, .. } => {
                     return Err(LiveError {
@@ -260,10 +259,7 @@ impl Client {
                         why: refused(status, &body, &text),
                     });
                 }
-                Exchange::Lost(why) => {
-                    self.clock.sleep(self.backoff(attempt));
-                    why
-                }
+                Exchange::Lost(why) => (why, self.backoff(attempt)),
             };
             if attempt >= self.settings.retries {
                 return Err(LiveError {
@@ -271,13 +267,15 @@ impl Client {
                     why: format!("{why}; gave up after {} attempts", attempt + 1),
                 });
             }
+            self.clock.sleep(wait);
             attempt += 1;
             self.counts.retries += 1;
         }
     }
 
-    fn wait_for(&self, retry_after: Option<Duration>, attempt: u32) {
-        self.clock.sleep(retry_after.unwrap_or_else(|| self.backoff(attempt)));
+    /// How long a 429 asks to wait: its `Retry-After`, else the backoff.
+    fn wait_for(&self, retry_after: Option<Duration>, attempt: u32) -> Duration {
+        retry_after.unwrap_or_else(|| self.backoff(attempt))
     }
 
     /// A change (POST, PUT, PATCH), sent once; a 429 is waited out and sent
@@ -295,7 +293,7 @@ impl Client {
                 } if attempt < self.settings.retries => {
                     self.counts.rate_limited += 1;
                     self.counts.retries += 1;
-                    self.wait_for(retry_after, attempt);
+                    self.clock.sleep(self.wait_for(retry_after, attempt));
                     attempt += 1;
                 }
                 Exchange::Answer { status, text, .. } if status >= 500 || status == 429 => {

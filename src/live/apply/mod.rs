@@ -569,9 +569,15 @@ impl<'a> AccountRun<'a> {
 /// The first (event, recipient) of a pool's legacy e-mail that no policy delivers.
 fn undelivered(policies: &[ServicePolicy], pool: &PoolState) -> Option<(Event, String)> {
     let id = pool.id.to_ascii_lowercase();
+    // Only the policies that can deliver for this pool are asked about each
+    // delivery: a large account holds thousands, each naming a few pools.
+    let for_pool: Vec<&ServicePolicy> = policies
+        .iter()
+        .filter(|p| p.can_deliver && (p.pool_ids.is_empty() || p.pool_ids.contains(&id)))
+        .collect();
     for event in pool.event_set().iter() {
         for r in &pool.recipients {
-            if !policies.iter().any(|p| p.delivers(&id, event, r)) {
+            if !for_pool.iter().any(|p| p.delivers(&id, event, r)) {
                 return Some((event, r.clone()));
             }
         }
