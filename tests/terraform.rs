@@ -344,3 +344,50 @@ fn an_api_export_whose_records_carry_a_terraform_version_key_stays_an_export() {
     assert_eq!(doc["summary"]["records"]["custom_hostname"], 1);
     assert!(doc["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "CA004"));
 }
+
+#[test]
+fn a_raw_tfstate_without_mode_holds_managed_resources_and_data_sources_are_named() {
+    // Hand-written and older states leave `mode` out: such a resource is managed.
+    let no_mode = br#"{"version": 4, "terraform_version": "1.5.7", "resources": [
+      {"type": "cloudflare_load_balancer_pool", "name": "web", "instances": [{"attributes": {
+        "id": "17b5962d775c646f3f9725cbc7a53df4", "name": "web", "notification_email": "ops@example.com",
+        "origins": [{"address": "192.0.2.1"}]}}]}]}"#;
+    // A state of data sources only configures nothing: the skip says so
+    // rather than claim no resource of ours is there.
+    let data_only = br#"{"version": 4, "terraform_version": "1.5.7", "resources": [
+      {"mode": "data", "type": "cloudflare_zone", "name": "lookup", "instances": [{"attributes": {"id": "z", "name": "example.com"}}]}]}"#;
+    let dir = temp_dir(&[("no-mode.tfstate", no_mode), ("data.tfstate", data_only)]);
+    let r = common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "no-mode.tfstate",
+            "--format",
+            "json",
+            "--as-of",
+            "2024-10-01",
+            "--no-config",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    let rules: BTreeSet<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains("LB001"), "the pool is judged: {rules:?}");
+    let lb001 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB001").unwrap();
+    assert_eq!(lb001["resource"]["address"], "cloudflare_load_balancer_pool.web");
+
+    let data = common::run_in(dir.path(), &["check", "data.tfstate", "--no-config"]);
+    assert_eq!(data.code, 2, "{}", data.stderr);
+    assert!(
+        data.stderr
+            .contains("only resources edgeaudit reads are data sources (data.cloudflare_zone.lookup)"),
+        "{}",
+        data.stderr
+    );
+    assert!(!data.stderr.contains("no resource edgeaudit reads"), "{}", data.stderr);
+}

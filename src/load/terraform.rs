@@ -76,6 +76,13 @@ struct Module {
     child_modules: Vec<Module>,
 }
 
+/// A data source (`mode: data`) is read by Terraform, not managed by it:
+/// not a resource of the account's configuration. A resource without `mode`
+/// (raw states written by hand or by older tools) is a managed one.
+fn is_data_source(mode: &str) -> bool {
+    mode == "data"
+}
+
 /// What `show -json` says of every resource, in a state or in a plan's changes.
 #[derive(Deserialize)]
 struct Named {
@@ -143,12 +150,29 @@ struct Found<'d> {
 
 static NO_ATTRIBUTES: Value = Value::Null;
 
-fn show_module<'d>(module: &'d Module, pointer: &str, found: &mut Vec<Found<'d>>) {
+/// The resources of a document, and the data sources of types edgeaudit
+/// reads (named when they are all there is, so the refusal says why).
+#[derive(Default)]
+struct Resources<'d> {
+    found: Vec<Found<'d>>,
+    data_sources: Vec<String>,
+}
+
+impl Resources<'_> {
+    fn data_source(&mut self, resource_type: &str, address: impl FnOnce() -> String) {
+        if terraform::resource_type(resource_type).is_some() {
+            self.data_sources.push(address());
+        }
+    }
+}
+
+fn show_module<'d>(module: &'d Module, pointer: &str, out: &mut Resources<'d>) {
     for (i, r) in module.resources.iter().enumerate() {
-        if r.named.mode != "managed" {
+        if is_data_source(&r.named.mode) {
+            out.data_source(&r.named.resource_type, || r.named.address.clone());
             continue;
         }
-        found.push(Found {
+        out.found.push(Found {
             resource_type: &r.named.resource_type,
             address: r.named.address.clone(),
             pointer: format!("{pointer}/resources/{i}/values"),
@@ -157,7 +181,7 @@ fn show_module<'d>(module: &'d Module, pointer: &str, found: &mut Vec<Found<'d>>
         });
     }
     for (i, child) in module.child_modules.iter().enumerate() {
-        show_module(child, &format!("{pointer}/child_modules/{i}"), found);
+        show_module(child, &format!("{pointer}/child_modules/{i}"), out);
     }
 }
 
@@ -177,13 +201,17 @@ fn state_address(r: &StateResource, key: Option<&Value>) -> String {
     address
 }
 
-fn resources(doc: &Document) -> Vec<Found<'_>> {
-    let mut found = Vec::new();
+fn resources(doc: &Document) -> Resources<'_> {
+    let mut out = Resources::default();
     if let Some(changes) = &doc.resource_changes {
         // A plan: what each resource will be. A resource the plan deletes is gone.
         for (i, c) in changes.iter().enumerate() {
             let actions = c.change.as_ref().map_or(&[][..], |change| change.actions.as_slice());
-            if c.named.mode != "managed" || (!actions.is_empty() && actions.iter().all(|a| a == "delete")) {
+            if is_data_source(&c.named.mode) {
+                out.data_source(&c.named.resource_type, || c.named.address.clone());
+                continue;
+            }
+            if !actions.is_empty() && actions.iter().all(|a| a == "delete") {
                 continue;
             }
             let planned: Vec<&str> = actions
@@ -196,7 +224,7 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
             } else {
                 format!("{} (planned: {})", c.named.address, planned.join(", "))
             };
-            found.push(Found {
+            out.found.push(Found {
                 resource_type: &c.named.resource_type,
                 address,
                 pointer: format!("/resource_changes/{i}/change/after"),
@@ -205,16 +233,17 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
             });
         }
     } else if let Some(module) = doc.planned_values.as_ref().and_then(|v| v.root_module.as_ref()) {
-        show_module(module, "/planned_values/root_module", &mut found);
+        show_module(module, "/planned_values/root_module", &mut out);
     } else if let Some(module) = doc.values.as_ref().and_then(|v| v.root_module.as_ref()) {
-        show_module(module, "/values/root_module", &mut found);
+        show_module(module, "/values/root_module", &mut out);
     } else if let Some(state) = &doc.resources {
         for (i, r) in state.iter().enumerate() {
-            if r.mode != "managed" {
+            if is_data_source(&r.mode) {
+                out.data_source(&r.resource_type, || format!("data.{}", state_address(r, None)));
                 continue;
             }
             for (k, instance) in r.instances.iter().enumerate() {
-                found.push(Found {
+                out.found.push(Found {
                     resource_type: &r.resource_type,
                     address: state_address(r, instance.index_key.as_ref()),
                     pointer: format!("/resources/{i}/instances/{k}/attributes"),
@@ -224,7 +253,7 @@ fn resources(doc: &Document) -> Vec<Found<'_>> {
             }
         }
     }
-    found
+    out
 }
 
 pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
@@ -241,7 +270,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             format!("a Terraform state of format version {version}: edgeaudit reads format 4 (Terraform 0.12 and later)"),
         )]);
     }
-    let found = resources(&doc);
+    let Resources { found, data_sources } = resources(&doc);
     // Zones by id, each its own zone of the document: records name theirs by `zone_id`.
     let mut zones: BTreeMap<&str, (u32, Option<&str>)> = BTreeMap::new();
     for f in &found {
@@ -303,9 +332,15 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             }
         }
         if ours == 0 {
-            return Err(InputError::at_line_column(&file.name, 1, 1, "a Terraform document").not_analysed(
-                "a Terraform document with no resource edgeaudit reads (cloudflare_load_balancer_pool, cloudflare_notification_policy, cloudflare_certificate_pack, cloudflare_total_tls, cloudflare_custom_hostname, cloudflare_custom_ssl, cloudflare_record, cloudflare_dns_record)",
-            ));
+            let why = if data_sources.is_empty() {
+                "a Terraform document with no resource edgeaudit reads (cloudflare_load_balancer_pool, cloudflare_notification_policy, cloudflare_certificate_pack, cloudflare_total_tls, cloudflare_custom_hostname, cloudflare_custom_ssl, cloudflare_record, cloudflare_dns_record)".to_string()
+            } else {
+                format!(
+                    "a Terraform document whose only resources edgeaudit reads are data sources ({}): they read the account, they do not configure it",
+                    data_sources.join(", ")
+                )
+            };
+            return Err(InputError::at_line_column(&file.name, 1, 1, "a Terraform document").not_analysed(why));
         }
         w.set_account(account.clone());
         Ok(())
