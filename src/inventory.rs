@@ -24,7 +24,9 @@ pub struct Row {
     pub uploaded: String,
     pub expires: String,
     /// For uploaded certificates `cross_signed`, `dst_cross_signed`, `clean`, or `unavailable`
-    /// (no PEM in the export); `managed` when the service builds the chain.
+    /// (no PEM in the export); `managed` when the service builds the chain;
+    /// `not_issued` for a pack whose export lists no certificate (ordered,
+    /// not yet issued): nothing about a certificate is guessed.
     pub chain: &'static str,
     pub file: String,
     pub pointer: String,
@@ -140,15 +142,18 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         let explicit = if explicit { "yes" } else { "no" };
         let file = file_name(&pack.origin);
         if pack.certificates.is_empty() {
-            rows.push(managed_row(
-                "certificate_pack",
-                &pack.id,
-                pack.hosts.join(" "),
-                &pack.authority,
-                explicit,
-                file.clone(),
-                pack.origin.pointer().into_owned(),
-            ));
+            rows.push(Row {
+                chain: "not_issued",
+                ..managed_row(
+                    "certificate_pack",
+                    &pack.id,
+                    pack.hosts.join(" "),
+                    &pack.authority,
+                    explicit,
+                    file.clone(),
+                    pack.origin.pointer().into_owned(),
+                )
+            });
         }
         for (i, c) in pack.certificates.iter().enumerate() {
             let ca = pack.authority.as_str().to_string();

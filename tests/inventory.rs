@@ -69,3 +69,21 @@ fn csv_and_table_render_the_same_rows() {
 fn inventory_inputs_fail_like_check() {
     assert_eq!(run(&["inventory", "does/not/exist"]).code, 2);
 }
+
+#[test]
+fn a_pack_ordered_but_not_issued_is_listed_without_a_guessed_certificate() {
+    let doc = json(&run(&[
+        "inventory",
+        "tests/fixtures/real/certificate-packs.json",
+        "--format",
+        "json",
+    ]));
+    let rows = doc.as_array().expect("rows");
+    let ordered = rows
+        .iter()
+        .find(|r| r["hosts"] == "ordered.example.com")
+        .expect("the dedicated_custom pack with only id, type and hosts is a pack");
+    assert_eq!(ordered["kind"], "certificate_pack");
+    assert_eq!(ordered["chain"], "not_issued");
+    assert_eq!((ordered["ca"].as_str(), ordered["expires"].as_str()), (Some("unknown"), Some("")));
+}

@@ -5,7 +5,8 @@
 //! pools with `notification_filter` absent or disabling both sources,
 //! policies without `result_info` and with hand-typed mechanism ids, custom
 //! hostnames without `ssl` or with `certificate_authority: null`, a PEM
-//! escaped twice, packs of type `custom` and `dedicated_custom`, Total TLS on
+//! escaped twice, packs of type `custom` and `dedicated_custom` (one ordered,
+//! with only `id`, `type` and `hosts`), Total TLS on
 //! its own, custom certificates with a `type` of their own, CAA records in
 //! `data`, a BIND export without `$ORIGIN`, and a YAML file with a byte-order
 //! mark.
@@ -48,7 +49,7 @@ fn every_real_shape_loads_and_nothing_is_skipped() {
     assert_eq!(
         doc["summary"]["records"],
         serde_json::json!({
-            "pool": 3, "notification_policy": 1, "certificate_pack": 4, "custom_certificate": 1,
+            "pool": 3, "notification_policy": 1, "certificate_pack": 5, "custom_certificate": 1,
             "custom_hostname": 6, "total_tls": 1, "universal_ssl": 1, "dns_record": 6
         })
     );

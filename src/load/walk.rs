@@ -506,7 +506,7 @@ const SETTING_WITHOUT_KIND: &str = "this looks like a zone setting (`enabled`), 
 
 /// Certificate pack types the rules know by name; a record with `hosts` and
 /// `certificates` or `certificate_authority` is a pack whatever its type.
-const PACK_TYPES: [&str; 8] = [
+const PACK_TYPES: [&str; 10] = [
     "universal",
     "advanced",
     "total_tls",
@@ -515,6 +515,9 @@ const PACK_TYPES: [&str; 8] = [
     "keyless",
     "mh_custom",
     "managed_hostname",
+    // Real older values.
+    "custom",
+    "dedicated_custom",
 ];
 
 /// DNS record types (the API's `type` values for DNS records). Zones
@@ -573,6 +576,10 @@ pub fn classify(shape: &Shape<'_>) -> Option<Kind> {
         Some(Kind::CustomCertificate)
     } else if record_type.is_some_and(|t| PACK_TYPES.contains(&t)) {
         Some(Kind::CertificatePack)
+    } else if shape.hosts.is_some() && shape.id.is_some() && record_type.is_some_and(|t| !is_other_type(t)) {
+        // A pack of a type not listed above, ordered but not yet issued
+        // (`id`, `type`, `hosts` and nothing else): still a pack.
+        Some(Kind::CertificatePack)
     } else if shape.name.is_some() && record_type.is_some_and(|t| DNS_TYPES.iter().any(|d| d.eq_ignore_ascii_case(t))) {
         Some(Kind::DnsRecord)
     } else {
@@ -591,6 +598,12 @@ pub fn is_total_tls(shape: &Shape<'_>) -> bool {
 /// carry an `id`, a `name` or a `type`.
 fn is_setting_like(shape: &Shape<'_>) -> bool {
     shape.enabled.is_some() && shape.id.is_none() && shape.name.is_none() && shape.record_type.is_none() && shape.hostname.is_none()
+}
+
+/// A `type` that names something other than a certificate pack: a DNS
+/// record type, a zone's, or a Terraform resource's.
+fn is_other_type(t: &str) -> bool {
+    DNS_TYPES.iter().any(|d| d.eq_ignore_ascii_case(t)) || ["full", "partial", "secondary"].contains(&t) || t.starts_with("cloudflare_")
 }
 
 /// What a record of no analysed kind looks like, for the reason a file is skipped.

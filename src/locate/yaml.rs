@@ -76,8 +76,11 @@ fn pass(text: &str, keep: Option<&HashSet<String>>, one_node: bool) -> Pass {
         // be past the first document, which we do not need (or, in a record's
         // stretch, past its end: see `record_field`).
         let Ok((event, span)) = item else { break };
-        let start = span.start.byte_offset().unwrap_or(0);
+        let mut start = span.start.byte_offset().unwrap_or(0);
         let end = span.end.byte_offset().unwrap_or(start).max(start);
+        if matches!(event, Event::SequenceStart(..)) {
+            start = block_sequence_dash(text, start);
+        }
         let (is_node, opens) = match &event {
             Event::Scalar(..) | Event::Alias(..) => (true, false),
             Event::MappingStart(..) | Event::SequenceStart(..) => (true, true),
@@ -174,6 +177,26 @@ fn pass(text: &str, keep: Option<&HashSet<String>>, one_node: bool) -> Pass {
         root_end,
         root_anchored,
     }
+}
+
+/// Where a sequence whose start the parser gives at `start` begins: a block
+/// sequence not indented below its key (`result:\n- id: a`) is given at its
+/// first item's content, two columns right of its `-`; it begins at the `-`.
+fn block_sequence_dash(text: &str, start: usize) -> usize {
+    let Some(before) = text.get(..start) else { return start };
+    if text[start..].starts_with(['-', '[']) {
+        return start;
+    }
+    let gap = before.trim_end_matches([' ', '\t']);
+    if gap.len() < before.len() && gap.ends_with('-') {
+        let dash = gap.len() - 1;
+        // Only an indicator: a `-` alone after the line's indentation or another indicator.
+        let line = &gap[gap[..dash].rfind('\n').map_or(0, |i| i + 1)..dash];
+        if line.bytes().all(|b| b == b' ' || b == b'-') {
+            return dash;
+        }
+    }
+    start
 }
 
 /// The field `path` of the YAML record whose first key starts at byte `key`
@@ -287,6 +310,15 @@ mod tests {
         assert_eq!(start, text.find('-').expect("dash"), "{:?}", &text[start..]);
         let seq = "- id: a\n- id: b\n";
         assert_eq!(node_ranges(seq)[""].0, 0);
+        // Not indented below its key, as yq and PyYAML write it.
+        let flush = "result:\n- id: a\n  hosts:\n  - x.example\n";
+        let r = node_ranges(flush);
+        assert_eq!(r["/result"].0, flush.find("- id").expect("dash"));
+        assert_eq!(r["/result/0/hosts"].0, flush.find("- x").expect("dash"));
+        assert_eq!(text_at(flush, &r, "/result/0/id"), "a", "a mapping item starts at its first key");
+        let nested = "- - a\n  - b\n";
+        let r = node_ranges(nested);
+        assert_eq!((r[""].0, r["/0"].0), (0, 2));
     }
 
     #[test]
