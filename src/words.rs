@@ -18,3 +18,22 @@ mod tests {
         assert_eq!(super::plural(3, "copy", "copies"), "3 copies");
     }
 }
+
+/// `a`, `a and b`, `a, b and c`.
+pub fn list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod list_tests {
+    #[test]
+    fn lists_read_as_words() {
+        assert_eq!(super::list(&[]), "");
+        assert_eq!(super::list(&["LB001"]), "LB001");
+        assert_eq!(super::list(&["LB001", "LB002", "LB003"]), "LB001, LB002 and LB003");
+    }
+}

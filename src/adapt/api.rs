@@ -313,6 +313,11 @@ impl RecordSink for Builder {
         append(&mut target.zones, staged.zones);
         append(&mut target.pool_lists, staged.pool_lists);
         append(&mut target.pages, staged.pages);
+        target.unknown.extend(staged.unknown);
+    }
+
+    fn unknown_values(&mut self, origin: &RecordOrigin, values: Vec<crate::model::unknown::UnknownValue>) {
+        self.staged.unknown.insert(origin, values);
     }
 
     fn not_analysed(&mut self, kind: Option<Kind>, mut error: crate::load::error::InputError) {

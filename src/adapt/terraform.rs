@@ -16,6 +16,7 @@ use super::api;
 use crate::model::Kind;
 use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields};
 use crate::model::terraform::Generation;
+use crate::model::unknown::UnknownValue;
 
 /// What edgeaudit reads of a resource type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,6 +228,137 @@ pub fn normalise(kind: Kind, attributes: &Value, generation: Option<Generation>)
         _ => &V5,
     };
     Some((record, layout))
+}
+
+/// A resource's attributes in the API's shape, as [`normalise`] puts them,
+/// with its values not known before apply — each at its pointer in the
+/// attributes, with why — left out of the record and listed by the field
+/// the API's shape has them at, which is what facts read. An unknown value
+/// of an attribute no rule reads (`description`, a webhook's `name`) is not
+/// listed: it decides nothing.
+pub fn normalise_with_unknown(
+    kind: Kind,
+    attributes: &Value,
+    unknown: &[(String, String)],
+    generation: Option<Generation>,
+) -> Option<(Value, &'static Layout, Vec<UnknownValue>)> {
+    if unknown.is_empty() {
+        let (record, layout) = normalise(kind, attributes, generation)?;
+        return Some((record, layout, Vec::new()));
+    }
+    // Each unknown value is marked where it is; the adapter carries the
+    // marks to where the API's shape has them (v4's `filters[0].pool_id`
+    // becomes `filters.pool_id`), and they are taken out there.
+    let mut marked = attributes.clone();
+    for (i, (pointer, _)) in unknown.iter().enumerate() {
+        set_at(&mut marked, pointer, Value::String(mark(i)));
+    }
+    let (mut record, layout) = normalise(kind, &marked, generation)?;
+    let mut fields: Vec<Vec<String>> = vec![Vec::new(); unknown.len()];
+    take_marks(&mut record, &mut String::new(), &mut fields);
+    let mut values = Vec::new();
+    for ((pointer, why), found) in unknown.iter().zip(fields) {
+        let found = if found.is_empty() { renamed(kind, pointer) } else { found };
+        values.extend(found.into_iter().map(|field| UnknownValue {
+            field,
+            at: pointer.clone(),
+            why: why.clone(),
+        }));
+    }
+    Some((record, layout, values))
+}
+
+const MARK: &str = "\u{0}edgeaudit:unknown:";
+
+fn mark(i: usize) -> String {
+    format!("{MARK}{i}")
+}
+
+/// Sets `value` at `pointer` (relative to `root`), making the objects and
+/// lists on the way.
+fn set_at(root: &mut Value, pointer: &str, value: Value) {
+    let mut at = root;
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        at = match at {
+            Value::Array(items) => match token.parse::<usize>() {
+                Ok(i) if i < 10_000 => {
+                    if items.len() <= i {
+                        items.resize(i + 1, Value::Object(Map::new()));
+                    }
+                    &mut items[i]
+                }
+                _ => return,
+            },
+            other => {
+                if !other.is_object() {
+                    *other = Value::Object(Map::new());
+                }
+                match other {
+                    Value::Object(map) => map.entry(token).or_insert(Value::Null),
+                    _ => return,
+                }
+            }
+        };
+    }
+    *at = value;
+}
+
+/// Takes every mark out of `value`, noting the pointer it was at.
+fn take_marks(value: &mut Value, pointer: &mut String, fields: &mut [Vec<String>]) {
+    let index_of = |v: &Value| v.as_str()?.strip_prefix(MARK)?.parse::<usize>().ok();
+    let len = pointer.len();
+    match value {
+        Value::Object(map) => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys {
+                crate::locate::pointer::push_token(pointer, &key);
+                if let Some(i) = map.get(&key).and_then(index_of) {
+                    if let Some(f) = fields.get_mut(i) {
+                        f.push(pointer.clone());
+                    }
+                    map.remove(&key);
+                } else if let Some(child) = map.get_mut(&key) {
+                    take_marks(child, pointer, fields);
+                }
+                pointer.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for i in (0..items.len()).rev() {
+                pointer.push_str(&format!("/{i}"));
+                if let Some(m) = index_of(&items[i]) {
+                    if let Some(f) = fields.get_mut(m) {
+                        f.push(pointer.clone());
+                    }
+                    items.remove(i);
+                } else {
+                    take_marks(&mut items[i], pointer, fields);
+                }
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where the API's shape has an attribute the adapter drops when it is not
+/// of the shape it reads (v4's mechanism lists, `custom_ssl_options`): the
+/// fields its value would have filled. An attribute no rule reads has none.
+fn renamed(kind: Kind, pointer: &str) -> Vec<String> {
+    let attribute = pointer.split('/').nth(1).unwrap_or("");
+    if !is_decisive(kind, attribute, pointer) {
+        return Vec::new();
+    }
+    let fields: &[&str] = match attribute {
+        "email_integration" | "webhooks_integration" | "pagerduty_integration" => &["/mechanisms"],
+        "custom_ssl_options" => &["/certificate", "/bundle_method"],
+        "hostname" if kind == Kind::DnsRecord => &["/name"],
+        "value" if kind == Kind::DnsRecord => &["/content"],
+        // Read, and not where its name says: nothing of the record is known.
+        _ => &[""],
+    };
+    fields.iter().map(|f| f.to_string()).collect()
 }
 
 /// Terraform writes an unset string attribute as `""` (SDKv2 state, v4): a

@@ -3,51 +3,185 @@ use std::borrow::Cow;
 use chrono::NaiveDate;
 
 use super::RuleSet;
+use super::condition::Condition;
+use super::rule::Rule;
 use super::template::render_value;
-use crate::facts::{Facts, SubjectRef, Value};
+use crate::facts::{Fact, Facts, Item, SubjectRef, UnknownFact, Value};
 use crate::findings::{Finding, Location};
+
+/// The fact that lists what could not be judged (EX005 tests it).
+pub const NOT_JUDGED: &str = "not_judged";
+
+/// What a rule makes of one subject.
+enum Verdict {
+    Fires,
+    Passes,
+    /// A condition that could fail reads a value not known before apply.
+    NotJudged(UnknownFact),
+}
+
+/// Judged by what is known: a condition that is false on known facts
+/// decides (the rule does not fire, whatever the unknown values are); a
+/// rule whose every known condition holds and that tests an unknown fact
+/// cannot be judged.
+fn judge(rule: &Rule, facts: &dyn Facts, as_of: NaiveDate) -> Verdict {
+    let mut unknown = None;
+    for condition in &rule.when {
+        match condition.unknown_in(facts) {
+            Some(u) => {
+                unknown.get_or_insert(u);
+            }
+            None if !condition.holds(facts, as_of) => return Verdict::Passes,
+            None => {}
+        }
+    }
+    if unknown.is_none()
+        && let Some(name) = rule.for_each.as_deref()
+    {
+        unknown = facts.unknown(name);
+    }
+    match unknown {
+        Some(u) => Verdict::NotJudged(u),
+        None => Verdict::Fires,
+    }
+}
+
+impl Condition {
+    /// The first fact the condition tests that is not known, if any.
+    fn unknown_in(&self, facts: &dyn Facts) -> Option<UnknownFact> {
+        match self {
+            Condition::Fact { fact, .. } => facts.unknown(fact),
+            Condition::AsOf(_) => None,
+            Condition::Any(cs) | Condition::All(cs) => cs.iter().find_map(|c| c.unknown_in(facts)),
+            Condition::Not(c) => c.unknown_in(facts),
+        }
+    }
+}
+
+/// Whether a rule reports what others could not judge (it is judged last,
+/// on what they left).
+fn reports_not_judged(rule: &Rule) -> bool {
+    rule.when.iter().any(|c| c.reads(NOT_JUDGED))
+}
+
+/// The effective rules of the subject's kind that could not judge it, each
+/// with the unknown value that stopped it, in rule order.
+pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn Facts, as_of: NaiveDate) -> Vec<(&'r str, UnknownFact)> {
+    rules
+        .rules
+        .iter()
+        .filter(|r| r.subjects.contains(&kind) && r.is_effective(as_of) && !reports_not_judged(r))
+        .filter_map(|r| match judge(r, facts, as_of) {
+            Verdict::NotJudged(u) => Some((r.id.as_str(), u)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// The findings of every effective rule of the subject's kind on one subject.
 /// Messages are not rendered here: a report renders each when it writes it.
 pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
     // By the reference's kind: the subject's names are not read to judge it.
-    for rule in rules
-        .rules
-        .iter()
-        .filter(|r| r.subjects.contains(&subject_ref.kind) && r.is_effective(as_of))
-    {
-        if !rule.when.iter().all(|c| c.holds(facts, as_of)) {
-            continue;
+    let effective = || {
+        rules
+            .rules
+            .iter()
+            .filter(|r| r.subjects.contains(&subject_ref.kind) && r.is_effective(as_of))
+    };
+    let mut not_judged: Vec<(&str, UnknownFact)> = Vec::new();
+    for rule in effective().filter(|r| !reports_not_judged(r)) {
+        match judge(rule, facts, as_of) {
+            Verdict::Fires => emit(rule, subject_ref, facts, as_of, out),
+            Verdict::Passes => {}
+            Verdict::NotJudged(u) => not_judged.push((&rule.id, u)),
         }
-        let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
-        let phase = rule.phase_at(as_of);
-        let mut emit = |item: Option<String>, path: Cow<'static, str>, elsewhere: Option<&crate::model::origin::RecordOrigin>| {
-            out.push(Finding {
-                rule: rule.clone(),
-                severity: rule.severity_in(phase),
-                subject: subject_ref,
-                item,
-                phase,
-                path,
-                elsewhere: elsewhere.map(|o| Box::new(o.clone())),
-                location: Location::default(),
-                suppression: None,
-            });
-        };
-        match rule.for_each.as_deref().and_then(|name| facts.get(name)) {
-            Some(fact) => match &fact.value {
-                Value::List(items) => {
-                    for item in items {
-                        let path = match &item.path {
-                            Some(p) => Cow::Owned(p.clone()),
-                            None => at_path.clone().unwrap_or_else(|| fact.path.clone()),
-                        };
-                        emit(Some(item.text.clone()), path, item.elsewhere.as_ref());
-                    }
+    }
+    let with_not_judged = WithNotJudged {
+        inner: facts,
+        not_judged: &not_judged,
+    };
+    for rule in effective().filter(|r| reports_not_judged(r)) {
+        if rule.when.iter().all(|c| c.holds(&with_not_judged, as_of)) {
+            emit(rule, subject_ref, &with_not_judged, as_of, out);
+        }
+    }
+}
+
+fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
+    let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
+    let phase = rule.phase_at(as_of);
+    let mut emit = |item: Option<String>, path: Cow<'static, str>, elsewhere: Option<&crate::model::origin::RecordOrigin>| {
+        out.push(Finding {
+            rule: rule.clone(),
+            severity: rule.severity_in(phase),
+            subject: subject_ref,
+            item,
+            phase,
+            path,
+            elsewhere: elsewhere.map(|o| Box::new(o.clone())),
+            location: Location::default(),
+            suppression: None,
+        });
+    };
+    match rule.for_each.as_deref().and_then(|name| facts.get(name)) {
+        Some(fact) => match &fact.value {
+            Value::List(items) => {
+                for item in items {
+                    let path = match &item.path {
+                        Some(p) => Cow::Owned(p.clone()),
+                        None => at_path.clone().unwrap_or_else(|| fact.path.clone()),
+                    };
+                    emit(Some(item.text.clone()), path, item.elsewhere.as_ref());
                 }
-                other => emit(Some(render_value(other)), fact.path.clone(), None),
-            },
-            None => emit(None, at_path.unwrap_or(Cow::Borrowed("")), None),
+            }
+            other => emit(Some(render_value(other)), fact.path.clone(), None),
+        },
+        None => emit(None, at_path.unwrap_or(Cow::Borrowed("")), None),
+    }
+}
+
+/// A subject's facts with what its rules could not judge: `not_judged`,
+/// one item in words, at the first unknown value they read.
+pub struct WithNotJudged<'f> {
+    pub inner: &'f dyn Facts,
+    pub not_judged: &'f [(&'f str, UnknownFact)],
+}
+
+impl Facts for WithNotJudged<'_> {
+    fn subject(&self) -> crate::facts::Subject<'_> {
+        self.inner.subject()
+    }
+
+    fn get(&self, name: &str) -> Option<Fact> {
+        let Some((_, first)) = self.not_judged.first() else {
+            return self.inner.get(name);
+        };
+        if name != NOT_JUDGED {
+            return self.inner.get(name);
         }
+        let rules: Vec<&str> = self.not_judged.iter().map(|(id, _)| *id).collect();
+        let (verb, read) = if rules.len() == 1 { ("it", "reads") } else { ("they", "read") };
+        let of = first.of.as_ref().map(|o| format!(" of {o}")).unwrap_or_default();
+        // The words go with the finding (its item): a report renders them
+        // without judging the subject again.
+        let text = format!(
+            "{} could not judge this resource: {verb} {read} `{}`{of}, which is not known before apply ({})",
+            crate::words::list(&rules),
+            first.value.field_name(),
+            first.value.why,
+        );
+        let at = first.value.at.clone();
+        Some(Fact::at(
+            Value::List(vec![Item {
+                text,
+                path: Some(at.clone()),
+                elsewhere: first.elsewhere.clone(),
+            }]),
+            at,
+        ))
+    }
+
+    fn replacement_bodies(&self) -> &[crate::model::notification::NewPolicy] {
+        self.inner.replacement_bodies()
     }
 }

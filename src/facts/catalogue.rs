@@ -72,6 +72,14 @@ const CONFLICTING_COPIES: FactSpec = spec(
     "later copies of this resource (same kind and id) whose content differs, each in words with where it is and which fields differ; the first copy is the one analysed",
 );
 
+/// What its rules could not judge of a resource (EX005): every kind with
+/// values that may be unknown before apply has these.
+const NOT_JUDGED: FactSpec = spec(
+    "not_judged",
+    List,
+    "the rules that could not judge the resource because a fact they test reads a value not known before apply: one item in words (the rules, the value, the other resource it is in for a pool's coverage, and why it is not known, naming the variable or reference), at that value; empty when every rule judged it",
+);
+
 static LIST: &[FactSpec] = &[
     spec(
         "id",
@@ -140,6 +148,7 @@ static POOL: &[FactSpec] = &[
         "for a fully covered pool, why clearing its legacy e-mail loses nothing: the covering policies, or a filter that disables every event (empty otherwise)",
     ),
     CONFLICTING_COPIES,
+    NOT_JUDGED,
 ];
 
 static POLICY: &[FactSpec] = &[
@@ -175,6 +184,7 @@ static POLICY: &[FactSpec] = &[
     ),
     spec("loaded_pool_count", Int, "pools loaded for the policy's account"),
     CONFLICTING_COPIES,
+    NOT_JUDGED,
 ];
 
 static ACCOUNT: &[FactSpec] = &[
@@ -255,6 +265,7 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
     PEM_ERROR,
     PEM_CONTRADICTIONS,
     CONFLICTING_COPIES,
+    NOT_JUDGED,
 ];
 
 const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
@@ -285,6 +296,7 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
         "the earliest expiry among its active certificates (absent when none says)",
     ),
     CONFLICTING_COPIES,
+    NOT_JUDGED,
 ];
 
 static CUSTOM_HOSTNAME: &[FactSpec] = &[
@@ -350,12 +362,14 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
         "the loaded CAA records let pki.goog or ssl.com issue for the hostname",
     ),
     CONFLICTING_COPIES,
+    NOT_JUDGED,
 ];
 
 static TOTAL_TLS: &[FactSpec] = &[
     spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)"),
     choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings"),
     spec("zone_id", Text, "the zone's id (`{zone_id}` when the export does not say)"),
+    NOT_JUDGED,
 ];
 
 pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
@@ -392,4 +406,69 @@ pub fn common_catalogue(kinds: &[Kind]) -> Vec<FactSpec> {
             if open { FactSpec { values: &[], ..*spec } } else { *spec }
         })
         .collect()
+}
+
+/// The fields of its record, in the API's shape, a fact of `kind` is
+/// computed from: when one of them is not known before apply (a Terraform
+/// variable, a reference, a value a plan computes), the fact is unknown and
+/// the rules that test it do not judge the resource. `None`: every field
+/// (a fact not listed here, so unknown whenever anything of the record is).
+/// Facts of no field (`label`, the account's endpoint) read `[]`.
+pub fn reads(kind: Kind, fact: &str) -> Option<&'static [&'static str]> {
+    const NOTHING: &[&str] = &[];
+    const PEM: &[&str] = &["/certificate"];
+    Some(match (kind, fact) {
+        (
+            _,
+            "label" | "conflicting_copies" | "terraform_source" | "address" | "account" | "policies_endpoint" | "not_judged",
+        ) => NOTHING,
+        (_, "zone" | "zone_id") => &["/zone_id"],
+        (_, "id") => &["/id"],
+        (_, "name") => &["/name"],
+        (Kind::Pool, "legacy_recipients") => &["/notification_email"],
+        (Kind::Pool, "legacy_events") => &["/notification_filter"],
+        (Kind::Pool, "pool_endpoint") => &["/id"],
+        (
+            Kind::Pool,
+            "coverage" | "covering_policies" | "uncovered_events" | "uncovered_recipients" | "replacement_policy" | "why_clearing_is_safe",
+        ) => &["/id", "/notification_email", "/notification_filter"],
+        (Kind::NotificationPolicy, "alert_type" | "is_health_alert") => &["/alert_type"],
+        (Kind::NotificationPolicy, "enabled") => &["/enabled"],
+        (Kind::NotificationPolicy, "mechanism_count") => &["/mechanisms"],
+        (Kind::NotificationPolicy, "delivery" | "delivery_reason") => &["/enabled", "/mechanisms"],
+        (Kind::NotificationPolicy, "invalid_filter_values") => &["/filters/new_health", "/filters/event_source"],
+        (Kind::NotificationPolicy, "unknown_pool_ids") => &["/filters/pool_id"],
+        (Kind::NotificationPolicy, "loaded_pool_count") => NOTHING,
+        (Kind::CustomCertificate, "hosts") => &["/hosts"],
+        (Kind::CustomCertificate, "issuer" | "is_lets_encrypt") => &["/issuer", "/certificate"],
+        (Kind::CustomCertificate, "key_type") => &["/signature", "/certificate"],
+        (Kind::CustomCertificate, "bundle_method") => &["/bundle_method"],
+        (Kind::CustomCertificate, "uploaded_on") => &["/uploaded_on"],
+        (Kind::CustomCertificate, "expires_on") => &["/expires_on", "/certificate"],
+        (Kind::CustomCertificate, "status") => &["/status"],
+        (Kind::CustomCertificate, "pem_available" | "chain" | "dst_certificate" | "pem_error") => PEM,
+        (Kind::CustomCertificate, "pem_contradictions") => &["/certificate", "/issuer", "/expires_on", "/signature"],
+        (Kind::CertificatePack, "type") => &["/type"],
+        (Kind::CertificatePack, "hosts") => &["/hosts"],
+        (Kind::CertificatePack, "authority") => &["/certificate_authority"],
+        (Kind::CertificatePack, "explicit") => &["/type"],
+        (Kind::CertificatePack, "status") => &["/status", "/certificates"],
+        (Kind::CertificatePack, "expires_on") => &["/certificates"],
+        (Kind::CustomHostname, "hostname" | "hosts") => &["/hostname"],
+        (Kind::CustomHostname, "bundle_method") => &["/ssl/bundle_method"],
+        (Kind::CustomHostname, "chain" | "dst_certificate" | "pem_error") => &["/ssl/custom_certificate", "/ssl/custom_cert_bundle"],
+        (Kind::CustomHostname, "pem_contradictions") => &["/ssl"],
+        (Kind::CustomHostname, "expires_on") => &["/ssl/expires_on", "/ssl/custom_certificate", "/ssl/custom_cert_bundle"],
+        (Kind::CustomHostname, "status") => &["/ssl/status"],
+        (Kind::CustomHostname, "authority") => &["/ssl/certificate_authority"],
+        (Kind::CustomHostname, "wildcard") => &["/ssl/wildcard", "/hostname"],
+        (Kind::CustomHostname, "ssl_method") => &["/ssl/method"],
+        (Kind::CustomHostname, "ssl_type") => &["/ssl/type"],
+        (Kind::CustomHostname, "patch_endpoint") => &["/id"],
+        (Kind::CustomHostname, "ca_change_body") => &["/ssl/method", "/ssl/type"],
+        (Kind::CustomHostname, "caa_record_set" | "caa_allows_lets_encrypt" | "caa_allows_compatible") => &["/hostname", "/ssl/wildcard"],
+        (Kind::TotalTls, "enabled") => &["/enabled"],
+        (Kind::TotalTls, "authority") => &["/certificate_authority"],
+        _ => return None,
+    })
 }

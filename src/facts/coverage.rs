@@ -6,10 +6,17 @@ use std::hash::{Hash, Hasher};
 
 use crate::model::Account;
 use crate::model::notification::{Event, Policy, Pool};
+use crate::model::unknown::UnknownValue;
 
 pub struct CoverageIndex<'a> {
     /// Covering candidates whose `pool_id` filter is absent: all pools.
     all_pools: Vec<&'a Policy>,
+    /// Policies that may be health alerts for all pools, or for the pools
+    /// their known `pool_id` names, but whose delivery is not known before
+    /// apply: they may cover what the known ones leave, so those pools'
+    /// coverage is unknown.
+    uncertain_all: Vec<(&'a Policy, &'a UnknownValue)>,
+    uncertain_by_pool: HashMap<PoolId<'a>, Vec<(&'a Policy, &'a UnknownValue)>>,
     /// Covering candidates by pool id.
     by_pool: HashMap<PoolId<'a>, Vec<&'a Policy>>,
     account: &'a Account,
@@ -68,9 +75,9 @@ pub enum Coverage {
     None,
     Partial,
     Full,
-    /// Not full, and a health-alert policy of the account was not analysed
-    /// (its values are known only after apply): it may cover the rest, so
-    /// neither LB001 nor LB003 can be said.
+    /// Not full, and a policy that may be a health alert for this pool has
+    /// a value that decides it known only after apply (or was not analysed):
+    /// it may cover the rest, so neither LB001 nor LB003 can be said.
     Unknown,
 }
 
@@ -89,6 +96,10 @@ impl Coverage {
 #[derive(Debug)]
 pub struct PoolCoverage<'a> {
     pub coverage: Coverage,
+    /// For [`Coverage::Unknown`]: the policy that may cover the rest, and
+    /// its value not known before apply (`None` when the policy was not
+    /// analysed at all).
+    pub unknown_by: Option<(&'a Policy, &'a UnknownValue)>,
     pub covering: Vec<&'a Policy>,
     pub uncovered_events: Vec<Event>,
     pub uncovered_recipients: Vec<&'a str>,
@@ -100,11 +111,61 @@ pub fn can_cover(policy: &Policy) -> bool {
     policy.is_health_alert() && policy.enabled && !policy.mechanisms.is_empty()
 }
 
+/// How far a policy's values not known before apply let it be judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Certainty<'a> {
+    /// Every value coverage reads is known.
+    Known,
+    /// Its known alert type is not the health alert: it covers no pool,
+    /// whatever else is unknown.
+    SetAside,
+    /// It may be a health alert that delivers, but a value that decides it
+    /// (`alert_type`, `enabled`, `mechanisms`, `filters`) is unknown.
+    Unknown(&'a UnknownValue),
+}
+
+/// The fields of a policy coverage reads, in the API's shape.
+const DECISIVE: [&str; 4] = ["/alert_type", "/enabled", "/mechanisms", "/filters"];
+
+pub fn certainty<'a>(account: &'a Account, policy: &Policy) -> Certainty<'a> {
+    let values = account.unknown.of(&policy.origin);
+    if values.is_empty() {
+        return Certainty::Known;
+    }
+    let alert_type_known = !values.iter().any(|v| v.decides("/alert_type"));
+    if alert_type_known && !policy.is_health_alert() {
+        return Certainty::SetAside;
+    }
+    match values.iter().find(|v| DECISIVE.iter().any(|f| v.decides(f))) {
+        Some(v) => Certainty::Unknown(v),
+        None => Certainty::Known,
+    }
+}
+
 impl<'a> CoverageIndex<'a> {
     pub fn new(account: &'a Account) -> Self {
         let mut all_pools = Vec::new();
         let mut by_pool: HashMap<PoolId, Vec<&Policy>> = HashMap::new();
-        for policy in account.policies.iter().filter(|p| can_cover(p)) {
+        let mut uncertain_all = Vec::new();
+        let mut uncertain_by_pool: HashMap<PoolId, Vec<(&Policy, &UnknownValue)>> = HashMap::new();
+        let mut known = Vec::new();
+        for policy in &account.policies {
+            match certainty(account, policy) {
+                Certainty::Known => known.push(policy),
+                Certainty::SetAside => {}
+                Certainty::Unknown(value) => {
+                    let pool_id_known = !account.unknown.of(&policy.origin).iter().any(|v| v.decides("/filters/pool_id"));
+                    if pool_id_known && !policy.pool_ids.is_empty() {
+                        for v in &policy.pool_ids {
+                            uncertain_by_pool.entry(PoolId(&v.value)).or_default().push((policy, value));
+                        }
+                    } else {
+                        uncertain_all.push((policy, value));
+                    }
+                }
+            }
+        }
+        for policy in known.into_iter().filter(|p| can_cover(p)) {
             if policy.pool_ids.is_empty() {
                 all_pools.push(policy);
             } else {
@@ -117,6 +178,8 @@ impl<'a> CoverageIndex<'a> {
         let pool_ids = account.pools.iter().map(|p| PoolId(&p.id)).collect();
         CoverageIndex {
             all_pools,
+            uncertain_all,
+            uncertain_by_pool,
             by_pool,
             account,
             pool_ids,
@@ -137,6 +200,7 @@ impl<'a> CoverageIndex<'a> {
             // Most pools: nothing to replace, so nothing to look up.
             return PoolCoverage {
                 coverage: Coverage::NotApplicable,
+                unknown_by: None,
                 covering: vec![],
                 uncovered_events: vec![],
                 uncovered_recipients: vec![],
@@ -195,12 +259,26 @@ impl<'a> CoverageIndex<'a> {
         } else {
             Coverage::Partial
         };
+        let mut unknown_by = None;
         let coverage = match coverage {
-            Coverage::None | Coverage::Partial if self.account.policies_not_analysed > 0 => Coverage::Unknown,
+            Coverage::None | Coverage::Partial => {
+                let uncertain = self
+                    .uncertain_all
+                    .iter()
+                    .chain(self.uncertain_by_pool.get(&PoolId(&pool.id)).into_iter().flatten())
+                    .min_by(|a, b| (&a.0.name, &a.0.id).cmp(&(&b.0.name, &b.0.id)));
+                unknown_by = uncertain.copied();
+                if unknown_by.is_some() || self.account.policies_not_analysed > 0 {
+                    Coverage::Unknown
+                } else {
+                    coverage
+                }
+            }
             known => known,
         };
         PoolCoverage {
             coverage,
+            unknown_by,
             covering,
             uncovered_events,
             uncovered_recipients,

@@ -2,6 +2,8 @@
 //! full (EX001), and which resources were loaded twice with different
 //! content (EX002).
 
+use crate::model::unknown::UnknownValues;
+use super::UnknownFact;
 use super::{Fact, Facts, Item, Subject, Value, text};
 use crate::model::Kind;
 use crate::model::duplicates::Conflict;
@@ -84,11 +86,44 @@ pub struct WithCopies<'a> {
     inner: &'a dyn Facts,
     copies: &'a [Conflict],
     files: &'a [String],
+    /// The account's values not known before apply.
+    unknown: Option<&'a UnknownValues>,
 }
 
 impl<'a> WithCopies<'a> {
     pub fn new(inner: &'a dyn Facts, copies: &'a [Conflict], files: &'a [String]) -> Self {
-        WithCopies { inner, copies, files }
+        WithCopies {
+            inner,
+            copies,
+            files,
+            unknown: None,
+        }
+    }
+
+    /// With the account's values not known before apply, which leave the
+    /// facts that read them unknown.
+    pub fn with_unknown(self, unknown: &'a UnknownValues) -> Self {
+        WithCopies {
+            unknown: Some(unknown),
+            ..self
+        }
+    }
+
+    /// The subject's own unknown value fact `name` reads, if any.
+    fn own_unknown(&self, name: &str) -> Option<UnknownFact> {
+        let values = self.unknown?.of(self.inner.subject().origin);
+        if values.is_empty() {
+            return None;
+        }
+        let reads = super::catalogue::reads(self.inner.subject().kind, name);
+        values
+            .iter()
+            .find(|v| reads.is_none_or(|fields| fields.iter().any(|f| v.decides(f))))
+            .map(|v| UnknownFact {
+                value: v.clone(),
+                elsewhere: None,
+                of: None,
+            })
     }
 }
 
@@ -101,9 +136,45 @@ impl Facts for WithCopies<'_> {
         self.inner.replacement_bodies()
     }
 
+    fn unknown(&self, name: &str) -> Option<UnknownFact> {
+        if let Some(by) = self.inner.decided_by(name)
+            && by != name
+            && self.own_unknown(by).is_none()
+        {
+            return None;
+        }
+        self.own_unknown(name).or_else(|| self.inner.unknown(name))
+    }
+
+    fn decided_by(&self, name: &str) -> Option<&'static str> {
+        self.inner.decided_by(name)
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
-        if name != "conflicting_copies" {
-            return self.inner.get(name);
+        match name {
+            // Everything was judged unless the evaluator says otherwise.
+            "not_judged" => return Some(Fact::new(Value::List(Vec::new()), "")),
+            "conflicting_copies" => {}
+            _ => {
+                let fact = self.inner.get(name)?;
+                // A value not known before apply is said so in a message,
+                // never shown as empty (`hosts` from a variable is not "none").
+                return Some(match (&fact.value, self.own_unknown(name)) {
+                    (Value::List(_), Some(u)) => Fact {
+                        value: Value::List(vec![Item {
+                            text: format!("{} not known before apply", u.value.field_name()),
+                            path: None,
+                            elsewhere: None,
+                        }]),
+                        ..fact
+                    },
+                    (Value::Text(_), Some(u)) => Fact {
+                        value: text(format!("({} not known before apply)", u.value.field_name())),
+                        ..fact
+                    },
+                    _ => fact,
+                });
+            }
         }
         if self.copies.is_empty() {
             // Nearly every resource: asked once per resource, it costs nothing.

@@ -94,6 +94,32 @@ pub trait Facts {
     fn replacement_bodies(&self) -> &[crate::model::notification::NewPolicy] {
         &[]
     }
+
+    /// The value not known before apply that fact `name` depends on, when
+    /// one does: a rule that tests the fact cannot judge the resource. The
+    /// resource's own values are found by [`export::WithCopies`] from the
+    /// catalogue's [`catalogue::reads`]; a subject's facts add what other
+    /// resources leave unknown (a pool's coverage, by a policy's values).
+    fn unknown(&self, _name: &str) -> Option<UnknownFact> {
+        None
+    }
+
+    /// The fact whose value alone decides `name`'s, when it does: a policy
+    /// of another alert type has no invalid health filter, whatever its
+    /// filters are, so an unknown filter leaves that fact known.
+    fn decided_by(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
+}
+
+/// A fact's dependence on a value not known before apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownFact {
+    pub value: crate::model::unknown::UnknownValue,
+    /// The record the value is in, when it is another resource's.
+    pub elsewhere: Option<crate::model::origin::RecordOrigin>,
+    /// That resource, in words (`notification_policy oncall (…)`).
+    pub of: Option<String>,
 }
 
 pub fn text(s: impl Into<String>) -> Value {
@@ -276,17 +302,20 @@ impl<'a> Analysis<'a> {
                 &pool::PoolFacts::new(account.pools.get(i)?, account.id.as_deref(), index),
                 account.conflicts_of(Kind::Pool, i),
                 &self.files,
-            ))),
+            )
+            .with_unknown(&account.unknown))),
             Kind::NotificationPolicy => Some(f(&export::WithCopies::new(
                 &policy::PolicyFacts::new(account.policies.get(i)?, index),
                 account.conflicts_of(Kind::NotificationPolicy, i),
                 &self.files,
-            ))),
+            )
+            .with_unknown(&account.unknown))),
             Kind::CustomCertificate => Some(f(&export::WithCopies::new(
                 &certificate::CustomCertificateFacts::new(account.custom_certificates.get(i)?),
                 account.conflicts_of(Kind::CustomCertificate, i),
                 &self.files,
-            ))),
+            )
+            .with_unknown(&account.unknown))),
             Kind::CertificatePack => {
                 let pack = account.certificate_packs.get(i)?;
                 let universal = pack.zone.and_then(|zone| self.universal_ssl[a].get(&zone).copied());
@@ -294,11 +323,17 @@ impl<'a> Analysis<'a> {
                     &certificate::CertificatePackFacts::new(pack, universal),
                     account.conflicts_of(Kind::CertificatePack, i),
                     &self.files,
-                )))
+                )
+                .with_unknown(&account.unknown)))
             }
             Kind::TotalTls => {
                 let setting = account.total_tls.get(i)?;
-                Some(f(&certificate::TotalTlsFacts::new(setting, account.zone(setting.zone))))
+                Some(f(&export::WithCopies::new(
+                    &certificate::TotalTlsFacts::new(setting, account.zone(setting.zone)),
+                    &[],
+                    &self.files,
+                )
+                .with_unknown(&account.unknown)))
             }
             Kind::CustomHostname => {
                 let host = account.custom_hostnames.get(i)?;
@@ -307,7 +342,8 @@ impl<'a> Analysis<'a> {
                     &certificate::CustomHostnameFacts::new(host, &self.caa, zone_id),
                     account.conflicts_of(Kind::CustomHostname, i),
                     &self.files,
-                )))
+                )
+                .with_unknown(&account.unknown)))
             }
             Kind::List => Some(f(&export::ListFacts::new(account.lists.get(i)?))),
             Kind::Account => {

@@ -30,6 +30,13 @@ impl Facts for PolicyFacts<'_> {
         self.policy.subject()
     }
 
+    fn decided_by(&self, name: &str) -> Option<&'static str> {
+        // A policy of another alert type has no health filter to misspell
+        // and alerts nobody about pools, whatever its other values are.
+        let health_only = matches!(name, "invalid_filter_values" | "delivery" | "delivery_reason");
+        (health_only && !self.policy.is_health_alert()).then_some("is_health_alert")
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
         let p = self.policy;
         let at = p.fields;

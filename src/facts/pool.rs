@@ -44,9 +44,41 @@ struct Replacement {
     text: String,
 }
 
+/// The facts that depend on which policies cover the pool.
+const COVERAGE_FACTS: [&str; 6] = [
+    "coverage",
+    "covering_policies",
+    "uncovered_events",
+    "uncovered_recipients",
+    "replacement_policy",
+    "why_clearing_is_safe",
+];
+
 impl Facts for PoolFacts<'_> {
     fn subject(&self) -> Subject<'_> {
         self.pool.subject()
+    }
+
+    fn unknown(&self, name: &str) -> Option<super::UnknownFact> {
+        if self.cover.coverage != Coverage::Unknown || !COVERAGE_FACTS.contains(&name) {
+            return None;
+        }
+        Some(match self.cover.unknown_by {
+            Some((policy, value)) => super::UnknownFact {
+                value: value.clone(),
+                elsewhere: Some(policy.origin.clone()),
+                of: Some(format!("notification_policy {}", describe(&policy.name, &policy.id))),
+            },
+            None => super::UnknownFact {
+                value: crate::model::unknown::UnknownValue {
+                    field: String::new(),
+                    at: self.pool.fields.notification_email.to_string(),
+                    why: "a notification policy of this account was not analysed (listed with the skipped files), and it may cover this pool".to_string(),
+                },
+                elsewhere: None,
+                of: None,
+            },
+        })
     }
 
     fn get(&self, name: &str) -> Option<Fact> {

@@ -6,6 +6,7 @@
 //! and then to the sink like an API record, at the pointer of its attributes
 //! and named by its address.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use super::source::SourceFile;
 use super::walk::{RecordSink, Walker};
 use crate::adapt::terraform::{self, ResourceType};
 use crate::model::certificate::{Zone, ZoneKey};
+use crate::model::terraform::id_reference;
 
 /// Whether a JSON document is one of Terraform's: `terraform show -json` and
 /// `.tfstate` name `terraform_version` as a member of the top-level object,
@@ -256,6 +258,36 @@ fn resources(doc: &Document) -> Resources<'_> {
     out
 }
 
+/// The pointers a plan's `after_unknown` marks `true`: values known only
+/// after apply, each with why.
+fn unknown_pointers(marks: &Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
+    let len = pointer.len();
+    match marks {
+        Value::Bool(true) => {
+            let name = pointer.trim_start_matches('/').replace('/', ".");
+            out.push((
+                pointer.clone(),
+                format!("`{name}` is known only after apply (the provider computes it, or it comes from another resource); the state once applied has it"),
+            ));
+        }
+        Value::Object(map) => {
+            for (key, value) in map {
+                crate::locate::pointer::push_token(pointer, key);
+                unknown_pointers(value, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (i, value) in items.iter().enumerate() {
+                pointer.push_str(&format!("/{i}"));
+                unknown_pointers(value, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
     let doc: Document = match serde_json::from_str(&file.text) {
         Ok(doc) => doc,
@@ -302,22 +334,21 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 continue;
             };
             ours += 1;
-            let unknown = f.unknown.map(|u| terraform::unknown_decisive(kind, u)).unwrap_or_default();
-            if !unknown.is_empty() {
-                // Never guessed: a rule that read an absent value as absent
-                // (`filters.pool_id` absent = all pools) would judge wrongly.
-                let names = unknown.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-                w.not_analysed(
-                    kind,
-                    &f.pointer,
-                    &format!(
-                        "{}: {names} known only after apply, so its rules cannot judge it; check the state once applied",
-                        f.address
-                    ),
-                );
-                continue;
+            // Known only after apply: left out, and the rules that read them do not judge it.
+            let mut unknown = Vec::new();
+            if let Some(marks) = f.unknown {
+                unknown_pointers(marks, &mut String::new(), &mut unknown);
             }
-            let Some((record, layout)) = terraform::normalise(kind, f.attributes, None) else {
+            let mut attributes = Cow::Borrowed(f.attributes);
+            if let Some(i) = unknown.iter().position(|(p, _)| p == "/id") {
+                // A resource the plan creates: until apply, its address stands for its id.
+                unknown.remove(i);
+                let reference = id_reference(f.address.split(" (planned").next().unwrap_or(&f.address));
+                if let Value::Object(map) = attributes.to_mut() {
+                    map.insert("id".into(), Value::String(reference));
+                }
+            }
+            let Some((record, layout, unknown)) = terraform::normalise_with_unknown(kind, &attributes, &unknown, None) else {
                 return Err(w.error_at_pointer(
                     &f.pointer,
                     &format!("{}: its attributes are not an object, so it cannot be checked", f.address),
@@ -326,7 +357,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let zone: Option<ZoneKey> = terraform::zone_id(f.attributes)
                 .and_then(|id| zones.get(id))
                 .map(|(index, _)| (file_id, *index));
-            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), &record, layout, zone).is_err() {
+            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), &record, layout, zone, unknown).is_err() {
                 // The walker keeps the located error.
                 return Ok(());
             }

@@ -49,6 +49,9 @@ pub trait RecordSink {
     fn zone(&mut self, origin: RecordOrigin, shape: &Shape<'_>);
     /// The document was skipped: forget what it sent.
     fn discard_document(&mut self);
+    /// Values of the record at `origin`, handed over before, that are not
+    /// known before apply: the rules that read them do not judge it.
+    fn unknown_values(&mut self, origin: &RecordOrigin, values: Vec<crate::model::unknown::UnknownValue>);
 }
 
 pub struct Walker<'f, S> {
@@ -269,10 +272,15 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         record: &serde_json::Value,
         layout: &'static Layout,
         zone: Option<ZoneKey>,
+        unknown: Vec<crate::model::unknown::UnknownValue>,
     ) -> Result<(), Stopped> {
         let origin = self.origin(pointer, None).with_address(address);
         let result = match super::stream::shape_of(record) {
-            Ok(shape) => self.sink.record_as(kind, origin.clone(), &shape, layout, zone),
+            Ok(shape) => self.sink.record_as(kind, origin.clone(), &shape, layout, zone).map(|()| {
+                if !unknown.is_empty() {
+                    self.sink.unknown_values(&origin, unknown);
+                }
+            }),
             Err(e) => Err(FieldError {
                 path: String::new(),
                 message: format!("{}: {e}", origin.address().map_or("", |a| a)),

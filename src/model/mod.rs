@@ -14,6 +14,7 @@ pub mod pem;
 pub mod samples;
 pub mod subject;
 pub mod terraform;
+pub mod unknown;
 pub mod word;
 
 use std::collections::BTreeMap;
@@ -48,6 +49,8 @@ pub struct Account {
     pub lists: Vec<list::ExportList>,
     /// Resources loaded twice with different content, by kind and index (EX002).
     pub conflicts: Vec<duplicates::Conflict>,
+    /// Values of its resources not known before apply (Terraform), by record.
+    pub unknown: unknown::UnknownValues,
 }
 
 impl Account {

@@ -2,9 +2,10 @@
 //! reads is evaluated as far as it can be before apply ([`eval`]), put in
 //! the shape Terraform's state would hold ([`tree`]) and handed to the
 //! Terraform adapter like a resource of a state, at the pointer
-//! `/resource/<type>/<name>` and named by its address. A resource whose
-//! decisive attributes are not known before apply is listed as not analysed,
-//! with the attribute and why; it is never judged on a guess.
+//! `/resource/<type>/<name>` and named by its address. A value not known
+//! before apply is left out of the record and kept with why: the rules that
+//! read it do not judge the resource (EX005 says so), the others do; none
+//! judges a guess.
 
 pub mod config;
 pub mod eval;
@@ -92,36 +93,22 @@ pub fn walk<S: RecordSink>(
                 continue;
             }
             let (mut values, unknown) = tree::attributes(&configuration.scope, &resource.block.body);
-            let decisive: Vec<&tree::Unknown> = unknown
-                .iter()
-                .filter(|u| terraform::is_decisive(kind, &u.attribute, &u.pointer))
-                .collect();
-            if let Some(first) = decisive.first() {
-                let reasons = decisive
-                    .iter()
-                    .map(|u| format!("`{}`: {}", u.pointer.trim_start_matches('/').replace('/', "."), u.why))
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                w.not_analysed(
-                    kind,
-                    &format!("{pointer}{}", first.pointer),
-                    &format!("{address}: not known before apply, so its rules cannot judge it — {reasons}"),
-                );
-                continue;
-            }
             // Its id comes with apply; until then the reference to it stands for it.
             values.entry("id").or_insert_with(|| Value::String(id_reference(&address)));
             if kind == Kind::DnsRecord {
                 full_name(&mut values, configuration);
             }
             let attributes = Value::Object(values);
-            let Some((record, layout)) = terraform::normalise(kind, &attributes, configuration.generation) else {
+            let unknown: Vec<(String, String)> = unknown.into_iter().map(|u| (u.pointer, u.why)).collect();
+            let Some((record, layout, unknown)) =
+                terraform::normalise_with_unknown(kind, &attributes, &unknown, configuration.generation)
+            else {
                 return Err(w.error_at_pointer(&pointer, &format!("{address}: its attributes cannot be read")));
             };
             let zone = terraform::zone_id(&attributes)
                 .and_then(|id| configuration.zones.keys().position(|k| k == id))
                 .map(|index| (file_id, index as u32));
-            if w.record_as(kind, &pointer, Arc::from(address.as_str()), &record, layout, zone).is_err() {
+            if w.record_as(kind, &pointer, Arc::from(address.as_str()), &record, layout, zone, unknown).is_err() {
                 // The walker keeps the located error.
                 return Ok(());
             }

@@ -1,0 +1,102 @@
+//! Values of a resource that are not known before apply (a Terraform
+//! variable without a value, a reference to another resource, a value a plan
+//! computes): kept beside the model, so that each rule is judged on what is
+//! known and only the rules that read an unknown value are not.
+
+use std::collections::HashMap;
+
+use super::origin::{FileId, RecordOrigin};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownValue {
+    /// The field in the API's shape, relative to the record
+    /// (`/filters/pool_id`): what facts read. `""` is the whole record.
+    pub field: String,
+    /// Where the document has it, relative to the record's pointer
+    /// (`/filters/0/pool_id` in provider v4's shape): where a finding points.
+    pub at: String,
+    /// Why it is not known, naming the variable or reference.
+    pub why: String,
+}
+
+impl UnknownValue {
+    /// Whether a fact that reads the API field `read` depends on this value:
+    /// one is the other or inside it.
+    pub fn decides(&self, read: &str) -> bool {
+        within(&self.field, read) || within(read, &self.field)
+    }
+
+    /// The field as a reader names it: `filters.pool_id`, or `the resource`.
+    pub fn field_name(&self) -> String {
+        match self.at.trim_start_matches('/') {
+            "" => "the resource".to_string(),
+            at => at.replace('/', "."),
+        }
+    }
+}
+
+/// Whether pointer `inner` is `outer` or below it.
+fn within(inner: &str, outer: &str) -> bool {
+    inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The unknown values of an account's resources, by the record they are in.
+#[derive(Debug, Default)]
+pub struct UnknownValues {
+    by_record: HashMap<(FileId, String), Vec<UnknownValue>>,
+}
+
+impl UnknownValues {
+    pub fn insert(&mut self, origin: &RecordOrigin, values: Vec<UnknownValue>) {
+        if !values.is_empty() {
+            self.by_record.entry((origin.file(), origin.pointer().into_owned())).or_default().extend(values);
+        }
+    }
+
+    /// The unknown values of the record at `origin` (most records: none,
+    /// found without building its pointer).
+    pub fn of(&self, origin: &RecordOrigin) -> &[UnknownValue] {
+        if self.by_record.is_empty() {
+            return &[];
+        }
+        self.by_record
+            .get(&(origin.file(), origin.pointer().into_owned()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    pub fn extend(&mut self, other: UnknownValues) {
+        for (key, values) in other.by_record {
+            self.by_record.entry(key).or_default().extend(values);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_record.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unknown(field: &str) -> UnknownValue {
+        UnknownValue {
+            field: field.into(),
+            at: field.into(),
+            why: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_value_decides_the_facts_that_read_it_or_what_holds_it() {
+        let pool_ids = unknown("/filters/pool_id");
+        assert!(pool_ids.decides("/filters/pool_id"));
+        assert!(pool_ids.decides("/filters"), "a fact of the whole filter reads it");
+        assert!(!pool_ids.decides("/filters/new_health"));
+        assert!(!pool_ids.decides("/filters/pool"), "a token, not a prefix of bytes");
+        assert!(unknown("/filters").decides("/filters/new_health"));
+        assert!(unknown("").decides("/alert_type"), "the whole record decides everything");
+        assert_eq!(unknown("/filters/0/pool_id").field_name(), "filters.0.pool_id");
+        assert_eq!(unknown("").field_name(), "the resource");
+    }
+}
