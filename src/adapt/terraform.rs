@@ -355,8 +355,8 @@ fn renamed(kind: Kind, pointer: &str) -> Vec<String> {
         "custom_ssl_options" => &["/certificate", "/bundle_method"],
         "hostname" if kind == Kind::DnsRecord => &["/name"],
         "value" if kind == Kind::DnsRecord => &["/content"],
-        // Read, and not where its name says: nothing of the record is known.
-        _ => &[""],
+        // The API's shape has it under its own name.
+        _ => return vec![format!("/{attribute}")],
     };
     fields.iter().map(|f| f.to_string()).collect()
 }
@@ -408,15 +408,6 @@ fn decisive(kind: Kind) -> &'static [&'static str] {
     }
 }
 
-fn holds_unknown(value: &Value) -> bool {
-    match value {
-        Value::Bool(b) => *b,
-        Value::Array(items) => items.iter().any(holds_unknown),
-        Value::Object(map) => map.values().any(holds_unknown),
-        _ => false,
-    }
-}
-
 /// Whether a rule about `kind` may read the value at `pointer` (relative
 /// to the resource) of its attribute `attribute`. A private key beside a
 /// certificate is never read.
@@ -424,15 +415,6 @@ pub fn is_decisive(kind: Kind, attribute: &str, pointer: &str) -> bool {
     decisive(kind).contains(&attribute) && !pointer.ends_with("/private_key")
 }
 
-/// The attributes of a planned resource its rules read that a plan's
-/// `after_unknown` marks as known only after apply.
-pub fn unknown_decisive(kind: Kind, after_unknown: &Value) -> Vec<&'static str> {
-    decisive(kind)
-        .iter()
-        .copied()
-        .filter(|name| after_unknown.get(*name).is_some_and(holds_unknown))
-        .collect()
-}
 
 /// A zone's id and name (`zone` in v4, `name` in v5).
 pub fn zone_name(attributes: &Value) -> (Option<&str>, Option<&str>) {

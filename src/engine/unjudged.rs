@@ -40,13 +40,29 @@ pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec
             why: "not analysed: a value its rules read is not known (listed with the skipped)",
         })
         .collect();
-    let pools = analysis.pools_of_unknown_coverage();
-    if pools > 0 {
+    // Resources judged in part: counted by kind and the rules that could not
+    // judge them. Only accounts with unknown values have any.
+    let mut partly: std::collections::BTreeMap<(Kind, Vec<String>), usize> = Default::default();
+    let accounts = &analysis.inventory().accounts;
+    for range in analysis.subject_ranges(usize::MAX) {
+        let Some(account) = accounts.get(range.account as usize) else { continue };
+        if account.unknown.is_empty() && account.policies_not_analysed == 0 {
+            continue;
+        }
+        analysis.for_each_subject_in(&range, |subject, facts| {
+            let stopped = super::evaluate::not_judged(rules, subject.kind, facts, as_of);
+            if !stopped.is_empty() {
+                let ids = stopped.iter().map(|(id, _)| id.to_string()).collect();
+                *partly.entry((subject.kind, ids)).or_default() += 1;
+            }
+        });
+    }
+    for ((kind, rules), subjects) in partly {
         out.push(NotJudged {
-            rules: effective(Kind::Pool, Some("coverage")),
-            kind: Kind::Pool,
-            subjects: pools,
-            why: "legacy e-mail set, and whether it is covered is unknown while a notification policy of its account is not analysed",
+            rules,
+            kind,
+            subjects,
+            why: "a value these rules read is not known before apply (EX005 names it, at the value)",
         });
     }
     out.retain(|n| !n.rules.is_empty());

@@ -247,24 +247,6 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Pools with a legacy e-mail whose coverage cannot be judged: their
-    /// account has a notification policy whose values are not known.
-    pub fn pools_of_unknown_coverage(&self) -> usize {
-        self.inventory
-            .accounts
-            .iter()
-            .zip(&self.indexes)
-            .filter(|(account, _)| account.policies_not_analysed > 0)
-            .map(|(account, index)| {
-                account
-                    .pools
-                    .iter()
-                    .filter(|pool| index.of(pool).coverage == coverage::Coverage::Unknown)
-                    .count()
-            })
-            .sum()
-    }
-
     /// The resource a subject names, straight from the inventory.
     pub fn subject(&self, subject: SubjectRef) -> Option<Subject<'a>> {
         let account = self.inventory.accounts.get(subject.account as usize)?;

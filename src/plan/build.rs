@@ -453,6 +453,18 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
             "the notification policies export is incomplete (EX001): policies that were not loaded are not counted on, so the plan may create policies that duplicate them".to_string(),
         );
     }
+    let uncertain: Vec<&str> = account
+        .policies
+        .iter()
+        .filter(|p| matches!(crate::facts::coverage::certainty(account, p), crate::facts::coverage::Certainty::Unknown(_)))
+        .map(|p| p.origin.address().map_or(p.id.as_str(), |a| a))
+        .collect();
+    if !uncertain.is_empty() {
+        warnings.push(format!(
+            "{} not counted on: a value that decides what it delivers is not known before apply (EX005), so the plan may create a policy that duplicates it",
+            crate::words::list(&uncertain)
+        ));
+    }
     let policies_loaded = !account.policies.is_empty()
         || account.policies_not_analysed > 0
         || account.lists.iter().any(|l| l.kind == Kind::NotificationPolicy);

@@ -161,8 +161,13 @@ impl Service {
             .enumerate()
             .map(|(i, p)| (p.id.to_ascii_lowercase(), i))
             .collect();
-        for policy in account.policies.iter().map(ServicePolicy::from_model) {
-            service.add_policy(policy);
+        for policy in &account.policies {
+            let mut modelled = ServicePolicy::from_model(policy);
+            // A policy whose delivery is not known before apply is never counted on.
+            if matches!(crate::facts::coverage::certainty(account, policy), crate::facts::coverage::Certainty::Unknown(_)) {
+                modelled.can_deliver = false;
+            }
+            service.add_policy(modelled);
         }
         service
     }
