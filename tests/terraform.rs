@@ -92,11 +92,18 @@ fn a_v4_state_fires_every_applicable_rule_at_its_attribute() {
 
 #[test]
 fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
+    let filters = "/resource_changes/5/change/after/filters";
     assert_eq!(
         findings("v5-plan.json"),
-        set(&[("LB004", "/resource_changes/0/change", "(none)")]),
-        "the pool the plan deletes is gone: 1 pool, no LB001 for it; the planned policy whose \
-         filters are unknown may cover the other, so it is not called partly covered (LB003)"
+        set(&[
+            ("LB004", "/resource_changes/0/change", "(none)"),
+            ("EX005", filters, "cloudflare_load_balancer_pool.edge (planned: update)"),
+            ("EX005", filters, "cloudflare_load_balancer_pool.fresh (planned: create)"),
+            ("EX005", filters, "cloudflare_notification_policy.fresh (planned: create)"),
+        ]),
+        "the pool the plan deletes is gone, no LB001 for it; the pool the plan creates is judged by \
+         its address; the planned policy whose pool_id is unknown may cover both, so neither is \
+         called uncovered or partly covered: EX005 at the policy's filters says so, and fails the run"
     );
     // Without that policy, the pool's coverage is known: partly covered.
     let mut plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/v5-plan.json")).unwrap()).unwrap();
@@ -129,44 +136,27 @@ fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
         "--no-config",
     ]);
     let doc = json(&r);
-    assert_eq!(doc["summary"]["records"]["pool"], 1);
+    assert_eq!(doc["summary"]["records"]["pool"], 2, "the pool the plan creates is one");
     assert_eq!(doc["summary"]["records"]["dns_record"], 1);
-    // A planned pool and policy whose ids and filters are known only after
-    // apply are never guessed (an absent `pool_id` would mean all pools):
-    // they are listed as not analysed, located, in every format.
-    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
-    assert_eq!(skipped.len(), 2, "{skipped:?}");
-    assert!(
-        skipped[0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("cloudflare_load_balancer_pool.fresh (planned: create): `id` known only after apply")
+    // Nothing is skipped: a planned pool's id is its address until apply,
+    // and a policy's filters known only after apply stop only the rules
+    // that read them, each said by EX005 and counted in the summary.
+    assert_eq!(doc["summary"]["skipped"], serde_json::json!([]));
+    assert_eq!(
+        doc["summary"]["not_judged"],
+        serde_json::json!([
+            {"rules": ["LB001", "LB002", "LB003"], "kind": "pool", "subjects": 2,
+             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
+            {"rules": ["LB006"], "kind": "notification_policy", "subjects": 1,
+             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
+        ])
     );
+    let ex005 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "EX005").unwrap();
     assert!(
-        skipped[1]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("cloudflare_notification_policy.fresh (planned: create): `filters` known only after apply")
+        ex005["message"].as_str().unwrap().contains("`filters.pool_id` of notification_policy"),
+        "{ex005}"
     );
-    assert!(
-        skipped[1]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("judged by none of LB001, LB002 and LB003")
-    );
-    assert!(skipped[0]["line"].as_u64().unwrap() > 1);
-    assert_eq!(doc["summary"]["skipped_resources"], 2);
-    assert_eq!(doc["summary"]["skipped_files"], 0);
-    let human = run(&[
-        "check",
-        &format!("{DIR}/v5-plan.json"),
-        "--as-of",
-        "2024-10-01",
-        "--no-config",
-        "--color",
-        "never",
-    ]);
-    assert!(human.stdout.contains("2 resources not analysed"), "{}", human.stdout);
+    assert_eq!(r.code, 1, "EX005 is a warning: the default --fail-on fails the run");
     let sarif = json(&run(&[
         "check",
         &format!("{DIR}/v5-plan.json"),
@@ -310,23 +300,19 @@ fn a_resource_of_ours_without_readable_attributes_is_an_error_at_the_resource() 
 }
 
 #[test]
-fn a_plan_whose_every_resource_waits_for_apply_lists_each_one() {
+fn a_resource_a_plan_creates_is_judged_by_its_address_until_apply_gives_it_an_id() {
     let plan = br#"{"format_version": "1.2", "terraform_version": "1.9.8", "resource_changes": [
   {"address": "cloudflare_load_balancer_pool.fresh", "mode": "managed", "type": "cloudflare_load_balancer_pool", "name": "fresh",
    "change": {"actions": ["create"], "after": {"name": "fresh", "notification_email": "a@example.com"}, "after_unknown": {"id": true}}}]}"#;
     let dir = temp_dir(&[("plan.json", plan)]);
-    let r = common::run_in(dir.path(), &["check", "plan.json", "--format", "json"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = common::run_in(dir.path(), &["check", "plan.json", "--format", "json", "--as-of", "2024-10-01"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
     let doc = json(&r);
-    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
-    assert_eq!(skipped.len(), 1, "{skipped:?}");
-    assert!(
-        skipped[0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("cloudflare_load_balancer_pool.fresh (planned: create): `id` known only after apply")
-    );
-    assert_eq!(skipped[0]["line"], 3);
+    assert_eq!(doc["summary"]["skipped"], serde_json::json!([]));
+    let lb001 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB001").expect("LB001");
+    assert_eq!(lb001["resource"]["address"], "cloudflare_load_balancer_pool.fresh (planned: create)");
+    assert_eq!(lb001["resource"]["id"], "${cloudflare_load_balancer_pool.fresh.id}");
+    assert_eq!(lb001["location"]["line"], 3);
 }
 
 #[test]

@@ -65,6 +65,9 @@ fn a_v4_configuration_fires_every_applicable_rule_at_the_tf_line() {
             ("CA005", "certificates.tf:30:29", "\"\""),
             ("CA002", "certificates.tf:52:27", "\"lets_encrypt\""),
             ("CA003", "certificates.tf:59:27", "\"lets_encrypt\""),
+            // What a variable without a value or a function leaves open.
+            ("EX005", "main.tf:70:24", "var.oncall_email"),
+            ("EX005", "certificates.tf:66:21", "file(\"${path.module}/chain.pem\")"),
         ])
     );
     let findings = doc["findings"].as_array().unwrap();
@@ -80,30 +83,31 @@ fn a_v4_configuration_fires_every_applicable_rule_at_the_tf_line() {
         lb003["message"].as_str().unwrap().contains("origin Healthy"),
         "the policy's `pool_id` reference names the pool of another file"
     );
-    // Unknown values are listed where they are, with why.
+    // Unknown values are said where they are, with why (EX005).
+    let ex005 = |file: &str| {
+        findings
+            .iter()
+            .filter(|f| f["rule"] == "EX005" && f["location"]["file"].as_str().unwrap().ends_with(file))
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let main = ex005("main.tf");
+    assert_eq!(main.len(), 1, "{main:?}");
+    assert!(main[0].contains("`var.oncall_email` has no default"), "{main:?}");
+    let certificates = ex005("certificates.tf");
+    assert!(certificates[0].contains("`file(…)`"), "{certificates:?}");
+    assert!(!certificates[0].contains("private_key"), "a key is never read: {certificates:?}");
     let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
     let reason = |file: &str| {
         skipped
             .iter()
             .filter(|s| s["file"].as_str().unwrap().ends_with(file))
-            .map(|s| format!("{}:{} {}", s["line"], s["column"], s["reason"].as_str().unwrap()))
+            .map(|s| s["reason"].as_str().unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    let main = reason("main.tf");
-    assert_eq!(main.len(), 1, "{main:?}");
-    assert!(
-        main[0].starts_with("70:24 ") && main[0].contains("`var.oncall_email` has no default"),
-        "{main:?}"
-    );
-    let certificates = reason("certificates.tf");
-    assert!(
-        certificates[0].starts_with("66:21 ") && certificates[0].contains("`file(…)`"),
-        "{certificates:?}"
-    );
-    assert!(!certificates[0].contains("private_key"), "a key is never read: {certificates:?}");
     // Files of the configuration without resources of ours are listed, not errors.
     assert_eq!(reason("variables.tf").len(), 1);
-    assert_eq!(doc["summary"]["skipped_resources"], 2);
+    assert_eq!(doc["summary"]["skipped_resources"], 0, "every resource is judged as far as it is known");
 }
 
 #[test]
@@ -137,21 +141,31 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
         .collect();
     assert_eq!(
         rules,
-        BTreeSet::from(["LB002", "LB004"]),
-        "no LB001 for `web`: the unknown policy may cover it; `api` is covered whatever it is"
+        BTreeSet::from(["EX005", "LB002", "LB004"]),
+        "no LB001 for `web`: the unknown policy may cover it (EX005 says so); `api` is covered whatever it is"
     );
-    let skipped = doc["summary"]["skipped"].as_array().unwrap();
-    let reason = skipped[0]["reason"].as_str().unwrap();
-    assert!(reason.contains("cloudflare_notification_policy.oncall") && reason.contains("`var.oncall` has no default"));
-    assert!(reason.contains("judged by none of LB001, LB002 and LB003"), "{reason}");
+    assert_eq!(doc["summary"]["skipped"], serde_json::json!([]), "judged as far as it is known");
+    let web = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "EX005" && f["resource"]["name"] == "web")
+        .expect("EX005 for web");
+    let message = web["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("LB001, LB002 and LB003 could not judge this resource: they read `mechanisms` of notification_policy on-call")
+            && message.contains("`var.oncall` has no default"),
+        "{message}"
+    );
+    assert_eq!(web["location"]["line"], 16, "at the policy's unknown value");
     // What was not judged, by which rules: in the JSON summary and with --statistics.
     assert_eq!(
         doc["summary"]["not_judged"],
         serde_json::json!([
-            {"rules": ["EX002", "LB005", "LB006", "LB007"], "kind": "notification_policy", "subjects": 1,
-             "why": "not analysed: a value its rules read is not known (listed with the skipped)"},
             {"rules": ["LB001", "LB002", "LB003"], "kind": "pool", "subjects": 1,
-             "why": "legacy e-mail set, and whether it is covered is unknown while a notification policy of its account is not analysed"},
+             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
+            {"rules": ["LB007"], "kind": "notification_policy", "subjects": 1,
+             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
         ])
     );
     let statistics = run(&[
@@ -166,7 +180,7 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
     assert!(
         statistics
             .stdout
-            .contains("     1  pool not judged by LB001, LB002, LB003: legacy e-mail set"),
+            .contains("     1  pool not judged by LB001, LB002, LB003: a value these rules read is not known before apply"),
         "{}",
         statistics.stdout
     );
@@ -246,25 +260,48 @@ resource "cloudflare_notification_policy" "dyn" {
   }
 }
 "#;
-    let dir = temp_dir(&[("main.tf", counted)]);
+    let none = br#"resource "cloudflare_load_balancer_pool" "off" {
+  count              = 0
+  name               = "off"
+  notification_email = "ops@example.com"
+}
+"#;
+    let dir = temp_dir(&[("main.tf", counted), ("off.tf", none)]);
     let r = common::run_in(
         dir.path(),
         &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
     );
-    assert_eq!(r.code, 0, "nothing judged, nothing found: {}", r.stderr);
+    assert_eq!(r.code, 1, "what could not be judged fails the run: {}", r.stderr);
     let doc = json(&r);
-    let skipped = doc["summary"]["skipped"].as_array().unwrap();
-    assert_eq!(skipped.len(), 2, "{skipped:?}");
-    assert_eq!((skipped[0]["line"].as_u64(), skipped[0]["column"].as_u64()), (Some(2), Some(24)));
-    assert!(
-        skipped[0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("`count` makes this block several instances")
+    assert_eq!(doc["summary"]["skipped"], serde_json::json!([]));
+    let located: BTreeSet<(String, u64, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["location"]["line"].as_u64().unwrap(),
+                f["resource"]["address"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        located,
+        BTreeSet::from([
+            // Judged once for every instance: its e-mail does not differ per
+            // instance, but whether the policy with a dynamic block covers it is unknown.
+            ("EX005".to_string(), 11, "cloudflare_load_balancer_pool.web".to_string()),
+            ("EX005".to_string(), 11, "cloudflare_notification_policy.dyn".to_string()),
+            ("LB004".to_string(), 1, String::new()),
+        ]),
+        "a block of `count = 0` makes no pool: {located:?}"
     );
-    assert_eq!(skipped[1]["line"].as_u64(), Some(11));
-    assert!(skipped[1]["reason"].as_str().unwrap().contains("dynamic \"email_integration\""));
-
+    let messages: Vec<&str> = doc["findings"].as_array().unwrap().iter().filter_map(|f| f["message"].as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.contains("dynamic \"email_integration\"")),
+        "{messages:?}"
+    );
     // A resource block without its two labels is no resource to pass over.
     let unnamed = temp_dir(&[(
         "main.tf",
@@ -426,13 +463,20 @@ fn module_calls_are_listed_as_not_followed_in_every_format() {
     );
     // The module's directory is a configuration of its own: its policy's
     // pool comes from the caller, so it is unknown there.
-    let policy = at("modules/alerts/main.tf")["reason"].as_str().unwrap();
-    assert!(policy.contains("cloudflare_notification_policy.web") && policy.contains("`var.pool_id` has no default"));
+    let policy = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "EX005" && f["resource"]["address"] == "cloudflare_notification_policy.web")
+        .expect("EX005 for the module's policy");
+    assert!(policy["message"].as_str().unwrap().contains("`var.pool_id` has no default"), "{policy}");
+    assert!(policy["location"]["file"].as_str().unwrap().ends_with("modules/alerts/main.tf"));
     // The caller's pool is judged as if the module created no policy.
     let rules: BTreeSet<&str> = doc["findings"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|f| !f["location"]["file"].as_str().unwrap().contains("/modules/"))
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
     assert_eq!(rules, BTreeSet::from(["LB001", "LB004"]));
@@ -489,10 +533,15 @@ resource "cloudflare_load_balancer_pool" "web" {
     ]);
     let lb001 = common::finding(&set, "LB001");
     assert!(lb001["message"].as_str().unwrap().contains("ops@example.com"), "{lb001}");
-    // A variables file that cannot be read may set anything: not analysed, and said.
+    // A variables file that cannot be read may set anything: not judged, and said (EX005).
+    let not_judged = |doc: &serde_json::Value| -> String {
+        let findings = doc["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{doc}");
+        assert_eq!(findings[0]["rule"], "EX005");
+        findings[0]["message"].as_str().unwrap().to_string()
+    };
     let unread = judged(&[("main.tf", main), ("terraform.tfvars", b"email = \n")]);
-    assert_eq!(unread["findings"].as_array().unwrap().len(), 0);
-    let reason = unread["summary"]["skipped"][0]["reason"].as_str().unwrap();
+    let reason = not_judged(&unread);
     assert!(
         reason.contains("`var.email` may be set by a variables file: terraform.tfvars cannot be read"),
         "{reason}"
@@ -503,8 +552,7 @@ resource "cloudflare_load_balancer_pool" "web" {
         ("terraform.tfvars", b"email = \"base@example.com\"\n"),
         ("z.auto.tfvars", b"email = \n"),
     ]);
-    assert_eq!(overridden["findings"].as_array().unwrap().len(), 0, "{overridden}");
-    let reason = overridden["summary"]["skipped"][0]["reason"].as_str().unwrap();
+    let reason = not_judged(&overridden);
     assert!(reason.contains("z.auto.tfvars cannot be read"), "{reason}");
 }
 

@@ -81,15 +81,14 @@ pub fn walk<S: RecordSink>(
             ours += 1;
             let address = resource.address();
             let pointer = resource.pointer();
-            if let Some(repeater) = REPEATERS.iter().find_map(|r| resource.block.body.get_attribute(r)) {
-                let name = repeater.key.value().as_str();
-                w.not_analysed(
-                    kind,
-                    &format!("{pointer}/{name}"),
-                    &format!(
-                        "{address}: `{name}` makes this block several instances, whose values differ per instance; check the plan (`terraform show -json`) instead"
-                    ),
-                );
+            // `count` and `for_each` make the block several instances; it is
+            // judged once for all of them, with what differs per instance
+            // (`count.index`, `each.value`) unknown. A block of no instance is none.
+            if REPEATERS
+                .iter()
+                .filter_map(|r| resource.block.body.get_attribute(r))
+                .any(|r| matches!(configuration.scope.eval(&r.value), eval::Eval::Known(v) if no_instance(&v)))
+            {
                 continue;
             }
             let (mut values, unknown) = tree::attributes(&configuration.scope, &resource.block.body);
@@ -130,6 +129,16 @@ pub fn walk<S: RecordSink>(
         w.set_account(Some(configuration.account.clone()));
         Ok(())
     })
+}
+
+/// A `count` of 0, or a `for_each` over nothing: the block makes no resource.
+fn no_instance(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(map) => map.is_empty(),
+        _ => false,
+    }
 }
 
 /// Why a module call's resources are not judged with the configuration that calls it.
