@@ -143,8 +143,8 @@ fn terraform_findings_point_at_the_attribute_in_state_plan_and_tfstate() {
     let dir = common::root().join("tests/fixtures/terraform");
     // The three JSON documents name one account: one LB004 for them, and the
     // plan's policy whose pool_id is unknown before apply leaves that
-    // account's pools without LB001/LB003, each with EX005 at that value (15
-    // findings); the `.tf` configurations add 29 of their own (hcl-modules:
+    // account's pools without LB001/LB003, each with EX005 at that value (16
+    // findings); the `.tf` configurations add 28 of their own (hcl-modules:
     // LB001 and LB004 for the pool whose module is not followed; EX005 where
     // a variable has no value).
     assert_eq!(check_locations(&dir), 44);
