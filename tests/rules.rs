@@ -27,7 +27,10 @@ fn fixtures() -> Vec<(String, String)> {
 fn fixture_text(path: &str) -> String {
     let full = common::root().join(path);
     if full.is_dir() {
-        let mut names: Vec<_> = std::fs::read_dir(&full).expect("fixture dir").map(|e| e.expect("entry").path()).collect();
+        let mut names: Vec<_> = std::fs::read_dir(&full)
+            .expect("fixture dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
         names.sort();
         names.iter().map(|p| std::fs::read_to_string(p).expect("read fixture")).collect()
     } else {

@@ -153,7 +153,10 @@ fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
     );
     let ex005 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "EX005").unwrap();
     assert!(
-        ex005["message"].as_str().unwrap().contains("`filters.pool_id` of notification_policy"),
+        ex005["message"]
+            .as_str()
+            .unwrap()
+            .contains("`filters.pool_id` of notification_policy"),
         "{ex005}"
     );
     assert_eq!(r.code, 1, "EX005 is a warning: the default --fail-on fails the run");
@@ -309,8 +312,16 @@ fn a_resource_a_plan_creates_is_judged_by_its_address_until_apply_gives_it_an_id
     assert_eq!(r.code, 1, "{}", r.stderr);
     let doc = json(&r);
     assert_eq!(doc["summary"]["skipped"], serde_json::json!([]));
-    let lb001 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB001").expect("LB001");
-    assert_eq!(lb001["resource"]["address"], "cloudflare_load_balancer_pool.fresh (planned: create)");
+    let lb001 = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "LB001")
+        .expect("LB001");
+    assert_eq!(
+        lb001["resource"]["address"],
+        "cloudflare_load_balancer_pool.fresh (planned: create)"
+    );
     assert_eq!(lb001["resource"]["id"], "${cloudflare_load_balancer_pool.fresh.id}");
     assert_eq!(lb001["location"]["line"], 3);
 }

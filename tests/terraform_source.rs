@@ -107,7 +107,10 @@ fn a_v4_configuration_fires_every_applicable_rule_at_the_tf_line() {
     };
     // Files of the configuration without resources of ours are listed, not errors.
     assert_eq!(reason("variables.tf").len(), 1);
-    assert_eq!(doc["summary"]["skipped_resources"], 0, "every resource is judged as far as it is known");
+    assert_eq!(
+        doc["summary"]["skipped_resources"], 0,
+        "every resource is judged as far as it is known"
+    );
 }
 
 #[test]
@@ -297,11 +300,13 @@ resource "cloudflare_notification_policy" "dyn" {
         ]),
         "a block of `count = 0` makes no pool: {located:?}"
     );
-    let messages: Vec<&str> = doc["findings"].as_array().unwrap().iter().filter_map(|f| f["message"].as_str()).collect();
-    assert!(
-        messages.iter().any(|m| m.contains("dynamic \"email_integration\"")),
-        "{messages:?}"
-    );
+    let messages: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(messages.iter().any(|m| m.contains("dynamic \"email_integration\"")), "{messages:?}");
     // A resource block without its two labels is no resource to pass over.
     let unnamed = temp_dir(&[(
         "main.tf",
@@ -469,7 +474,10 @@ fn module_calls_are_listed_as_not_followed_in_every_format() {
         .iter()
         .find(|f| f["rule"] == "EX005" && f["resource"]["address"] == "cloudflare_notification_policy.web")
         .expect("EX005 for the module's policy");
-    assert!(policy["message"].as_str().unwrap().contains("`var.pool_id` has no default"), "{policy}");
+    assert!(
+        policy["message"].as_str().unwrap().contains("`var.pool_id` has no default"),
+        "{policy}"
+    );
     assert!(policy["location"]["file"].as_str().unwrap().ends_with("modules/alerts/main.tf"));
     // The caller's pool is judged as if the module created no policy.
     let rules: BTreeSet<&str> = doc["findings"]

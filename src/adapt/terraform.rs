@@ -241,10 +241,14 @@ pub fn normalise_with_unknown(
     attributes: &Value,
     unknown: &[(String, String)],
     generation: Option<Generation>,
-) -> Option<(Value, &'static Layout, Vec<UnknownValue>)> {
+) -> Option<Normalised> {
     if unknown.is_empty() {
         let (record, layout) = normalise(kind, attributes, generation)?;
-        return Some((record, layout, Vec::new()));
+        return Some(Normalised {
+            record,
+            layout,
+            unknown: Vec::new(),
+        });
     }
     // Each unknown value is marked where it is; the adapter carries the
     // marks to where the API's shape has them (v4's `filters[0].pool_id`
@@ -265,7 +269,19 @@ pub fn normalise_with_unknown(
             why: why.clone(),
         }));
     }
-    Some((record, layout, values))
+    Some(Normalised {
+        record,
+        layout,
+        unknown: values,
+    })
+}
+
+/// A resource in the API's shape, where its document keeps its fields, and
+/// its values not known before apply.
+pub struct Normalised {
+    pub record: Value,
+    pub layout: &'static Layout,
+    pub unknown: Vec<UnknownValue>,
 }
 
 const MARK: &str = "\u{0}edgeaudit:unknown:";
@@ -414,7 +430,6 @@ fn decisive(kind: Kind) -> &'static [&'static str] {
 pub fn is_decisive(kind: Kind, attribute: &str, pointer: &str) -> bool {
     decisive(kind).contains(&attribute) && !pointer.ends_with("/private_key")
 }
-
 
 /// A zone's id and name (`zone` in v4, `name` in v5).
 pub fn zone_name(attributes: &Value) -> (Option<&str>, Option<&str>) {

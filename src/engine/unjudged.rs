@@ -45,7 +45,9 @@ pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec
     let mut partly: std::collections::BTreeMap<(Kind, Vec<String>), usize> = Default::default();
     let accounts = &analysis.inventory().accounts;
     for range in analysis.subject_ranges(usize::MAX) {
-        let Some(account) = accounts.get(range.account as usize) else { continue };
+        let Some(account) = accounts.get(range.account as usize) else {
+            continue;
+        };
         if account.unknown.is_empty() && account.policies_not_analysed == 0 {
             continue;
         }

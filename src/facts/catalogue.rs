@@ -418,10 +418,7 @@ pub fn reads(kind: Kind, fact: &str) -> Option<&'static [&'static str]> {
     const NOTHING: &[&str] = &[];
     const PEM: &[&str] = &["/certificate"];
     Some(match (kind, fact) {
-        (
-            _,
-            "label" | "conflicting_copies" | "terraform_source" | "address" | "account" | "policies_endpoint" | "not_judged",
-        ) => NOTHING,
+        (_, "label" | "conflicting_copies" | "terraform_source" | "address" | "account" | "policies_endpoint" | "not_judged") => NOTHING,
         (_, "zone" | "zone_id") => &["/zone_id"],
         (_, "id") => &["/id"],
         (_, "name") => &["/name"],

@@ -2,12 +2,12 @@
 //! full (EX001), and which resources were loaded twice with different
 //! content (EX002).
 
-use crate::model::unknown::UnknownValues;
 use super::UnknownFact;
 use super::{Fact, Facts, Item, Subject, Value, text};
 use crate::model::Kind;
 use crate::model::duplicates::Conflict;
 use crate::model::list::ExportList;
+use crate::model::unknown::UnknownValues;
 
 /// What a list of records of this kind is called, in words.
 pub fn records_in_words(kind: Kind) -> &'static str {

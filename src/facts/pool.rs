@@ -73,7 +73,9 @@ impl Facts for PoolFacts<'_> {
                 value: crate::model::unknown::UnknownValue {
                     field: String::new(),
                     at: self.pool.fields.notification_email.to_string(),
-                    why: "a notification policy of this account was not analysed (listed with the skipped files), and it may cover this pool".to_string(),
+                    why:
+                        "a notification policy of this account was not analysed (listed with the skipped files), and it may cover this pool"
+                            .to_string(),
                 },
                 elsewhere: None,
                 of: None,

@@ -348,7 +348,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                     map.insert("id".into(), Value::String(reference));
                 }
             }
-            let Some((record, layout, unknown)) = terraform::normalise_with_unknown(kind, &attributes, &unknown, None) else {
+            let Some(normalised) = terraform::normalise_with_unknown(kind, &attributes, &unknown, None) else {
                 return Err(w.error_at_pointer(
                     &f.pointer,
                     &format!("{}: its attributes are not an object, so it cannot be checked", f.address),
@@ -357,7 +357,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let zone: Option<ZoneKey> = terraform::zone_id(f.attributes)
                 .and_then(|id| zones.get(id))
                 .map(|(index, _)| (file_id, *index));
-            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), &record, layout, zone, unknown).is_err() {
+            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), normalised, zone).is_err() {
                 // The walker keeps the located error.
                 return Ok(());
             }

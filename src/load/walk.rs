@@ -269,13 +269,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         kind: Kind,
         pointer: &str,
         address: std::sync::Arc<str>,
-        record: &serde_json::Value,
-        layout: &'static Layout,
+        normalised: crate::adapt::terraform::Normalised,
         zone: Option<ZoneKey>,
-        unknown: Vec<crate::model::unknown::UnknownValue>,
     ) -> Result<(), Stopped> {
         let origin = self.origin(pointer, None).with_address(address);
-        let result = match super::stream::shape_of(record) {
+        let crate::adapt::terraform::Normalised { record, layout, unknown } = normalised;
+        let result = match super::stream::shape_of(&record) {
             Ok(shape) => self.sink.record_as(kind, origin.clone(), &shape, layout, zone).map(|()| {
                 if !unknown.is_empty() {
                     self.sink.unknown_values(&origin, unknown);

@@ -37,7 +37,9 @@ impl UnknownValue {
 
 /// Whether pointer `inner` is `outer` or below it.
 fn within(inner: &str, outer: &str) -> bool {
-    inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The unknown values of an account's resources, by the record they are in.
@@ -49,7 +51,10 @@ pub struct UnknownValues {
 impl UnknownValues {
     pub fn insert(&mut self, origin: &RecordOrigin, values: Vec<UnknownValue>) {
         if !values.is_empty() {
-            self.by_record.entry((origin.file(), origin.pointer().into_owned())).or_default().extend(values);
+            self.by_record
+                .entry((origin.file(), origin.pointer().into_owned()))
+                .or_default()
+                .extend(values);
         }
     }
 

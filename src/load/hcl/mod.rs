@@ -99,7 +99,7 @@ pub fn walk<S: RecordSink>(
             }
             let attributes = Value::Object(values);
             let unknown: Vec<(String, String)> = unknown.into_iter().map(|u| (u.pointer, u.why)).collect();
-            let Some((record, layout, unknown)) =
+            let Some(normalised) =
                 terraform::normalise_with_unknown(kind, &attributes, &unknown, configuration.generation)
             else {
                 return Err(w.error_at_pointer(&pointer, &format!("{address}: its attributes cannot be read")));
@@ -107,7 +107,7 @@ pub fn walk<S: RecordSink>(
             let zone = terraform::zone_id(&attributes)
                 .and_then(|id| configuration.zones.keys().position(|k| k == id))
                 .map(|index| (file_id, index as u32));
-            if w.record_as(kind, &pointer, Arc::from(address.as_str()), &record, layout, zone, unknown).is_err() {
+            if w.record_as(kind, &pointer, Arc::from(address.as_str()), normalised, zone).is_err() {
                 // The walker keeps the located error.
                 return Ok(());
             }
