@@ -51,6 +51,28 @@ impl Facts for AccountFacts<'_> {
         self.subject
     }
 
+    /// No pool known to carry a legacy e-mail, and one whose e-mail is not
+    /// known before apply: whether the migration is complete is unknown.
+    /// (With one known, it is incomplete whatever the others are.)
+    fn unknown(&self, name: &str) -> Option<super::UnknownFact> {
+        if self.tally.with_legacy > 0 || !matches!(name, "pools_with_legacy" | "pools_not_replaced") {
+            return None;
+        }
+        self.account.pools.iter().find_map(|pool| {
+            let value = self
+                .account
+                .unknown
+                .of(&pool.origin)
+                .iter()
+                .find(|v| v.decides("/notification_email"))?;
+            Some(super::UnknownFact {
+                value: value.clone(),
+                elsewhere: Some(pool.origin.clone()),
+                of: Some(format!("pool {}", super::pool::describe(&pool.name, &pool.id))),
+            })
+        })
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
         let id = self.account.id.as_deref();
         let t = self.tally;
@@ -64,6 +86,7 @@ impl Facts for AccountFacts<'_> {
             "bulk_clear_requests" => Fact::new(Value::Int(t.total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
             "bulk_clear_cost" => Fact::new(text(bulk_clear_cost(t.total)), ""),
             "bulk_clear_caveat" => Fact::new(text(bulk_clear_caveat(t.total, t.not_replaced)), ""),
+            "not_judged" => Fact::new(Value::List(Vec::new()), ""),
             "bulk_clear_endpoint" => Fact::new(
                 text(format!("PATCH /accounts/{}/load_balancers/pools", id.unwrap_or("{account_id}"))),
                 "",

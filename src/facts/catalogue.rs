@@ -218,6 +218,7 @@ static ACCOUNT: &[FactSpec] = &[
         Text,
         "what a page-wide clear would also clear: the pools without a complete replacement (empty when there are none)",
     ),
+    NOT_JUDGED,
 ];
 
 const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "unreadable", "unavailable"];
