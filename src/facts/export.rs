@@ -137,11 +137,12 @@ impl Facts for WithCopies<'_> {
     }
 
     fn unknown(&self, name: &str) -> Option<UnknownFact> {
+        // A fact whose value another fact decides is as known as that one:
+        // the deciding value unknown, the value it decided is a guess.
         if let Some(by) = self.inner.decided_by(name)
             && by != name
-            && self.own_unknown(by).is_none()
         {
-            return None;
+            return self.own_unknown(by);
         }
         self.own_unknown(name).or_else(|| self.inner.unknown(name))
     }
