@@ -105,7 +105,7 @@ pub struct Builder {
     staged: Account,
     staged_records: Vec<(Kind, usize)>,
     /// The current document's resources read but not analysed.
-    staged_not_analysed: Vec<(Option<Kind>, crate::load::error::InputError)>,
+    staged_not_analysed: Vec<crate::load::error::InputError>,
 }
 
 impl Builder {
@@ -289,12 +289,7 @@ impl RecordSink for Builder {
 
     fn end_document(&mut self, account: Option<&str>) {
         let staged = std::mem::take(&mut self.staged);
-        for (kind, error) in self.staged_not_analysed.drain(..) {
-            if let Some(kind) = kind {
-                *self.inventory.not_analysed_by_kind.entry(kind).or_default() += 1;
-            }
-            self.inventory.not_analysed.push(error);
-        }
+        self.inventory.not_analysed.append(&mut self.staged_not_analysed);
         for (kind, n) in std::mem::take(&mut self.staged_records) {
             *self.inventory.records.entry(kind).or_default() += n;
         }
@@ -303,7 +298,6 @@ impl RecordSink for Builder {
         // in the common case of one document per account.
         append(&mut target.pools, staged.pools);
         append(&mut target.policies, staged.policies);
-        target.policies_not_analysed += staged.policies_not_analysed;
         append(&mut target.custom_certificates, staged.custom_certificates);
         append(&mut target.certificate_packs, staged.certificate_packs);
         append(&mut target.total_tls, staged.total_tls);
@@ -320,15 +314,8 @@ impl RecordSink for Builder {
         self.staged.unknown.insert(origin, values);
     }
 
-    fn not_analysed(&mut self, kind: Option<Kind>, mut error: crate::load::error::InputError) {
-        if kind == Some(Kind::NotificationPolicy) {
-            // Counted for coverage (facts::coverage makes it `unknown`); the report says what that means.
-            self.staged.policies_not_analysed += 1;
-            error.message.push_str(
-                "; pools its account's known policies do not fully cover are judged by none of LB001, LB002 and LB003 while it is unknown",
-            );
-        }
-        self.staged_not_analysed.push((kind, error));
+    fn not_analysed(&mut self, error: crate::load::error::InputError) {
+        self.staged_not_analysed.push(error);
     }
 
     fn zone_found(&mut self, zone: Zone) {

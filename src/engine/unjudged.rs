@@ -1,6 +1,7 @@
-//! What the rules could not judge because a value was not known (a Terraform
-//! resource not known before apply): said by `--statistics` and the JSON
-//! summary, so an empty result is never mistaken for a pass.
+//! What the rules could not judge because a value they read is not known
+//! before apply (a Terraform variable, a reference): counted for
+//! `--statistics` and the JSON summary, beside the EX005 findings that say
+//! it per resource.
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -20,26 +21,6 @@ pub struct NotJudged {
 }
 
 pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<NotJudged> {
-    let effective = |kind: Kind, reads: Option<&str>| -> Vec<String> {
-        rules
-            .rules
-            .iter()
-            .filter(|r| r.subjects.contains(&kind) && r.is_effective(as_of))
-            .filter(|r| reads.is_none_or(|fact| r.when.iter().any(|c| c.reads(fact))))
-            .map(|r| r.id.clone())
-            .collect()
-    };
-    let mut out: Vec<NotJudged> = analysis
-        .inventory()
-        .not_analysed_by_kind
-        .iter()
-        .map(|(&kind, &subjects)| NotJudged {
-            rules: effective(kind, None),
-            kind,
-            subjects,
-            why: "not analysed: a value its rules read is not known (listed with the skipped)",
-        })
-        .collect();
     // Resources judged in part: counted by kind and the rules that could not
     // judge them. Only accounts with unknown values have any.
     let mut partly: std::collections::BTreeMap<(Kind, Vec<String>), usize> = Default::default();
@@ -48,7 +29,7 @@ pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec
         let Some(account) = accounts.get(range.account as usize) else {
             continue;
         };
-        if account.unknown.is_empty() && account.policies_not_analysed == 0 {
+        if account.unknown.is_empty() {
             continue;
         }
         analysis.for_each_subject_in(&range, |subject, facts| {
@@ -59,16 +40,15 @@ pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec
             }
         });
     }
-    for ((kind, rules), subjects) in partly {
-        out.push(NotJudged {
+    partly
+        .into_iter()
+        .map(|((kind, rules), subjects)| NotJudged {
             rules,
             kind,
             subjects,
             why: "a value these rules read is not known before apply (EX005 names it, at the value)",
-        });
-    }
-    out.retain(|n| !n.rules.is_empty());
-    out
+        })
+        .collect()
 }
 
 impl Condition {

@@ -76,8 +76,8 @@ pub enum Coverage {
     Partial,
     Full,
     /// Not full, and a policy that may be a health alert for this pool has
-    /// a value that decides it known only after apply (or was not analysed):
-    /// it may cover the rest, so neither LB001 nor LB003 can be said.
+    /// a value that decides it known only after apply: it may cover the
+    /// rest, so neither LB001 nor LB003 can be said.
     Unknown,
 }
 
@@ -97,8 +97,7 @@ impl Coverage {
 pub struct PoolCoverage<'a> {
     pub coverage: Coverage,
     /// For [`Coverage::Unknown`]: the policy that may cover the rest, and
-    /// its value not known before apply (`None` when the policy was not
-    /// analysed at all).
+    /// its value not known before apply.
     pub unknown_by: Option<(&'a Policy, &'a UnknownValue)>,
     pub covering: Vec<&'a Policy>,
     pub uncovered_events: Vec<Event>,
@@ -268,11 +267,7 @@ impl<'a> CoverageIndex<'a> {
                     .chain(self.uncertain_by_pool.get(&PoolId(&pool.id)).into_iter().flatten())
                     .min_by(|a, b| (&a.0.name, &a.0.id).cmp(&(&b.0.name, &b.0.id)));
                 unknown_by = uncertain.copied();
-                if unknown_by.is_some() || self.account.policies_not_analysed > 0 {
-                    Coverage::Unknown
-                } else {
-                    coverage
-                }
+                if unknown_by.is_some() { Coverage::Unknown } else { coverage }
             }
             known => known,
         };

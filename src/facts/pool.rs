@@ -63,23 +63,11 @@ impl Facts for PoolFacts<'_> {
         if self.cover.coverage != Coverage::Unknown || !COVERAGE_FACTS.contains(&name) {
             return None;
         }
-        Some(match self.cover.unknown_by {
-            Some((policy, value)) => super::UnknownFact {
-                value: value.clone(),
-                elsewhere: Some(policy.origin.clone()),
-                of: Some(format!("notification_policy {}", describe(&policy.name, &policy.id))),
-            },
-            None => super::UnknownFact {
-                value: crate::model::unknown::UnknownValue {
-                    field: String::new(),
-                    at: self.pool.fields.notification_email.to_string(),
-                    why:
-                        "a notification policy of this account was not analysed (listed with the skipped files), and it may cover this pool"
-                            .to_string(),
-                },
-                elsewhere: None,
-                of: None,
-            },
+        let (policy, value) = self.cover.unknown_by?;
+        Some(super::UnknownFact {
+            value: value.clone(),
+            elsewhere: Some(policy.origin.clone()),
+            of: Some(format!("notification_policy {}", describe(&policy.name, &policy.id))),
         })
     }
 

@@ -37,9 +37,9 @@ pub trait RecordSink {
         layout: &'static Layout,
         zone: Option<ZoneKey>,
     ) -> Result<(), FieldError>;
-    /// A resource of `kind` read but not analysed, located, with why: every
-    /// report lists it. `None` for what is no resource (a Terraform module call).
-    fn not_analysed(&mut self, kind: Option<Kind>, error: InputError);
+    /// Something of the document read but not followed (a Terraform module
+    /// call), located, with why: every report lists it.
+    fn not_analysed(&mut self, error: InputError);
     /// A zone a document names by id and maybe name, outside a bundle.
     fn zone_found(&mut self, zone: Zone);
     /// The document's records belong to this account (a bundle may name its
@@ -243,22 +243,12 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         self.error_at(&self.origin(pointer, None), "", message)
     }
 
-    /// Reports the resource of `kind` whose value is at `pointer` as not
-    /// analysed, and why.
-    pub fn not_analysed(&mut self, kind: Kind, pointer: &str, why: &str) {
-        let error = self.error_at_pointer(pointer, why);
-        let reason = error.message.clone();
-        let mut error = error.not_analysed(reason);
-        error.resource = true;
-        self.sink.not_analysed(Some(kind), error);
-    }
-
     /// Something of the document (no resource of ours) that was not
     /// followed, at `offset`, and why: every report lists it.
     pub fn not_followed(&mut self, offset: usize, why: &str) {
         let mut error = InputError::at_offset(&self.file.name, &self.file.text, offset, "").not_analysed(why);
         error.resource = true;
-        self.sink.not_analysed(None, error);
+        self.sink.not_analysed(error);
     }
 
     /// A record of another input format, put in the API's shape by its

@@ -30,9 +30,6 @@ pub struct Account {
     pub id: Option<String>,
     pub pools: Vec<Pool>,
     pub policies: Vec<Policy>,
-    /// Notification policies read but not analysed (values known only after
-    /// apply): the coverage of pools they may cover is unknown.
-    pub policies_not_analysed: usize,
     pub custom_certificates: Vec<certificate::CustomCertificate>,
     pub certificate_packs: Vec<certificate::CertificatePack>,
     pub total_tls: Vec<certificate::ZoneSetting>,
@@ -82,8 +79,6 @@ pub struct Inventory {
     /// Resources read but not analysed, with where they are and why (a
     /// Terraform plan's values known only after apply).
     pub not_analysed: Vec<crate::load::error::InputError>,
-    /// The same, counted by kind: whose rules did not run.
-    pub not_analysed_by_kind: BTreeMap<Kind, usize>,
 }
 
 impl Inventory {

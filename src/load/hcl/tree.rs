@@ -21,8 +21,6 @@ use crate::locate::pointer::push_token;
 pub struct Unknown {
     /// Relative to the resource (`/filters/0/pool_id`).
     pub pointer: String,
-    /// The resource's own attribute it is in (`filters`).
-    pub attribute: String,
     pub why: String,
 }
 
@@ -66,11 +64,11 @@ pub const META_BLOCKS: [&str; 3] = ["lifecycle", "provisioner", "connection"];
 /// A block body's known values, and its unknown ones.
 pub fn attributes(scope: &Scope, body: &Body) -> (Map<String, Value>, Vec<Unknown>) {
     let mut unknown = Vec::new();
-    let values = body_values(scope, body, "", None, &mut unknown);
+    let values = body_values(scope, body, "", false, &mut unknown);
     (values, unknown)
 }
 
-fn body_values(scope: &Scope, body: &Body, pointer: &str, top: Option<&str>, unknown: &mut Vec<Unknown>) -> Map<String, Value> {
+fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown: &mut Vec<Unknown>) -> Map<String, Value> {
     let mut out = Map::new();
     for attribute in body.attributes() {
         let key = attribute.key.value().as_str();
@@ -80,21 +78,19 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, top: Option<&str>, unk
             }
             Eval::Unknown(why) => unknown.push(Unknown {
                 pointer: child(pointer, key),
-                attribute: top.unwrap_or(key).to_string(),
                 why,
             }),
         }
     }
     for block in body.blocks() {
         let ident = block.ident.value().as_str();
-        if top.is_none() && META_BLOCKS.contains(&ident) {
+        if !nested && META_BLOCKS.contains(&ident) {
             continue;
         }
         if ident == "dynamic" {
             let name = block.labels.first().map_or("", |l| l.as_str());
             unknown.push(Unknown {
                 pointer: child(pointer, name),
-                attribute: top.unwrap_or(name).to_string(),
                 why: format!("a `dynamic \"{name}\"` block, whose blocks edgeaudit does not expand"),
             });
             continue;
@@ -105,13 +101,7 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, top: Option<&str>, unk
             continue;
         };
         let at = child(&child(pointer, ident), &list.len().to_string());
-        list.push(Value::Object(body_values(
-            scope,
-            &block.body,
-            &at,
-            Some(top.unwrap_or(ident)),
-            unknown,
-        )));
+        list.push(Value::Object(body_values(scope, &block.body, &at, true, unknown)));
     }
     out
 }
@@ -227,14 +217,8 @@ mod tests {
             serde_json::json!([{"pool_id": ["${cloudflare_load_balancer_pool.web.id}"], "new_health": ["Unhealthy"]}])
         );
         assert!(!values.contains_key("lifecycle"));
-        let where_: Vec<(&str, &str)> = unknown.iter().map(|u| (u.pointer.as_str(), u.attribute.as_str())).collect();
-        assert_eq!(
-            where_,
-            [
-                ("/email_integration/1/id", "email_integration"),
-                ("/webhooks_integration", "webhooks_integration")
-            ]
-        );
+        let where_: Vec<&str> = unknown.iter().map(|u| u.pointer.as_str()).collect();
+        assert_eq!(where_, ["/email_integration/1/id", "/webhooks_integration"]);
     }
 
     #[test]
