@@ -120,7 +120,19 @@ pub enum Certainty<'a> {
     SetAside,
     /// It may be a health alert that delivers, but a value that decides it
     /// (`alert_type`, `enabled`, `mechanisms`, `filters`) is unknown.
-    Unknown(&'a UnknownValue),
+    Unknown {
+        value: &'a UnknownValue,
+        /// Its `filters.pool_id` is known and names pools: it may cover
+        /// those only (otherwise, any pool).
+        names_its_pools: bool,
+    },
+}
+
+impl Certainty<'_> {
+    /// Whether what the policy delivers is not known: it is never counted on.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Certainty::Unknown { .. })
+    }
 }
 
 /// The fields of a policy coverage reads, in the API's shape.
@@ -136,7 +148,10 @@ pub fn certainty<'a>(account: &'a Account, policy: &Policy) -> Certainty<'a> {
         return Certainty::SetAside;
     }
     match values.iter().find(|v| DECISIVE.iter().any(|f| v.decides(f))) {
-        Some(v) => Certainty::Unknown(v),
+        Some(value) => Certainty::Unknown {
+            value,
+            names_its_pools: !policy.pool_ids.is_empty() && !values.iter().any(|v| v.decides("/filters/pool_id")),
+        },
         None => Certainty::Known,
     }
 }
@@ -152,16 +167,15 @@ impl<'a> CoverageIndex<'a> {
             match certainty(account, policy) {
                 Certainty::Known => known.push(policy),
                 Certainty::SetAside => {}
-                Certainty::Unknown(value) => {
-                    let pool_id_known = !account.unknown.of(&policy.origin).iter().any(|v| v.decides("/filters/pool_id"));
-                    if pool_id_known && !policy.pool_ids.is_empty() {
-                        for v in &policy.pool_ids {
-                            uncertain_by_pool.entry(PoolId(&v.value)).or_default().push((policy, value));
-                        }
-                    } else {
-                        uncertain_all.push((policy, value));
+                Certainty::Unknown {
+                    value,
+                    names_its_pools: true,
+                } => {
+                    for v in &policy.pool_ids {
+                        uncertain_by_pool.entry(PoolId(&v.value)).or_default().push((policy, value));
                     }
                 }
+                Certainty::Unknown { value, .. } => uncertain_all.push((policy, value)),
             }
         }
         for policy in known.into_iter().filter(|p| can_cover(p)) {

@@ -456,12 +456,7 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
     let uncertain: Vec<&str> = account
         .policies
         .iter()
-        .filter(|p| {
-            matches!(
-                crate::facts::coverage::certainty(account, p),
-                crate::facts::coverage::Certainty::Unknown(_)
-            )
-        })
+        .filter(|p| crate::facts::coverage::certainty(account, p).is_unknown())
         .map(|p| p.origin.address().map_or(p.id.as_str(), |a| a))
         .collect();
     if !uncertain.is_empty() {

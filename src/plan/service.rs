@@ -164,10 +164,7 @@ impl Service {
         for policy in &account.policies {
             let mut modelled = ServicePolicy::from_model(policy);
             // A policy whose delivery is not known before apply is never counted on.
-            if matches!(
-                crate::facts::coverage::certainty(account, policy),
-                crate::facts::coverage::Certainty::Unknown(_)
-            ) {
+            if crate::facts::coverage::certainty(account, policy).is_unknown() {
                 modelled.can_deliver = false;
             }
             service.add_policy(modelled);
