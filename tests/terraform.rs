@@ -276,6 +276,50 @@ fn plan_on_terraform_input_warns_of_drift_and_never_updates_a_terraform_policy()
 }
 
 #[test]
+fn plan_never_counts_on_a_policy_whose_delivery_is_unknown() {
+    // The policy e-mails web's recipient, but which pools it names comes
+    // from a variable: left out, its pool_id would read as *all pools*, and
+    // web would be cleared on its strength.
+    let tf = br#"variable "pools" {
+  type = list(string)
+}
+
+resource "cloudflare_notification_policy" "open" {
+  name       = "open"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  mechanisms = { email = [{ id = "ops@example.com" }] }
+  filters    = { pool_id = var.pools }
+}
+
+resource "cloudflare_load_balancer_pool" "web" {
+  name               = "web"
+  origins            = [{ name = "w", address = "192.0.2.1" }]
+  notification_email = "ops@example.com"
+}
+"#;
+    let dir = temp_dir(&[("main.tf", tf)]);
+    let r = common::run_in(dir.path(), &["plan", ".", "--format", "json", "--as-of", "2024-10-01"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r);
+    let account = &doc["accounts"][0];
+    assert!(
+        account["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("cloudflare_notification_policy.open not counted on")),
+        "{account}"
+    );
+    let creates = account["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "create_policy")
+        .count();
+    assert_eq!(creates, 1, "web gets a policy of its own before it is cleared: {account}");
+}
+
+#[test]
 fn a_resource_of_ours_without_readable_attributes_is_an_error_at_the_resource() {
     let state = |values: &str| {
         format!(
