@@ -145,10 +145,8 @@ fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
     assert_eq!(
         doc["summary"]["not_judged"],
         serde_json::json!([
-            {"rules": ["LB001", "LB002", "LB003"], "kind": "pool", "subjects": 2,
-             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
-            {"rules": ["LB006"], "kind": "notification_policy", "subjects": 1,
-             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
+            common::not_judged(&["LB001", "LB002", "LB003"], "pool", 2),
+            common::not_judged(&["LB006"], "notification_policy", 1),
         ])
     );
     let ex005 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "EX005").unwrap();

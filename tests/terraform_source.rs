@@ -165,10 +165,8 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
     assert_eq!(
         doc["summary"]["not_judged"],
         serde_json::json!([
-            {"rules": ["LB001", "LB002", "LB003"], "kind": "pool", "subjects": 1,
-             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
-            {"rules": ["LB007"], "kind": "notification_policy", "subjects": 1,
-             "why": "a value these rules read is not known before apply (EX005 names it, at the value)"},
+            common::not_judged(&["LB001", "LB002", "LB003"], "pool", 1),
+            common::not_judged(&["LB007"], "notification_policy", 1),
         ])
     );
     let statistics = run(&[

@@ -192,3 +192,14 @@ pub fn item<'d>(doc: &'d serde_json::Value, list: &str, key: &str, value: &str) 
 pub fn finding<'d>(doc: &'d serde_json::Value, rule: &str) -> &'d serde_json::Value {
     item(doc, "findings", "rule", rule)
 }
+
+/// An entry of the JSON `summary.not_judged`: `subjects` resources of
+/// `kind` that `rules` could not judge for a value not known before apply.
+pub fn not_judged(rules: &[&str], kind: &str, subjects: usize) -> serde_json::Value {
+    serde_json::json!({
+        "rules": rules,
+        "kind": kind,
+        "subjects": subjects,
+        "why": "a value these rules read is not known before apply (EX005 names it, at the value)",
+    })
+}
