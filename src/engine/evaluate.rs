@@ -64,14 +64,26 @@ fn reports_not_judged(rule: &Rule) -> bool {
     rule.when.iter().any(|c| c.reads(NOT_JUDGED))
 }
 
-/// The effective rules of the subject's kind that could not judge it, each
-/// with the unknown value that stopped it, in rule order.
-pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn Facts, as_of: NaiveDate) -> Vec<(&'r str, UnknownFact)> {
+/// What each effective rule of `kind`, but those that report what others
+/// left, makes of the subject, in rule order.
+fn verdicts<'r, 'f>(
+    rules: &'r RuleSet,
+    kind: crate::model::Kind,
+    facts: &'f dyn Facts,
+    as_of: NaiveDate,
+) -> impl Iterator<Item = (&'r std::sync::Arc<Rule>, Verdict)> + use<'r, 'f> {
     rules
         .rules
         .iter()
-        .filter(|r| r.subjects.contains(&kind) && r.is_effective(as_of) && !reports_not_judged(r))
-        .filter_map(|r| match judge(r, facts, as_of) {
+        .filter(move |r| r.subjects.contains(&kind) && r.is_effective(as_of) && !reports_not_judged(r))
+        .map(move |r| (r, judge(r, facts, as_of)))
+}
+
+/// The effective rules of the subject's kind that could not judge it, each
+/// with the unknown value that stopped it, in rule order.
+pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn Facts, as_of: NaiveDate) -> Vec<(&'r str, UnknownFact)> {
+    verdicts(rules, kind, facts, as_of)
+        .filter_map(|(r, verdict)| match verdict {
             Verdict::NotJudged(u) => Some((r.id.as_str(), u)),
             _ => None,
         })
@@ -82,15 +94,9 @@ pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn 
 /// Messages are not rendered here: a report renders each when it writes it.
 pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
     // By the reference's kind: the subject's names are not read to judge it.
-    let effective = || {
-        rules
-            .rules
-            .iter()
-            .filter(|r| r.subjects.contains(&subject_ref.kind) && r.is_effective(as_of))
-    };
     let mut not_judged: Vec<(&str, UnknownFact)> = Vec::new();
-    for rule in effective().filter(|r| !reports_not_judged(r)) {
-        match judge(rule, facts, as_of) {
+    for (rule, verdict) in verdicts(rules, subject_ref.kind, facts, as_of) {
+        match verdict {
             Verdict::Fires => emit(rule, subject_ref, facts, as_of, out),
             Verdict::Passes => {}
             Verdict::NotJudged(u) => not_judged.push((&rule.id, u)),
@@ -100,7 +106,11 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
         inner: facts,
         not_judged: &not_judged,
     };
-    for rule in effective().filter(|r| reports_not_judged(r)) {
+    for rule in rules
+        .rules
+        .iter()
+        .filter(|r| r.subjects.contains(&subject_ref.kind) && r.is_effective(as_of) && reports_not_judged(r))
+    {
         if rule.when.iter().all(|c| c.holds(&with_not_judged, as_of)) {
             emit(rule, subject_ref, &with_not_judged, as_of, out);
         }
