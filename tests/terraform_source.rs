@@ -628,3 +628,38 @@ resource "cloudflare_load_balancer_pool" "web" {
     assert!(v4.contains("email_integration {") && !v4.contains("mechanisms = {"), "{v4}");
     assert!(v5.contains("mechanisms = {") && !v5.contains("email_integration {"), "{v5}");
 }
+
+/// One address declared twice (Terraform refuses it): EX002 at each block's
+/// own line, and each block judged at its own attributes — the second
+/// block's Let's Encrypt CA is CA002 at its line, the first's Google CA is not.
+#[test]
+fn an_address_declared_twice_is_reported_and_judged_at_each_block() {
+    let doc = check(&[&format!("{DIR}/duplicate-address")]);
+    assert_eq!(
+        located(&doc),
+        set(&[
+            ("EX002", "main.tf:9:1", "resource \"cloudflare_certificate_pack\" \"edge\" {"),
+            ("EX002", "main.tf:27:1", "resource \"cloudflare_certificate_pack\" \"edge\" {"),
+            ("CA002", "main.tf:33:27", "\"lets_encrypt\""),
+        ])
+    );
+    let pointers: BTreeSet<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["location"]["pointer"].as_str())
+        .collect();
+    assert_eq!(
+        pointers,
+        BTreeSet::from([
+            "/resource/cloudflare_certificate_pack/edge/0",
+            "/resource/cloudflare_certificate_pack/edge/1",
+            "/resource/cloudflare_certificate_pack/edge/1/certificate_authority",
+        ])
+    );
+    let ex002 = common::finding(&doc, "EX002")["message"].as_str().expect("message");
+    assert!(
+        ex002.contains("Terraform refuses a configuration that declares one address twice"),
+        "{ex002}"
+    );
+}

@@ -194,6 +194,22 @@ impl Facts for WithCopies<'_> {
             format!("{file} at {pointer}")
         };
         let first = subject.origin;
+        // Blocks of one address in Terraform source are both judged (the
+        // model keeps both); copies of an export are counted once.
+        let declared = crate::model::terraform::is_reference(&subject.id.text());
+        let (again, here_again, consequence) = if declared {
+            (
+                "is declared again in",
+                "is declared here again",
+                "Terraform refuses a configuration that declares one address twice; edgeaudit judges each block on its own",
+            )
+        } else {
+            (
+                "is loaded again from",
+                "is loaded here again",
+                "edgeaudit counts the resource once and analyses the first copy it loaded; if the other copy is the current one, the findings for this resource are about stale data",
+            )
+        };
         let items = self
             .copies
             .iter()
@@ -201,13 +217,13 @@ impl Facts for WithCopies<'_> {
                 let fields = c.fields.join(", ");
                 [
                     Item {
-                        text: format!("{what} is loaded again from {} with a different {fields}", place(&c.other)),
+                        text: format!("{what} {again} {} with a different {fields}: {consequence}", place(&c.other)),
                         path: None,
                         elsewhere: None,
                     },
                     Item {
                         text: format!(
-                            "{what} is loaded here again, with a different {fields} than its first copy in {}",
+                            "{what} {here_again}, with a different {fields} than its first copy in {}: {consequence}",
                             place(first)
                         ),
                         path: Some(String::new()),

@@ -1,10 +1,16 @@
-//! The same resource loaded twice (DESIGN §1.4): by kind and id, counted
-//! once. Identical copies (in every field edgeaudit reads) are only noted;
-//! copies that differ are kept on the first copy as conflicts (EX002).
+//! The same resource loaded twice: by kind and id, counted once. Identical
+//! copies (in every field edgeaudit reads) are only noted; copies that
+//! differ are kept on the first copy as conflicts (EX002).
+//!
+//! Blocks of Terraform source that declare one address twice are the
+//! exception: they are two declarations, not two snapshots of one resource,
+//! and Terraform refuses the configuration rather than pick one. Both are
+//! kept and judged, each at its own lines, and still reported as a conflict.
 
 use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, IssuedCertificate};
 use super::notification::{Policy, Pool, Valued};
 use super::origin::RecordOrigin;
+use super::terraform::is_reference;
 use super::{Account, Kind};
 
 /// A later copy of a resource that differs from the one kept.
@@ -201,11 +207,12 @@ fn dedupe<T: Resource>(kind: Kind, items: &mut Vec<T>, identical: &mut usize, co
                 continue;
             };
             let first = first as usize;
-            drop[later] = true;
             let fields = items[first].differences(&items[later]);
             if fields.is_empty() {
+                drop[later] = true;
                 *identical += 1;
             } else {
+                drop[later] = !is_reference(items[later].key());
                 found.push((first, items[later].origin().clone(), fields));
             }
         }

@@ -29,6 +29,10 @@ pub struct ResourceBlock<'b> {
     pub resource_type: &'b str,
     pub name: &'b str,
     pub block: &'b Block,
+    /// Which of the file's blocks of this address it is, when the file
+    /// declares the address more than once (Terraform refuses that, but each
+    /// block must be found at its own lines).
+    pub copy: Option<usize>,
 }
 
 impl ResourceBlock<'_> {
@@ -36,26 +40,48 @@ impl ResourceBlock<'_> {
         format!("{}.{}", self.resource_type, self.name)
     }
 
-    /// Where its values are, as JSON pointers.
+    /// Where its values are, as JSON pointers: `/resource/<type>/<name>`,
+    /// and `/resource/<type>/<name>/<k>` for the k-th of several blocks of
+    /// one address (Terraform's JSON syntax writes those as an array).
     pub fn pointer(&self) -> String {
         let mut p = String::from("/resource");
         push_token(&mut p, self.resource_type);
         push_token(&mut p, self.name);
+        if let Some(copy) = self.copy {
+            push_token(&mut p, &copy.to_string());
+        }
         p
     }
 }
 
+/// The file's resource blocks, in order.
 pub fn resource_blocks(body: &Body) -> impl Iterator<Item = ResourceBlock<'_>> {
-    body.blocks()
-        .filter(|b| b.ident.value().as_str() == "resource")
-        .filter_map(|block| match block.labels.as_slice() {
-            [t, n] => Some(ResourceBlock {
-                resource_type: t.as_str(),
-                name: n.as_str(),
-                block,
-            }),
-            _ => None,
-        })
+    let labelled = || {
+        body.blocks()
+            .filter(|b| b.ident.value().as_str() == "resource")
+            .filter_map(|block| match block.labels.as_slice() {
+                [t, n] => Some((t.as_str(), n.as_str(), block)),
+                _ => None,
+            })
+    };
+    let mut declared: HashMap<(&str, &str), usize> = HashMap::new();
+    for (t, n, _) in labelled() {
+        *declared.entry((t, n)).or_default() += 1;
+    }
+    let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
+    labelled().map(move |(resource_type, name, block)| {
+        let copy = declared.get(&(resource_type, name)).is_some_and(|&n| n > 1).then(|| {
+            let n = seen.entry((resource_type, name)).or_default();
+            *n += 1;
+            *n - 1
+        });
+        ResourceBlock {
+            resource_type,
+            name,
+            block,
+            copy,
+        }
+    })
 }
 
 /// Terraform's own arguments of every resource, not the provider's.
@@ -236,5 +262,24 @@ mod tests {
         assert_eq!(text(&format!("{base}/filters/0/new_health/0")), "\"Unhealthy\"");
         assert!(text(base).starts_with("resource \"cloudflare_notification_policy\""));
         assert!(text(&format!("{base}/filters")).starts_with("filters {"));
+    }
+
+    #[test]
+    fn blocks_of_one_address_are_each_at_their_own_pointer() {
+        let source = "resource \"cloudflare_record\" \"a\" {\n  name = \"x\"\n}\nresource \"cloudflare_record\" \"b\" {}\nresource \"cloudflare_record\" \"a\" {\n  name = \"y\"\n}\n";
+        let body = hcl_edit::parser::parse_body(source).expect("parses");
+        let pointers: Vec<String> = resource_blocks(&body).map(|r| r.pointer()).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/resource/cloudflare_record/a/0",
+                "/resource/cloudflare_record/b",
+                "/resource/cloudflare_record/a/1"
+            ]
+        );
+        let ranges = node_ranges(&body);
+        let text = |p: &str| ranges.get(p).map(|&(s, e)| &source[s..e]);
+        assert_eq!(text("/resource/cloudflare_record/a/0/name"), Some("\"x\""));
+        assert_eq!(text("/resource/cloudflare_record/a/1/name"), Some("\"y\""));
     }
 }
