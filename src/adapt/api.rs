@@ -196,6 +196,7 @@ impl RecordSink for Builder {
                         })
                     })
                     .collect::<Result<_, _>>()?,
+                created: timestamp(&shape.created_on, || "/created_on".to_string())?,
                 origin,
             }),
             Kind::CustomHostname => {
@@ -243,9 +244,9 @@ impl RecordSink for Builder {
                     zone: zone.map(|(_, index)| index),
                 };
                 debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file()));
-                self.staged
-                    .custom_hostnames
-                    .push(CustomHostname::new(origin, fields, &strings, certificate, chain));
+                let mut host = CustomHostname::new(origin, fields, &strings, certificate, chain);
+                host.created = timestamp(&shape.created_at, || "/created_at".to_string())?;
+                self.staged.custom_hostnames.push(host);
             }
             Kind::DnsRecord => {
                 let is_caa = shape.record_type.as_ref().is_some_and(|t| t.as_str().eq_ignore_ascii_case("CAA"));

@@ -169,10 +169,13 @@ pub fn normalise(kind: Kind, attributes: &Value, generation: Option<Generation>)
             }
             (r, shown)
         }
-        Kind::CertificatePack => (pick(a, &["id", "type", "hosts", "certificate_authority", "status"]), None),
+        Kind::CertificatePack => (
+            pick(a, &["id", "type", "hosts", "certificate_authority", "status", "created_on"]),
+            None,
+        ),
         Kind::TotalTls | Kind::UniversalSsl => (pick(a, &["enabled", "certificate_authority", "validity_days"]), None),
         Kind::CustomHostname => {
-            let mut r = pick(a, &["id", "hostname", "status"]);
+            let mut r = pick(a, &["id", "hostname", "status", "created_at"]);
             let ssl = a.get("ssl");
             if let Some(s) = block(ssl) {
                 r.insert("ssl".into(), s.clone());

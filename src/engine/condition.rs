@@ -63,9 +63,7 @@ impl DateRef {
         if s == "as_of" {
             return Ok(DateRef::AsOf);
         }
-        NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .map(DateRef::Day)
-            .map_err(|_| format!("`{s}` is not a date: expected YYYY-MM-DD or `as_of`"))
+        super::dates::parse(s).map(DateRef::Day).map_err(|e| format!("{e}, or `as_of`"))
     }
 
     fn instant(&self, as_of: NaiveDate) -> DateTime<Utc> {

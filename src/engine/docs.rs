@@ -22,6 +22,50 @@ fn effective(rule: &Rule) -> Option<String> {
     }
 }
 
+/// A date as the docs show it: `2024-09-09 (cross_sign_unused)`.
+fn day(d: chrono::NaiveDate) -> String {
+    match super::dates::name_of(d) {
+        Some(name) => format!("{d} ({name})"),
+        None => d.to_string(),
+    }
+}
+
+/// One line per phase, by the as-of date, the last one the rule's own
+/// severity and summary: "before 2024-09-09 (cross_sign_unused): warning — …".
+fn phases(rule: &Rule) -> Vec<String> {
+    if rule.phases.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut from: Option<chrono::NaiveDate> = None;
+    for phase in &rule.phases {
+        let span = match from {
+            None => format!("before {}", day(phase.before)),
+            Some(f) => format!("from {} until {}", day(f), day(phase.before)),
+        };
+        let says = phase.summary.as_deref().map(|s| format!(" — {s}")).unwrap_or_default();
+        out.push(format!("{span}: {}{says}", phase.severity));
+        from = Some(phase.before);
+    }
+    if let Some(f) = from {
+        out.push(format!("from {}: {} — {}", day(f), rule.severity, sentence_part(&rule.summary)));
+    }
+    out
+}
+
+/// A sentence as part of another: its first letter lower-cased (unless it
+/// starts an abbreviation) and its full stop dropped.
+fn sentence_part(sentence: &str) -> String {
+    let sentence = sentence.trim().trim_end_matches('.');
+    let mut chars = sentence.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
+            first.to_lowercase().chain(sentence[first.len_utf8()..].chars()).collect()
+        }
+        _ => sentence.to_string(),
+    }
+}
+
 pub fn text(rule: &Rule) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -39,8 +83,12 @@ pub fn text(rule: &Rule) -> String {
     if let Some(e) = effective(rule) {
         let _ = writeln!(s, "\nEffective: {e}");
     }
-    for phase in &rule.phases {
-        let _ = writeln!(s, "\nBefore {}: {}", phase.before, phase.severity);
+    let phases = phases(rule);
+    if !phases.is_empty() {
+        let _ = writeln!(s, "\nPhases (by the as-of date):");
+        for p in &phases {
+            let _ = writeln!(s, "  - {p}");
+        }
     }
     if !rule.assumptions.is_empty() {
         let _ = writeln!(s, "\nAssumptions:");
@@ -74,8 +122,13 @@ pub fn markdown(rule: &Rule) -> String {
     if let Some(e) = effective(rule) {
         let _ = writeln!(s, "### Effective\n\n{e}\n");
     }
-    for phase in &rule.phases {
-        let _ = writeln!(s, "*Before {}:* {}\n", phase.before, phase.severity);
+    let phases = phases(rule);
+    if !phases.is_empty() {
+        let _ = writeln!(s, "### Phases (by the as-of date)\n");
+        for p in &phases {
+            let _ = writeln!(s, "- {p}");
+        }
+        s.push('\n');
     }
     if !rule.assumptions.is_empty() {
         let _ = writeln!(s, "### Assumptions\n");

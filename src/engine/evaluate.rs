@@ -93,6 +93,11 @@ pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn 
 /// The findings of every effective rule of the subject's kind on one subject.
 /// Messages are not rendered here: a report renders each when it writes it.
 pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
+    // A replay judges the account as it stood on the as-of date: what was
+    // made later was not in it (the summary counts it, `unjudged`).
+    if facts.made().is_some_and(|m| m.after(as_of)) {
+        return;
+    }
     // By the reference's kind: the subject's names are not read to judge it.
     let mut not_judged: Vec<(&str, UnknownFact)> = Vec::new();
     for (rule, verdict) in verdicts(rules, subject_ref.kind, facts, as_of) {

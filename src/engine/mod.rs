@@ -3,6 +3,7 @@
 //! templates and documentation; evaluating them yields findings.
 
 pub mod condition;
+pub mod dates;
 pub mod docs;
 pub mod evaluate;
 pub mod registry;

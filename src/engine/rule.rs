@@ -74,19 +74,24 @@ impl<'de> Deserialize<'de> for Subjects {
     }
 }
 
+/// How a rule reports while the as-of date is before `before`.
 #[derive(Debug, Clone)]
 pub struct Phase {
     pub before: NaiveDate,
     pub severity: Severity,
     pub message: Template,
+    /// What the rule says in this phase, for its docs.
+    pub summary: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PhaseSpec {
+    /// A named date (`cross_sign_unused`) or `YYYY-MM-DD`.
     pub as_of_before: Spanned<String>,
     pub severity: Option<Severity>,
     pub message: Option<Spanned<String>>,
+    pub summary: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,7 +179,10 @@ impl RuleSpec {
         let for_each = self.for_each.as_ref().map(|s| fact_named(s, true)).transpose()?;
         let at = self.at.as_ref().map(|s| fact_named(s, false)).transpose()?;
         let template = |source: &Spanned<String>| -> Result<Template, SpecError> {
-            let message = Template::parse(&source.value).map_err(|m| spec_error(source, m))?;
+            // A named date is written in as text; facts stay placeholders.
+            let message = Template::parse(&source.value)
+                .and_then(|t| t.fill(|name| super::dates::named(name).map(|d| d.shown.to_string())))
+                .map_err(|m| spec_error(source, m))?;
             for placeholder in message.placeholders() {
                 let known = facts.iter().any(|f| f.name == placeholder) || (placeholder == "item" && for_each.is_some());
                 if !known {
@@ -190,12 +198,7 @@ impl RuleSpec {
         let message_terraform = self.message_terraform.as_ref().map(template).transpose()?;
         let mut phases = Vec::new();
         for phase in &self.phases {
-            let before = NaiveDate::parse_from_str(&phase.as_of_before.value, "%Y-%m-%d").map_err(|_| {
-                spec_error(
-                    &phase.as_of_before,
-                    format!("`{}` is not a date (YYYY-MM-DD)", phase.as_of_before.value),
-                )
-            })?;
+            let before = super::dates::parse(&phase.as_of_before.value).map_err(|m| spec_error(&phase.as_of_before, m))?;
             let message = match &phase.message {
                 Some(m) => template(m)?,
                 None => message.clone(),
@@ -204,16 +207,14 @@ impl RuleSpec {
                 before,
                 severity: phase.severity.unwrap_or(self.severity),
                 message,
+                summary: phase.summary.clone(),
             });
         }
         phases.sort_by_key(|p| p.before);
         let when = self.when.into_iter().map(|c| c.compile(facts)).collect::<Result<Vec<_>, _>>()?;
         let date = |s: &Option<Spanned<String>>| -> Result<Option<NaiveDate>, SpecError> {
             s.as_ref()
-                .map(|s| {
-                    NaiveDate::parse_from_str(&s.value, "%Y-%m-%d")
-                        .map_err(|_| spec_error(s, format!("`{}` is not a date (YYYY-MM-DD)", s.value)))
-                })
+                .map(|s| super::dates::parse(&s.value).map_err(|m| spec_error(s, m)))
                 .transpose()
         };
         Ok(Rule {

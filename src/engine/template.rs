@@ -94,16 +94,36 @@ impl Template {
         if !literal.is_empty() {
             pieces.push(Piece::Literal(literal));
         }
-        fn literal_len(pieces: &[Piece]) -> usize {
-            pieces
-                .iter()
-                .map(|p| match p {
-                    Piece::Literal(s) => s.len(),
-                    Piece::Placeholder(_) => 0,
-                    Piece::Section(_, inner) => literal_len(inner),
-                })
-                .sum()
+        let literal_len = literal_len(&pieces);
+        Ok(Template { pieces, literal_len })
+    }
+
+    /// The template with each placeholder that `constant` knows (a named
+    /// date, say) written in as text; a section of one is an error.
+    pub fn fill(self, constant: impl Fn(&str) -> Option<String>) -> Result<Template, String> {
+        fn fill_pieces(pieces: Vec<Piece>, constant: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Piece>, String> {
+            let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+            for piece in pieces {
+                let piece = match piece {
+                    Piece::Placeholder(name) => match constant(&name) {
+                        Some(text) => Piece::Literal(text),
+                        None => Piece::Placeholder(name),
+                    },
+                    Piece::Section(name, _) if constant(&name).is_some() => {
+                        return Err(format!("`{{#{name}}}` is a constant, not a fact: a section of it is always shown"));
+                    }
+                    Piece::Section(name, inner) => Piece::Section(name, fill_pieces(inner, constant)?),
+                    literal => literal,
+                };
+                // Adjacent literals become one.
+                match (out.last_mut(), piece) {
+                    (Some(Piece::Literal(before)), Piece::Literal(text)) => before.push_str(&text),
+                    (_, piece) => out.push(piece),
+                }
+            }
+            Ok(out)
         }
+        let pieces = fill_pieces(self.pieces, &constant)?;
         let literal_len = literal_len(&pieces);
         Ok(Template { pieces, literal_len })
     }
@@ -137,6 +157,17 @@ impl Template {
         }
         out
     }
+}
+
+fn literal_len(pieces: &[Piece]) -> usize {
+    pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Literal(s) => s.len(),
+            Piece::Placeholder(_) => 0,
+            Piece::Section(_, inner) => literal_len(inner),
+        })
+        .sum()
 }
 
 fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &mut String) {

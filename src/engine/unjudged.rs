@@ -1,7 +1,7 @@
-//! What the rules could not judge because a value they read is not known
-//! before apply (a Terraform variable, a reference): counted for
-//! `--statistics` and the JSON summary, beside the EX005 findings that say
-//! it per resource.
+//! What the rules did not judge, counted for `--statistics` and the JSON
+//! summary: resources a value of which is not known before apply (a
+//! Terraform variable, a reference; EX005 says it per resource), and
+//! resources made after the as-of date, which the account did not yet hold.
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -20,7 +20,44 @@ pub struct NotJudged {
     pub why: &'static str,
 }
 
+/// Why a resource made after the as-of date is not judged.
+pub const MADE_AFTER_AS_OF: &str =
+    "made after the as-of date (its uploaded_on, created_at or created_on is later): the account did not hold it then";
+
+const VALUE_UNKNOWN: &str = "a value these rules read is not known before apply (EX005 names it, at the value)";
+
 pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<NotJudged> {
+    let mut out = made_after(rules, analysis, as_of);
+    out.extend(value_unknown(rules, analysis, as_of));
+    out
+}
+
+/// Resources made after the as-of date, by kind; every rule of the kind
+/// passed them by.
+fn made_after(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<NotJudged> {
+    let mut by_kind: std::collections::BTreeMap<Kind, usize> = Default::default();
+    for account in &analysis.inventory().accounts {
+        for (kind, n) in crate::model::as_of::made_after(account, as_of) {
+            *by_kind.entry(kind).or_default() += n;
+        }
+    }
+    by_kind
+        .into_iter()
+        .map(|(kind, subjects)| NotJudged {
+            rules: rules
+                .rules
+                .iter()
+                .filter(|r| r.subjects.contains(&kind) && r.is_effective(as_of))
+                .map(|r| r.id.clone())
+                .collect(),
+            kind,
+            subjects,
+            why: MADE_AFTER_AS_OF,
+        })
+        .collect()
+}
+
+fn value_unknown(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<NotJudged> {
     // Resources judged in part: counted by kind and the rules that could not
     // judge them. Only accounts with unknown values have any.
     let mut partly: std::collections::BTreeMap<(Kind, Vec<String>), usize> = Default::default();
@@ -33,6 +70,9 @@ pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec
             continue;
         }
         analysis.for_each_subject_in(&range, |subject, facts| {
+            if facts.made().is_some_and(|m| m.after(as_of)) {
+                return;
+            }
             let stopped = super::evaluate::not_judged(rules, subject.kind, facts, as_of);
             if !stopped.is_empty() {
                 let ids = stopped.iter().map(|(id, _)| id.to_string()).collect();
@@ -46,7 +86,7 @@ pub fn not_judged(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec
             rules,
             kind,
             subjects,
-            why: "a value these rules read is not known before apply (EX005 names it, at the value)",
+            why: VALUE_UNKNOWN,
         })
         .collect()
 }

@@ -90,6 +90,10 @@ impl Facts for CustomCertificateFacts<'_> {
         self.cert.subject()
     }
 
+    fn made(&self) -> Option<crate::model::as_of::Made> {
+        self.cert.made()
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
         let c = self.cert;
         let i = &c.certificate;
@@ -195,6 +199,10 @@ impl<'a> CertificatePackFacts<'a> {
 impl Facts for CertificatePackFacts<'_> {
     fn subject(&self) -> Subject<'_> {
         self.pack.subject()
+    }
+
+    fn made(&self) -> Option<crate::model::as_of::Made> {
+        self.pack.made()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {
@@ -348,6 +356,10 @@ impl<'a> CustomHostnameFacts<'a> {
 impl Facts for CustomHostnameFacts<'_> {
     fn subject(&self) -> Subject<'_> {
         self.host.subject()
+    }
+
+    fn made(&self) -> Option<crate::model::as_of::Made> {
+        self.host.made()
     }
 
     fn get(&self, name: &str) -> Option<Fact> {

@@ -153,6 +153,10 @@ impl Facts for WithCopies<'_> {
         self.inner.decided_by(name)
     }
 
+    fn made(&self) -> Option<crate::model::as_of::Made> {
+        self.inner.made()
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
         match name {
             // Everything was judged unless the evaluator says otherwise.

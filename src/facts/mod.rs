@@ -104,6 +104,12 @@ pub trait Facts {
         None
     }
 
+    /// When the resource was made, when its record says: an as-of replay
+    /// does not judge what the account did not yet hold.
+    fn made(&self) -> Option<crate::model::as_of::Made> {
+        None
+    }
+
     /// The fact whose value alone decides `name`'s, when it does: a policy
     /// of another alert type has no invalid health filter, whatever its
     /// filters are, so an unknown filter leaves that fact known.

@@ -86,6 +86,10 @@ pub struct Shape<'a> {
     pub record_type: Option<Text<'a>>,
     pub bundle_method: Option<Text<'a>>,
     pub uploaded_on: Option<Text<'a>>,
+    /// When the resource was made: a custom hostname's `created_at`, a
+    /// certificate pack's `created_on` (as-of replays leave out what is younger).
+    pub created_at: Option<Text<'a>>,
+    pub created_on: Option<Text<'a>>,
 
     // Certificates.
     pub expires_on: Option<Text<'a>>,

@@ -287,6 +287,8 @@ impl<'de, W: Walk<'de>> Visitor<'de> for ObjectSeed<'_, '_, W> {
                 Field::Type => s.record_type = map.next_value()?,
                 Field::BundleMethod => s.bundle_method = map.next_value()?,
                 Field::UploadedOn => s.uploaded_on = map.next_value()?,
+                Field::CreatedAt => s.created_at = map.next_value()?,
+                Field::CreatedOn => s.created_on = map.next_value()?,
                 Field::ExpiresOn => s.expires_on = map.next_value()?,
                 Field::Issuer => s.issuer = map.next_value()?,
                 Field::Signature => s.signature = map.next_value()?,
@@ -374,10 +376,12 @@ enum Field {
     NameServers,
     OriginalRegistrar,
     Url,
+    CreatedAt,
+    CreatedOn,
 }
 
 impl Field {
-    const ALL: [(Field, &'static str); 47] = [
+    const ALL: [(Field, &'static str); 49] = [
         (Field::Result, "result"),
         (Field::Success, "success"),
         (Field::AccountId, "account_id"),
@@ -425,6 +429,8 @@ impl Field {
         (Field::NameServers, "name_servers"),
         (Field::OriginalRegistrar, "original_registrar"),
         (Field::Url, "url"),
+        (Field::CreatedAt, "created_at"),
+        (Field::CreatedOn, "created_on"),
     ];
 
     /// One `match` on the key (compiled to a length switch), not a search.
@@ -477,6 +483,8 @@ impl Field {
             "name_servers" => Field::NameServers,
             "original_registrar" => Field::OriginalRegistrar,
             "url" => Field::Url,
+            "created_at" => Field::CreatedAt,
+            "created_on" => Field::CreatedOn,
             _ => return None,
         })
     }
@@ -532,7 +540,7 @@ mod tests {
             assert_eq!(Field::of(name), Some(*field));
             assert_eq!(field.name(), *name);
         }
-        assert_eq!(Field::of("created_on"), None);
+        assert_eq!(Field::of("modified_on"), None);
     }
 
     #[test]

@@ -312,6 +312,8 @@ pub struct CertificatePack {
     pub status: String,
     pub zone: Option<ZoneKey>,
     pub certificates: Vec<PackCertificate>,
+    /// `created_on`, when the export has it (the pack list usually does not).
+    pub created: Option<DateTime<Utc>>,
 }
 
 /// A certificate of a pack, with its id.
@@ -333,6 +335,8 @@ pub struct CustomHostname {
     pub certificate: Option<IssuedCertificate>,
     /// The uploaded chain (`ssl.custom_certificate`), when there is one.
     pub chain: Option<Box<Chain>>,
+    /// `created_at`: an as-of replay leaves out a hostname made later.
+    pub created: Option<DateTime<Utc>>,
 }
 
 impl CustomHostname {
@@ -349,6 +353,7 @@ impl CustomHostname {
             text: HostnameText::new(strings),
             certificate,
             chain,
+            created: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Typed, normalised resources, grouped by account.
 
+pub mod as_of;
 pub mod certificate;
 pub mod dns;
 pub mod duplicates;
