@@ -264,6 +264,21 @@ mod tests {
     }
 
     #[test]
+    fn constants_are_written_in_and_facts_stay() {
+        let constant = |name: &str| (name == "day").then(|| "2024-09-09".to_string());
+        let t = Template::parse("pool {name} since {day}{#legacy_recipients}: {legacy_recipients}{/legacy_recipients}")
+            .and_then(|t| t.fill(constant))
+            .expect("fills");
+        assert_eq!(
+            t.placeholders().collect::<Vec<_>>(),
+            ["name", "legacy_recipients", "legacy_recipients"]
+        );
+        assert_eq!(t.render(&facts(), None), "pool web since 2024-09-09: a@x.io, b@x.io");
+        let section = Template::parse("{#day}x{/day}").and_then(|t| t.fill(constant));
+        assert!(section.is_err_and(|e| e.contains("constant")));
+    }
+
+    #[test]
     fn placeholders_render_facts_lists_and_items() {
         let t = Template::parse("Pool {name} mails {legacy_recipients}; missing {uncovered_events}; {item}").unwrap();
         assert_eq!(t.render(&facts(), Some("x")), "Pool web mails a@x.io, b@x.io; missing none; x");

@@ -283,6 +283,7 @@ mod pack_tests {
             authority: Authority::LetsEncrypt,
             status: "active".into(),
             zone: None,
+            created: None,
             certificates: vec![crate::model::certificate::PackCertificate {
                 id: "c".into(),
                 issued: crate::model::certificate::IssuedCertificate {
