@@ -169,9 +169,14 @@ fn the_universal_switch_is_announced_before_june_2024_and_reported_after() {
         message("2024-05-31")
     );
     assert!(
-        message("2024-06-01").contains("switched it automatically"),
+        message("2024-06-01").contains("is switching such certificates automatically"),
         "{}",
         message("2024-06-01")
+    );
+    assert!(
+        message("2024-09-09").contains("has been switching such certificates automatically"),
+        "{}",
+        message("2024-09-09")
     );
 }
 
