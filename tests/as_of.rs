@@ -48,10 +48,13 @@ const PHASES: [(&str, [&str; 2]); 4] = [
     ("from 2024-09-30", ["2024-09-30", "2025-01-01"]),
 ];
 
+/// A rule's severity and words in each phase (`("", "")`: it does not fire).
+type InPhases = [(&'static str, &'static str); 4];
+
 /// Per rule, its subject and, per phase, the severity and words its message
 /// must have (each phase's words are absent from the other phases' messages
 /// unless they are the same).
-const EXPECTED: [(&str, &str, [(&str, &str); 4]); 9] = [
+const EXPECTED: [(&str, &str, InPhases); 9] = [
     (
         "CA001",
         "ca001-universal.example.com",
