@@ -77,7 +77,7 @@ impl Timings {
             let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
             let cpu: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("").split_whitespace().collect();
             let ticks = |i: usize| cpu.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-            eprintln!(
+            crate::say!(
                 "timing: {name:<10} {:>8.3}s  cpu {:>5} ticks (user+sys, total)  rss {}  peak {}",
                 t.elapsed().as_secs_f64(),
                 ticks(11) + ticks(12),

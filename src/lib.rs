@@ -2,6 +2,10 @@
 //! exports. Data flows one way: load → (adapt →) model → facts → rules →
 //! findings → triage → reports.
 
+// Standard output and error are written through `say`, which never panics
+// on a closed pipe; the compiler keeps it so.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
 pub mod adapt;
 pub mod check;
 pub mod cli;
@@ -16,6 +20,7 @@ pub mod locate;
 pub mod model;
 pub mod plan;
 pub mod report;
+pub mod say;
 pub mod threads;
 pub mod triage;
 pub mod words;

@@ -220,7 +220,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             if let Some(baseline) = outcome.triage.baseline.as_ref().filter(|_| outcome.triage.baseline_is_new) {
                 baseline.write_to(&baseline.file)?;
                 if !args.quiet {
-                    eprintln!(
+                    crate::say!(
                         "edgeaudit: wrote {} with {} (accepted as known)",
                         baseline.file,
                         crate::words::plural(baseline.entries.len(), "finding", "findings")
@@ -272,7 +272,7 @@ pub fn run(args: &CheckArgs) -> u8 {
 /// requested report still written, saying so (CI uploads them anyway).
 fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
     for e in failure.errors {
-        eprintln!("edgeaudit: error: {e}");
+        crate::say!("edgeaudit: error: {e}");
     }
     for output in outputs {
         // Standard error already has it in the terminal's words.
@@ -281,7 +281,7 @@ fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
         }
         let written = write_to(output, |w| report::render_failure(output.format, failure, w));
         if let Err(e) = written {
-            eprintln!("edgeaudit: error: {e}");
+            crate::say!("edgeaudit: error: {e}");
         }
     }
     EXIT_ERROR
@@ -301,7 +301,7 @@ fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write) -> std::io::Res
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());
             match render(&mut w).and_then(|()| w.flush()) {
                 // The reader went away (`| head`): nothing more to say to it.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) if crate::say::reader_left(&e) => Ok(()),
                 result => result.map_err(|e| format!("cannot write to stdout: {e}")),
             }
         }

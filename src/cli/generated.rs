@@ -2,21 +2,10 @@
 //! the man page from the clap command, the config's JSON Schema from the
 //! config types. Nothing here is written by hand, so none of it can drift.
 
-use std::io::Write;
-
 use clap::CommandFactory;
 
 use super::args::Cli;
-use super::{EXIT_CLEAN, fail};
-
-/// Writes to standard output; a closed pipe (`| head`) is not an error.
-fn print(bytes: &[u8]) -> u8 {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => fail(format!("cannot write to stdout: {e}")),
-        _ => EXIT_CLEAN,
-    }
-}
+use super::{fail, print};
 
 pub fn completions(shell: clap_complete::Shell) -> u8 {
     let mut script = Vec::new();

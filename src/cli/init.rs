@@ -10,7 +10,7 @@ pub fn run(path: &str, force: bool) -> u8 {
     }
     match std::fs::write(path, STARTER) {
         Ok(()) => {
-            eprintln!("edgeaudit: wrote {path}; `edgeaudit check` will use it from this directory and below");
+            crate::say!("edgeaudit: wrote {path}; `edgeaudit check` will use it from this directory and below");
             EXIT_CLEAN
         }
         Err(e) => fail(format!("cannot write {path}: {e}")),

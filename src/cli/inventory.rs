@@ -53,6 +53,8 @@ pub fn run(args: &InventoryArgs) -> u8 {
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => EXIT_CLEAN,
+        // The reader went away (`| head`): nothing more to say to it.
+        Err(e) if crate::say::reader_left(&e) => EXIT_CLEAN,
         Err(e) => fail(format!("cannot write the inventory: {e}")),
     }
 }

@@ -58,7 +58,7 @@ pub fn main() -> ExitCode {
 /// Prints an error (one line per error when it holds several) and gives exit code 2.
 pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {
     for line in message.to_string().lines() {
-        eprintln!("edgeaudit: error: {line}");
+        crate::say!("edgeaudit: error: {line}");
     }
     EXIT_ERROR
 }
@@ -85,14 +85,22 @@ pub(crate) fn live_client(live: &args::LiveArgs) -> Result<Client, String> {
 /// A line on standard error that never panics (a closed pipe is not an
 /// error of ours).
 pub(crate) fn note(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    crate::say!("{line}");
+}
+
+/// Text on standard output (a closed pipe ends it quietly); exit 0, or 2
+/// when standard output cannot be written.
+pub(crate) fn print(bytes: &[u8]) -> u8 {
+    match crate::say::stdout(bytes) {
+        Ok(()) => EXIT_CLEAN,
+        Err(e) => fail(format!("cannot write to stdout: {e}")),
+    }
 }
 
 /// Files a walk skipped, on standard error: nothing is left out silently.
 pub(crate) fn warn_skipped(skipped: &[InputError]) {
     for file in skipped {
-        eprintln!("edgeaudit: warning: {}: skipped, not analysed: {}", file.file, file.skip_reason());
+        crate::say!("edgeaudit: warning: {}: skipped, not analysed: {}", file.file, file.skip_reason());
     }
 }
 

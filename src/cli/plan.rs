@@ -1,5 +1,3 @@
-use std::io::Write;
-
 use chrono::NaiveDate;
 
 use super::args::{PlanArgs, PlanFormat};
@@ -45,7 +43,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             .iter()
             .any(|a| a.pools.iter().any(|p| p.origin.address().is_some()) || a.policies.iter().any(|p| p.origin.address().is_some()));
         if from_terraform && !matches!(args.format, PlanFormat::Terraform) {
-            eprintln!(
+            crate::say!(
                 "edgeaudit plan: warning: some pools or policies come from Terraform: the plan's API calls would drift from the configuration, which the next apply undoes; make the same changes in the .tf files (existing Terraform policies are never updated by the plan)"
             );
         }
@@ -70,13 +68,7 @@ pub fn run(args: &PlanArgs) -> u8 {
     };
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write {path}: {e}")),
-        None => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write to stdout: {e}")),
-                _ => Ok(()),
-            }
-        }
+        None => crate::say::stdout(text.as_bytes()).map_err(|e| format!("cannot write to stdout: {e}")),
     };
     if let Err(e) = written {
         return fail(e);
@@ -84,6 +76,6 @@ pub fn run(args: &PlanArgs) -> u8 {
     for warning in plans.iter().flat_map(|p| &p.warnings) {
         super::note(&format!("edgeaudit plan: warning: {warning}"));
     }
-    eprintln!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
+    crate::say!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
     EXIT_CLEAN
 }

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::args::{RulesArgs, RulesFormat};
-use super::{EXIT_CLEAN, EXIT_ERROR, fail, rule_set};
+use super::{EXIT_ERROR, fail, rule_set};
 use crate::engine::docs;
 
 pub fn list(args: &RulesArgs) -> u8 {
@@ -56,8 +56,7 @@ pub fn list(args: &RulesArgs) -> u8 {
             s
         }
     };
-    print!("{out}");
-    EXIT_CLEAN
+    super::print(out.as_bytes())
 }
 
 pub fn explain(id: &str, extra: &[String]) -> u8 {
@@ -66,13 +65,10 @@ pub fn explain(id: &str, extra: &[String]) -> u8 {
         Err(e) => return fail(e),
     };
     match rules.get(id) {
-        Some(rule) => {
-            print!("{}", docs::text(rule));
-            EXIT_CLEAN
-        }
+        Some(rule) => super::print(docs::text(rule).as_bytes()),
         None => {
             let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
-            eprintln!("edgeaudit: error: no rule `{id}`; rules: {}", ids.join(", "));
+            crate::say!("edgeaudit: error: no rule `{id}`; rules: {}", ids.join(", "));
             EXIT_ERROR
         }
     }

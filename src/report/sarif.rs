@@ -512,7 +512,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         )
     });
     if let Some(notice) = &limit_notice {
-        eprintln!("edgeaudit: warning: {notice}");
+        crate::say!("edgeaudit: warning: {notice}");
     }
     let mut out = GzipMeasured::new(out);
     ctx.with_rendered(
@@ -567,7 +567,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     // too large; said, never written silently.
     let compressed = out.compressed_size()?;
     if compressed > limits::SARIF_MAX_GZIP_BYTES {
-        eprintln!(
+        crate::say!(
             "edgeaudit: warning: this SARIF is {compressed} bytes gzip-compressed, over code scanning's limit of {} bytes: an upload would be refused; narrow the run with --select or the paths checked",
             limits::SARIF_MAX_GZIP_BYTES
         );
