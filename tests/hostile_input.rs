@@ -174,12 +174,14 @@ fn an_unreadable_file_is_an_error_naming_it() {
     assert!(r.stderr.contains("locked.json:1:1: cannot read: Permission denied"), "{}", r.stderr);
 }
 
-/// A baseline of a million entries that no longer occur is read in bounded
-/// time, and the run lists twenty of them and counts the rest in one note.
+/// A baseline of a quarter of a million entries (20 MB) that no longer
+/// occur is read, and the run lists twenty of them and counts the rest in
+/// one note. (A million took 8 s a run in a debug build, 25 s on a busy
+/// machine: too close to the hang guard; the scale is the benchmark's.)
 #[test]
-fn a_baseline_of_a_million_entries() {
+fn a_baseline_of_a_quarter_million_entries() {
     use std::fmt::Write;
-    const ENTRIES: usize = 1_000_000;
+    const ENTRIES: usize = 250_000;
     let mut text = String::with_capacity(ENTRIES * 80);
     text.push_str("{\"version\": 1, \"tool\": \"edgeaudit\", \"findings\": [\n");
     for i in 0..ENTRIES {
@@ -213,7 +215,7 @@ fn a_baseline_of_a_million_entries() {
         stale[0]
     );
     assert!(
-        stale[20].contains("baseline.json:22:1:") && stale[20].contains("999980 more baseline entries no longer occur"),
+        stale[20].contains("baseline.json:22:1:") && stale[20].contains("249980 more baseline entries no longer occur"),
         "{}",
         stale[20]
     );

@@ -18,12 +18,15 @@ pub fn root() -> PathBuf {
 
 /// Runs the binary from the project root. A run that takes longer than
 /// `HANG` is killed and fails the test: a guard against hangs, not a timing
-/// assertion.
+/// assertion. The slowest run of the suite (a debug build reading a BIND
+/// file of a million lines) takes about 4 s on a quiet two-core machine and
+/// three times that with both cores busy: the guard stays more than ten
+/// times above it, so a busy machine never fails a test.
 pub fn run(args: &[&str]) -> Run {
     run_with_stdin(args, None)
 }
 
-const HANG: Duration = Duration::from_secs(30);
+const HANG: Duration = Duration::from_secs(300);
 
 pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
     run_full(&root(), args, stdin, None, &[])
