@@ -105,7 +105,7 @@ pub struct CheckArgs {
     /// baseline). Default: the config's `fail_on`, else warning.
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// The config file (default: `.edgeaudit.yaml` in the working directory or the nearest parent).
+    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<String>,
     /// Ignore any `.edgeaudit.yaml`.
@@ -165,12 +165,20 @@ pub struct PlanArgs {
     /// Files or directories, as for `check`.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
+    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths), as
+    /// for `check`.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<String>,
+    /// Ignore any `.edgeaudit.yaml`.
+    #[arg(long)]
+    pub no_config: bool,
     #[arg(long, value_enum, default_value = "markdown")]
     pub format: PlanFormat,
     /// Write the plan to this file instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<String>,
-    /// Judge the certificate rules as of this date (YYYY-MM-DD, UTC; default today).
+    /// Judge the certificate rules as of this date (YYYY-MM-DD, UTC). Default: the config's
+    /// `as_of`, else today.
     #[arg(long, value_name = "DATE")]
     pub as_of: Option<String>,
     /// Pools per page of the page-wide clear (the API's default is 25; a larger page needs
@@ -271,6 +279,13 @@ pub struct InventoryArgs {
     /// Files or directories, as for `check`.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
+    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths), as
+    /// for `check`.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<String>,
+    /// Ignore any `.edgeaudit.yaml`.
+    #[arg(long)]
+    pub no_config: bool,
     /// Only certificates from this CA: lets_encrypt, google, ssl_com, digicert, default, unknown, other.
     #[arg(long, value_name = "CA")]
     pub ca: Option<String>,

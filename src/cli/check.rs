@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use super::args::{CheckArgs, Color, FailOn};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, fail, load_options, rule_set, warn_skipped};
 use crate::check::{CheckOptions, Outcome, check};
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
 use crate::load::error::InputError;
@@ -56,20 +56,10 @@ fn as_of(args: &CheckArgs, config: &Config) -> Result<NaiveDate, InputError> {
     }
 }
 
-/// The config in force: `--config`, else `.edgeaudit.yaml` found upward, else
-/// none (an empty config).
+/// The config in force: `--config`, else `.edgeaudit.yaml` found upward
+/// from the checked paths, else none (an empty config).
 fn config(args: &CheckArgs) -> Result<Config, InputError> {
-    if args.no_config {
-        return Ok(Config::default());
-    }
-    if let Some(file) = &args.config {
-        return config::read(std::path::Path::new(file), file);
-    }
-    let cwd = std::env::current_dir().map_err(|e| InputError::usage(format!("cannot read the working directory: {e}")))?;
-    match config::find_upward(&cwd) {
-        Some((path, name)) => config::read(&path, &name),
-        None => Ok(Config::default()),
-    }
+    super::config_in_force(args.config.as_deref(), args.no_config, &args.paths)
 }
 
 /// The rules of the run: built-in, `--rules` and the config's packs; the

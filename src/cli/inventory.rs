@@ -8,7 +8,14 @@ use crate::load::load;
 use crate::model::certificate::Authority;
 
 pub fn run(args: &InventoryArgs) -> u8 {
-    let options = match load_options(args.kind.as_deref(), args.input_format, &args.walk, None) {
+    // The config's `exclude`, as `check` and `plan` read it; a broken config is exit 2.
+    let exclude = match super::config_in_force(args.config.as_deref(), args.no_config, &args.paths)
+        .and_then(|c| c.exclude_patterns().map_err(crate::load::error::InputError::usage))
+    {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let options = match load_options(args.kind.as_deref(), args.input_format, &args.walk, exclude) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

@@ -97,6 +97,23 @@ pub(crate) fn print(bytes: &[u8]) -> u8 {
     }
 }
 
+/// The config every command that reads exports uses: `--config FILE`, else
+/// `.edgeaudit.yaml` found upward from the checked paths, else none (also
+/// with `--no-config`). A broken config is an error (exit 2).
+pub(crate) fn config_in_force(file: Option<&str>, no_config: bool, paths: &[String]) -> Result<crate::config::Config, InputError> {
+    if no_config {
+        return Ok(crate::config::Config::default());
+    }
+    if let Some(file) = file {
+        return crate::config::read(std::path::Path::new(file), file);
+    }
+    let cwd = std::env::current_dir().map_err(|e| InputError::usage(format!("cannot read the working directory: {e}")))?;
+    match crate::config::discover(paths, &cwd).map_err(InputError::usage)? {
+        Some((path, name)) => crate::config::read(&path, &name),
+        None => Ok(crate::config::Config::default()),
+    }
+}
+
 /// Files a walk skipped, on standard error: nothing is left out silently.
 pub(crate) fn warn_skipped(skipped: &[InputError]) {
     for file in skipped {

@@ -8,6 +8,16 @@ use crate::plan::render::{self, Tally};
 
 const SHELL_RETIRED: &str = "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)";
 
+/// The built-in rules with the config's packs, severities and selection.
+fn configured_rules(config: &crate::config::Config) -> Result<RuleSet, crate::load::error::InputError> {
+    let mut rules = RuleSet::builtin()?;
+    config.configure(&mut rules)?;
+    let select: Vec<String> = config.select.iter().map(|s| s.value.clone()).collect();
+    let ignore: Vec<String> = config.ignore.iter().map(|s| s.value.clone()).collect();
+    rules.select(&select, &ignore).map_err(crate::load::error::InputError::usage)?;
+    Ok(rules)
+}
+
 /// Loads the exports, runs the rules (for the certificate steps), builds and
 /// replays the plan, and writes it; a plan the replay rejects is never
 /// written (exit 2, naming the step and the pool).
@@ -15,18 +25,28 @@ pub fn run(args: &PlanArgs) -> u8 {
     if args.format == PlanFormat::Shell {
         return fail(SHELL_RETIRED);
     }
+    // The same config as `check`: its date, its exclusions, its rules and
+    // severities, and its waivers (a waived finding is not a step).
+    let config = match super::config_in_force(args.config.as_deref(), args.no_config, &args.paths) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
     let as_of = match &args.as_of {
-        None => chrono::Utc::now().date_naive(),
+        None => config.as_of.unwrap_or_else(|| chrono::Utc::now().date_naive()),
         Some(s) => match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
             Ok(d) => d,
             Err(_) => return fail(format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
         },
     };
-    let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, None) {
+    let exclude = match config.exclude_patterns() {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, exclude) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    let rules = match RuleSet::builtin() {
+    let rules = match configured_rules(&config) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -35,7 +55,11 @@ pub fn run(args: &PlanArgs) -> u8 {
         load,
         as_of,
     };
-    let built = check(&options, &rules, Default::default(), |outcome, analysis| {
+    let triage = crate::triage::Triage {
+        waivers: config.waivers.clone(),
+        ..Default::default()
+    };
+    let built = check(&options, &rules, triage, |outcome, analysis| {
         warn_skipped(&outcome.skipped);
         let from_terraform = analysis
             .inventory()

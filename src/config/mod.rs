@@ -127,6 +127,57 @@ pub fn find_upward(dir: &Path) -> Option<(PathBuf, String)> {
     None
 }
 
+/// The config that applies to the checked `paths`, found upward from each
+/// (a file's directory, a directory itself; standard input from `cwd`), as
+/// ruff finds its settings from the files: the one file they share, named
+/// relative to `cwd` when it is there or above, or an error naming the two
+/// when they fall under different ones.
+pub fn discover(paths: &[String], cwd: &Path) -> Result<Option<(PathBuf, String)>, String> {
+    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    let mut found: Option<(PathBuf, String, &str)> = None;
+    for path in paths {
+        let given = cwd.join(path);
+        let dir = if path == "-" {
+            cwd.clone()
+        } else if given.is_dir() {
+            given
+        } else {
+            given.parent().map_or_else(|| cwd.clone(), Path::to_path_buf)
+        };
+        // A path that is not there is the walk's error, reported with its name.
+        let Ok(dir) = dir.canonicalize() else { continue };
+        let Some((file, _)) = find_upward(&dir) else { continue };
+        match &found {
+            Some((first, _, first_path)) if *first != file => {
+                return Err(format!(
+                    "`{first_path}` and `{path}` fall under different configs ({} and {}): check them in separate runs, or name one with --config",
+                    first.display(),
+                    file.display()
+                ));
+            }
+            Some(_) => {}
+            None => {
+                let name = relative_name(&file, &cwd);
+                found = Some((file, name, path));
+            }
+        }
+    }
+    Ok(found.map(|(file, name, _)| (file, name)))
+}
+
+/// A config's name as the user would type it from `cwd`: below it, its path
+/// from there; above it, `../` for each level; elsewhere, the whole path.
+fn relative_name(file: &Path, cwd: &Path) -> String {
+    if let Ok(below) = file.strip_prefix(cwd) {
+        return below.to_string_lossy().replace('\\', "/");
+    }
+    let dir = file.parent().unwrap_or(file);
+    if let Ok(rest) = cwd.strip_prefix(dir) {
+        return format!("{}{FILE_NAME}", "../".repeat(rest.components().count()));
+    }
+    file.to_string_lossy().into_owned()
+}
+
 pub fn read(path: &Path, name: &str) -> Result<Config, InputError> {
     let text = crate::load::bounded::read_small(path).map_err(|e| InputError::unreadable(name, format!("cannot read config: {e}")))?;
     parse(name, &text)

@@ -27,6 +27,9 @@ pub struct AccountPlan {
     pub per_pool_requests: usize,
     /// Pools carrying a legacy e-mail before the plan.
     pub legacy_pools: usize,
+    /// Of those, the ones the plan keeps as they are (a finding about their
+    /// legacy e-mail is waived).
+    pub held_pools: usize,
     /// What each step needs, by step (see [`needs`]).
     pub needs: Vec<Needs>,
     /// Whether every pool of the account was loaded (no EX001 on pools):
@@ -231,7 +234,7 @@ pub fn notification_steps(
     per_page: usize,
     bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
 ) -> NotificationSteps {
-    notification_steps_seen(account, per_page, true, bodies)
+    notification_steps_seen(account, per_page, true, bodies, &Default::default())
 }
 
 /// [`notification_steps`], with pages cleared whole only when `page_wide`
@@ -242,8 +245,9 @@ pub fn notification_steps_seen(
     per_page: usize,
     page_wide: bool,
     bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
+    held: &std::collections::HashSet<String>,
 ) -> NotificationSteps {
-    let mut service = Service::of(account);
+    let mut service = Service::of(account).holding(held);
     let mut updates = super::complete::correct(&mut service, bodies);
     let per_pool = updates.len() + per_pool_requests(&service);
     super::complete::complete(&mut service, bodies, &mut updates);
@@ -335,12 +339,15 @@ pub fn per_pool_requests(service: &Service) -> usize {
 /// with one that is not replaced, gets per-pool clears for the replaced ones.
 /// Only when `page_wide` (the pool list is complete) is a page cleared whole.
 fn clears(service: &Service, per_page: usize, page_wide: bool) -> Vec<Request> {
+    // A held pool is never cleared, so no page that holds it is cleared whole.
     let replaced = |i: usize| {
         let pool = &service.pools[i];
         let id = pool.id.to_ascii_lowercase();
-        pool.events
-            .iter()
-            .all(|e| pool.recipients.iter().all(|r| service.by_policy(&id, e, r)))
+        !pool.held
+            && pool
+                .events
+                .iter()
+                .all(|e| pool.recipients.iter().all(|r| service.by_policy(&id, e, r)))
     };
     let mut steps = Vec::new();
     for (page_index, page) in service.pools.chunks(per_page).enumerate() {
@@ -363,6 +370,35 @@ fn clears(service: &Service, per_page: usize, page_wide: bool) -> Vec<Request> {
         }
     }
     steps
+}
+
+/// The pools of account `account` that the plan keeps as they are: a waived
+/// finding about a pool's legacy e-mail (a finding at its recipients) says
+/// the team accepts it as it is, so it is not a step; with a warning each.
+fn held_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -> (std::collections::HashSet<String>, Vec<String>) {
+    let mut held = std::collections::HashSet::new();
+    let mut warnings = Vec::new();
+    let Some(pools) = analysis.inventory().accounts.get(account).map(|a| &a.pools) else {
+        return (held, warnings);
+    };
+    for f in outcome.findings.iter().filter(|f| {
+        f.is_suppressed()
+            && f.subject.kind == Kind::Pool
+            && f.subject.account as usize == account
+            && f.rule.at.as_deref() == Some("legacy_recipients")
+    }) {
+        let Some(pool) = pools.get(f.subject.index as usize) else {
+            continue;
+        };
+        if held.insert(pool.id.clone()) {
+            warnings.push(format!(
+                "pool {} keeps its legacy e-mail: its {} finding is waived, so the plan neither replaces nor clears it (and clears the other pools of its page one by one)",
+                describe(&pool.name, &pool.id),
+                f.rule.id
+            ));
+        }
+    }
+    (held, warnings)
 }
 
 /// The certificate changes and decisions the account's findings call for, as
@@ -485,13 +521,14 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
         let pools_complete = complete(account, Kind::Pool);
         // The planner's model is dropped before the replay builds its own:
         // one model of the account at a time (each holds every pool).
-        let notifications = notification_steps_seen(account, per_page, pools_complete, &bodies);
+        let (held, held_warnings) = held_pools(outcome, analysis, i);
+        let notifications = notification_steps_seen(account, per_page, pools_complete, &bodies, &held);
         let mut steps = notifications.steps;
         steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
         let legacy_pools = account.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
-        let proof = replay(Service::of(account), &steps)?;
+        let proof = replay(Service::of(account).holding(&held), &steps)?;
         // The pools as the plan starts from them, then the same model run through the steps.
-        let service = Service::of(account);
+        let service = Service::of(account).holding(&held);
         let pools = service
             .pools
             .iter()
@@ -514,9 +551,14 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
             proof,
             per_pool_requests: notifications.per_pool_requests,
             legacy_pools,
+            held_pools: held.len(),
             needs,
             pools_complete,
-            warnings: warnings(account, legacy_pools, pools_complete),
+            warnings: {
+                let mut all = warnings(account, legacy_pools, pools_complete);
+                all.extend(held_warnings);
+                all
+            },
         });
     }
     Ok(plans)

@@ -21,6 +21,9 @@ pub struct ServicePool {
     /// Lower-cased legacy recipients; empty once cleared.
     pub recipients: Vec<String>,
     pub events: EventSet,
+    /// Kept as it is: a finding about its legacy e-mail is waived, so the
+    /// plan neither replaces nor clears it (and no page-wide clear reaches it).
+    pub held: bool,
 }
 
 /// One policy, reduced to what decides delivery.
@@ -143,6 +146,7 @@ impl Service {
                 name: p.name.clone(),
                 recipients: p.legacy_recipients.iter().map(|r| r.trim().to_ascii_lowercase()).collect(),
                 events: p.legacy_events,
+                held: false,
             })
             .collect();
         pools.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
@@ -272,8 +276,20 @@ impl Service {
     }
 
     /// Pools that still carry a legacy e-mail.
+    /// The pools the migration is to replace and clear: those with a legacy
+    /// e-mail that are not held.
     pub fn legacy_pools(&self) -> impl Iterator<Item = &ServicePool> {
-        self.pools.iter().filter(|p| !p.recipients.is_empty())
+        self.pools.iter().filter(|p| !p.recipients.is_empty() && !p.held)
+    }
+
+    /// The same service with these pools (by id) held as they are.
+    pub fn holding(mut self, held: &std::collections::HashSet<String>) -> Self {
+        if !held.is_empty() {
+            for pool in &mut self.pools {
+                pool.held = held.contains(&pool.id);
+            }
+        }
+        self
     }
 
     /// Runs one request as the service would.
