@@ -38,7 +38,12 @@ fn pre_commit() -> Option<Vec<String>> {
 
 fn sh(dir: &Path, program: &[String], args: &[&str]) -> Output {
     let target = common::root().join("target/pre-commit");
+    // The `language: system` hooks run the edgeaudit on the PATH: this build's.
+    let bin = Path::new(env!("CARGO_BIN_EXE_edgeaudit")).parent().map(Path::to_path_buf).unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())))
+        .unwrap_or_default();
     Command::new(&program[0])
+        .env("PATH", path)
         .args(&program[1..])
         .args(args)
         .current_dir(dir)
@@ -112,6 +117,8 @@ fn hooks_pass_clean_exports_and_fail_bad_ones() {
     assert!(out.status.success(), "clean exports must pass:\n{log}");
     assert_eq!(status(&log, "edgeaudit (new findings only)"), "Passed");
     assert_eq!(status(&log, "edgeaudit"), "Passed");
+    assert_eq!(status(&log, "edgeaudit (installed)"), "Passed");
+    assert_eq!(status(&log, "edgeaudit (installed, new findings only)"), "Passed");
 
     // A bad export (the demo) fails both, and says why.
     // The demo account, as shipped in fixtures/demo: every rule fires on it.
@@ -127,6 +134,8 @@ fn hooks_pass_clean_exports_and_fail_bad_ones() {
     assert!(!out.status.success(), "a bad export must fail:\n{log}");
     assert_eq!(status(&log, "edgeaudit"), "Failed");
     assert_eq!(status(&log, "edgeaudit (new findings only)"), "Failed");
+    assert_eq!(status(&log, "edgeaudit (installed)"), "Failed");
+    assert_eq!(status(&log, "edgeaudit (installed, new findings only)"), "Failed");
     assert!(log.contains("LB001"), "the report names the rule:\n{log}");
     assert!(log.contains("exports/demo/pools.json"), "and the file:\n{log}");
 
@@ -180,4 +189,35 @@ fn hooks_pass_clean_exports_and_fail_bad_ones() {
         1,
         "the bad commit was not made"
     );
+}
+
+/// A change to Terraform alone (`.tf`, `.tfvars`, `.tfstate`) runs the hooks:
+/// the installed-binary variant, on a repository holding only a `.tf` file
+/// whose pool keeps a legacy e-mail, fails (before, its `files` pattern
+/// matched no Terraform file and the hook was skipped).
+#[test]
+fn terraform_files_run_the_hooks() {
+    let Some(pre_commit) = pre_commit() else {
+        eprintln!("NOTICE: pre-commit is not installed (pip install pre-commit); skipping the Terraform hook run");
+        return;
+    };
+    let repo = tempfile::tempdir().expect("tempdir");
+    let dir = repo.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join(".gitignore"), ".pre-commit-home/\n").unwrap();
+    std::fs::write(
+        dir.join("main.tf"),
+        "resource \"cloudflare_load_balancer_pool\" \"web\" {\n  account_id         = \"023e105f4ecef8ad9ca31a8372d0c353\"\n  name               = \"web\"\n  notification_email = \"ops@example.com\"\n  origins {\n    name    = \"web-1\"\n    address = \"192.0.2.10\"\n  }\n}\n",
+    )
+    .unwrap();
+    git(dir, &["add", "-A"]);
+    let repo_arg = common::root();
+    let repo_arg = repo_arg.to_str().expect("utf-8 path");
+    for hook in ["edgeaudit-system", "edgeaudit-baseline-system"] {
+        let out = sh(dir, &pre_commit, &["try-repo", repo_arg, hook, "--all-files", "--color", "never"]);
+        let log = text(&out);
+        assert!(!out.status.success(), "{hook} runs on a .tf change and fails:\n{log}");
+        assert!(log.contains("LB001") || hook.contains("baseline"), "{log}");
+        assert!(!log.contains("no files to check"), "{log}");
+    }
 }
