@@ -31,8 +31,21 @@ fn the_schema_accepts_what_the_parser_accepts_and_rejects_what_it_rejects() {
     let validator = jsonschema::validator_for(&schema()).expect("the schema compiles");
     // The starter config as `init` writes it, and one that uses every key.
     let dir = temp_dir(&[]);
-    assert_eq!(run_in(dir.path(), &["init"]).code, 0);
+    let init = run_in(dir.path(), &["init"]);
+    assert_eq!(init.code, 0);
+    assert!(
+        init.stderr.contains("use it for the paths in this directory and below"),
+        "{}",
+        init.stderr
+    );
     let starter = std::fs::read_to_string(dir.path().join(".edgeaudit.yaml")).unwrap();
+    assert!(
+        starter.starts_with("# yaml-language-server: $schema=./edgeaudit.schema.json\n"),
+        "editors find the schema: {starter}"
+    );
+    // Another name is only used when named: `init` says so.
+    let custom = run_in(dir.path(), &["init", "custom.yaml"]);
+    assert!(custom.stderr.contains("pass `--config custom.yaml`"), "{}", custom.stderr);
     let full = r#"
 as_of: 2024-10-01
 fail_on: note
@@ -104,6 +117,9 @@ fn man_pages_cover_the_tool_and_each_command() {
     assert_eq!(check.code, 0, "{}", check.stderr);
     assert!(check.stdout.contains(".TH edgeaudit-check 1"), "{}", check.stdout);
     assert!(check.stdout.contains("\\-\\-max\\-findings"), "options are documented");
+    // Only what the command takes: `check -V` is an error, so the page offers no -V.
+    assert!(!check.stdout.contains("\\-V"), "{}", check.stdout);
+    assert_eq!(run(&["check", "-V"]).code, 2);
     let unknown = run(&["man", "nope"]);
     assert_eq!(unknown.code, 2);
     assert!(unknown.stderr.contains("no command `nope`"), "{}", unknown.stderr);

@@ -39,7 +39,10 @@ fn pre_commit() -> Option<Vec<String>> {
 fn sh(dir: &Path, program: &[String], args: &[&str]) -> Output {
     let target = common::root().join("target/pre-commit");
     // The `language: system` hooks run the edgeaudit on the PATH: this build's.
-    let bin = Path::new(env!("CARGO_BIN_EXE_edgeaudit")).parent().map(Path::to_path_buf).unwrap_or_default();
+    let bin = Path::new(env!("CARGO_BIN_EXE_edgeaudit"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())))
         .unwrap_or_default();
     Command::new(&program[0])

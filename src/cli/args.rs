@@ -80,7 +80,8 @@ pub enum InputFormat {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or directories (walked recursively for *.json, *.yaml, *.yml); `-` reads stdin.
+    /// Files or directories (walked recursively for *.json, *.yaml, *.yml, *.zone, *.bind,
+    /// *.tfstate and *.tf; `.tfvars` beside a `.tf` are read with it); `-` reads stdin.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
     /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown or junit; repeat it, and add `=FILE` to write one to a file
@@ -133,7 +134,8 @@ pub struct CheckArgs {
     pub walk: WalkArgs,
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
-    /// Print findings only: no summary, no notes about skipped files, waivers or the baseline.
+    /// Print findings only: no summary and no notes about waivers or the baseline (skipped files
+    /// are still listed: nothing is left out silently).
     #[arg(long, short)]
     pub quiet: bool,
     /// Print the number of findings per rule.

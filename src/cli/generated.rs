@@ -21,8 +21,10 @@ pub fn man(command: Option<&str>) -> u8 {
         Some(name) => match cli.find_subcommand(name) {
             Some(sub) => {
                 let title = format!("edgeaudit-{}", sub.get_name());
+                // The version names the page; `check -V` is no option of the command.
                 sub.clone()
                     .version(env!("CARGO_PKG_VERSION"))
+                    .disable_version_flag(true)
                     .bin_name(format!("edgeaudit {}", sub.get_name()))
                     .display_name(title)
             }

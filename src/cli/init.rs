@@ -10,9 +10,23 @@ pub fn run(path: &str, force: bool) -> u8 {
     }
     match std::fs::write(path, STARTER) {
         Ok(()) => {
-            crate::say!("edgeaudit: wrote {path}; `edgeaudit check` will use it from this directory and below");
+            crate::say!("edgeaudit: wrote {path}; {}", init_says(path));
             EXIT_CLEAN
         }
         Err(e) => fail(format!("cannot write {path}: {e}")),
+    }
+}
+
+/// What the written file will do: found by name (`.edgeaudit.yaml`), or
+/// only when named with `--config`.
+fn init_says(path: &str) -> String {
+    let file_name = std::path::Path::new(path).file_name().and_then(|n| n.to_str());
+    if file_name == Some(crate::config::FILE_NAME) {
+        "`edgeaudit check`, `plan` and `inventory` use it for the paths in this directory and below".to_string()
+    } else {
+        format!(
+            "only a file named {} is found by itself: pass `--config {path}` to use this one",
+            crate::config::FILE_NAME
+        )
     }
 }
