@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{path_str, run, temp_dir};
+use common::{json, path_str, run, temp_dir};
 
 /// Runs `check` on one file and returns stderr after asserting exit 2 and a
 /// `name:line:column:` prefix.
@@ -190,11 +190,7 @@ fn endless_and_oversized_inputs_are_refused_with_the_bound() {
     // A device that never ends, as an export, a config, a baseline or a rule pack.
     let r = run(&["check", "/dev/zero", "--max-input-size", "1M"]);
     assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("/dev/zero:1:1: it goes on past the limit of 1.0 MiB"),
-        "{}",
-        r.stderr
-    );
+    assert!(r.stderr.contains("/dev/zero: it goes on past the limit of 1.0 MiB"), "{}", r.stderr);
     for flag in ["--config", "--baseline", "--rules"] {
         let r = run(&["check", "fixtures/demo", flag, "/dev/zero", "--max-input-size", "1M"]);
         assert_eq!(r.code, 2, "{flag}: {}", r.stderr);
@@ -204,11 +200,11 @@ fn endless_and_oversized_inputs_are_refused_with_the_bound() {
     // so (exit 2) instead of aborting on a failed allocation.
     let r = common::run_within(1024, &["check", "/dev/zero"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("/dev/zero:1:1: cannot hold more than"), "{}", r.stderr);
+    assert!(r.stderr.contains("/dev/zero: cannot hold more than"), "{}", r.stderr);
     // Standard input is bounded too.
     let r = common::run_with_stdin(&["check", "-", "--max-input-size", "64K"], Some(&vec![b' '; 200_000]));
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("-:1:1: it goes on past the limit of 64.0 KiB"), "{}", r.stderr);
+    assert!(r.stderr.contains("-: it goes on past the limit of 64.0 KiB"), "{}", r.stderr);
     // A sparse file larger than memory is refused before a byte is read.
     let dir = temp_dir(&[]);
     let huge = dir.path().join("huge.json");
@@ -308,4 +304,25 @@ fn a_huge_export_string_is_shown_capped_in_every_format() {
             "{format} says how long the name is"
         );
     }
+}
+
+/// A file that is not there has no line and column: none is shown, in any
+/// format (before, every such error claimed `:1:1`).
+#[test]
+fn a_missing_file_is_named_without_a_place() {
+    let r = run(&["check", "no-such-export.json"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no-such-export.json: cannot read: No such file"), "{}", r.stderr);
+    let r = run(&["check", "no-such-export.json", "--format", "json"]);
+    let error = &json(&r)["errors"][0];
+    assert_eq!(error["file"], "no-such-export.json");
+    assert!(error.get("line").is_none() && error.get("column").is_none(), "{error}");
+    let r = run(&["check", "no-such-export.json", "--format", "sarif"]);
+    let sarif = json(&r);
+    common::assert_valid_sarif(&sarif);
+    let location = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "no-such-export.json", "{sarif}");
+    assert!(location.get("region").is_none(), "{location}");
+    let r = run(&["check", "no-such-export.json", "--format", "github"]);
+    assert!(r.stdout.contains("::error file=no-such-export.json,title="), "{}", r.stdout);
 }

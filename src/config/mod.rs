@@ -179,7 +179,8 @@ fn relative_name(file: &Path, cwd: &Path) -> String {
 }
 
 pub fn read(path: &Path, name: &str) -> Result<Config, InputError> {
-    let text = crate::load::bounded::read_small(path).map_err(|e| InputError::unreadable(name, format!("cannot read config: {e}")))?;
+    let text = crate::load::bounded::read_small(path)
+        .map_err(|e| InputError::unreadable(name, format!("cannot read the config: {}", e.trim_start_matches("cannot read: "))))?;
     parse(name, &text)
 }
 

@@ -52,8 +52,19 @@ impl InputError {
         }
     }
 
+    /// A file that could not be read at all (missing, a directory, no
+    /// permission): it has no line and column, and none is shown.
     pub fn unreadable(file: &str, message: impl Into<String>) -> Self {
-        InputError::at_line_column(file, 1, 1, message)
+        InputError {
+            line: 0,
+            column: 0,
+            ..InputError::at_line_column(file, 1, 1, message)
+        }
+    }
+
+    /// Whether the error has a line and column in its file.
+    pub fn has_place(&self) -> bool {
+        self.line > 0
     }
 
     /// An error about no file: a command-line value, a rule selection.
@@ -87,6 +98,9 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.file.is_empty() {
             return f.write_str(&self.message);
+        }
+        if !self.has_place() {
+            return write!(f, "{}: {}", self.file, self.message);
         }
         write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
     }

@@ -18,14 +18,12 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             )?;
         }
         for e in &ctx.outcome.skipped {
-            writeln!(
-                out,
-                "{}:{}:{}: skipped, not analysed: {}",
-                escaped(&e.file),
-                e.line,
-                e.column,
-                escaped(e.skip_reason())
-            )?;
+            let place = if e.has_place() {
+                format!("{}:{}:{}", e.file, e.line, e.column)
+            } else {
+                e.file.clone()
+            };
+            writeln!(out, "{}: skipped, not analysed: {}", escaped(&place), escaped(e.skip_reason()))?;
         }
         Ok(())
     })

@@ -50,11 +50,14 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     // Files left out come first among the warnings: nothing is left out silently.
     for e in &ctx.outcome.skipped {
         levels[1].push(|| {
+            let place = if e.has_place() {
+                format!(",line={},col={}", e.line, e.column)
+            } else {
+                String::new()
+            };
             format!(
-                "::warning file={},line={},col={},title={}::{}",
+                "::warning file={}{place},title={}::{}",
                 escape_property(&e.file),
-                e.line,
-                e.column,
                 escape_property("edgeaudit skipped file"),
                 escape_data(&format!("skipped, not analysed: {}", e.skip_reason()))
             )
@@ -136,12 +139,15 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
         if e.file.is_empty() {
             writeln!(out, "::error title=edgeaudit::{}", escape_data(&e.message))?;
         } else {
+            let place = if e.has_place() {
+                format!(",line={},col={}", e.line, e.column)
+            } else {
+                String::new()
+            };
             writeln!(
                 out,
-                "::error file={},line={},col={},title=edgeaudit input error::{}",
+                "::error file={}{place},title=edgeaudit input error::{}",
                 escape_property(&e.file),
-                e.line,
-                e.column,
                 escape_data(&e.message)
             )?;
         }

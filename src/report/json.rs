@@ -185,8 +185,11 @@ struct FailureDocument<'a> {
 #[derive(Serialize)]
 struct ErrorOut<'a> {
     file: &'a str,
-    line: usize,
-    column: usize,
+    /// Absent for a file that could not be read at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<usize>,
     message: &'a str,
 }
 
@@ -201,8 +204,8 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
             .iter()
             .map(|e| ErrorOut {
                 file: &e.file,
-                line: e.line,
-                column: e.column,
+                line: e.has_place().then_some(e.line),
+                column: e.has_place().then_some(e.column),
                 message: &e.message,
             })
             .collect(),

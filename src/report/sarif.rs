@@ -170,7 +170,9 @@ struct PlainLocation {
 #[serde(rename_all = "camelCase")]
 struct PlainPhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: StartRegion,
+    /// Absent for a file that could not be read at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<StartRegion>,
 }
 
 #[derive(Serialize)]
@@ -184,10 +186,10 @@ fn plain_location(place: &Place) -> PlainLocation {
     PlainLocation {
         physical_location: PlainPhysicalLocation {
             artifact_location: artifact(&place.file),
-            region: StartRegion {
+            region: (place.line > 0).then_some(StartRegion {
                 start_line: place.line,
                 start_column: place.column,
-            },
+            }),
         },
     }
 }
