@@ -98,10 +98,11 @@ fn sarif_carries_what_code_scanning_needs() {
             "{fqn}"
         );
         assert!(result["properties"]["pointer"].as_str().is_some());
-        assert_eq!(
-            result["partialFingerprints"]["edgeaudit/location/v1"].as_str().map(str::len),
-            Some(64)
-        );
+        // Only order-independent keys are partial fingerprints; the
+        // location-based one is a property.
+        let keys: Vec<&String> = result["partialFingerprints"].as_object().expect("fingerprints").keys().collect();
+        assert_eq!(keys, ["edgeaudit/resource/v1", "primaryLocationLineHash"]);
+        assert_eq!(result["properties"]["edgeaudit/location/v1"].as_str().map(str::len), Some(64));
         assert_eq!(
             result["partialFingerprints"]["primaryLocationLineHash"].as_str().map(str::len),
             Some(32)
@@ -127,10 +128,7 @@ fn fingerprints_do_not_change_when_lines_move() {
             .expect("results")
             .iter()
             .map(|r| {
-                let fp = r["partialFingerprints"]["edgeaudit/location/v1"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
+                let fp = r["properties"]["edgeaudit/location/v1"].as_str().unwrap_or_default().to_string();
                 (
                     fp,
                     r["locations"][0]["physicalLocation"]["region"]["startLine"]

@@ -272,14 +272,18 @@ struct Fingerprints {
     /// stable when exports are renamed, split, merged or reordered.
     #[serde(rename = "edgeaudit/resource/v1")]
     resource: String,
-    /// A secondary, location-based key: rule, file, pointer and resource.
-    #[serde(rename = "edgeaudit/location/v1")]
-    location: String,
+    // Only keys independent of file names and record order: a consumer that
+    // matches on every partial fingerprint must not see new alerts after a
+    // re-export. The location-based key is in `properties`.
 }
 
 #[derive(Serialize)]
 struct ResultProperties<'a> {
     pointer: &'a str,
+    /// A location-based key (rule, file, pointer and resource): it changes
+    /// when records move, so it is no partial fingerprint.
+    #[serde(rename = "edgeaudit/location/v1")]
+    location: String,
     /// The remedy as typed actions (as in the JSON report).
     #[serde(skip_serializing_if = "Option::is_none")]
     actions: Option<super::actions::ActionsJson>,
@@ -356,7 +360,6 @@ impl Serialize for Results<'_> {
                 partial_fingerprints: Fingerprints {
                     primary: resource_fingerprint.clone(),
                     resource: resource_fingerprint.clone(),
-                    location: location_fingerprint,
                 },
                 suppressions: f.suppression.map(|kind| {
                     [SarifSuppression {
@@ -377,6 +380,7 @@ impl Serialize for Results<'_> {
                     .map(|b| if b.contains(&resource_fingerprint) { "unchanged" } else { "new" }),
                 properties: ResultProperties {
                     pointer: &f.location.pointer,
+                    location: location_fingerprint,
                     actions,
                 },
             }
