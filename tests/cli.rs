@@ -392,3 +392,41 @@ fn a_broken_rule_pack_is_an_error_with_its_location() {
         assert!(!r.stderr.contains("panicked"));
     }
 }
+
+/// Rule ids are not case-sensitive, and a near miss says what was meant.
+#[test]
+fn rule_selectors_ignore_case_and_suggest_the_id_meant() {
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec![
+            "check",
+            "fixtures/demo",
+            "--as-of",
+            "2024-10-01",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ];
+        all.extend_from_slice(args);
+        let r = run(&all);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let doc = json(&r);
+        let mut ids: Vec<String> = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap_or_default().to_string())
+            .collect();
+        ids.dedup();
+        ids
+    };
+    assert_eq!(ids(&["--select", "lb001"]), ["LB001"]);
+    assert!(ids(&["--ignore", "ca,ex"]).iter().all(|id| id.starts_with("LB")));
+    let r = run(&["check", "fixtures/demo", "--select", "LB0001"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("did you mean `LB001`?"), "{}", r.stderr);
+    let r = run(&["explain", "ca01"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("did you mean `CA001`?"), "{}", r.stderr);
+    assert_eq!(run(&["explain", "ca001"]).code, 0);
+}

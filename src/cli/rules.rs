@@ -68,7 +68,10 @@ pub fn explain(id: &str, extra: &[String]) -> u8 {
         Some(rule) => super::print(docs::text(rule).as_bytes()),
         None => {
             let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
-            crate::say!("edgeaudit: error: no rule `{id}`; rules: {}", ids.join(", "));
+            match rules.closest(id) {
+                Some(near) => crate::say!("edgeaudit: error: no rule `{id}`: did you mean `{near}`? Rules: {}", ids.join(", ")),
+                None => crate::say!("edgeaudit: error: no rule `{id}`; rules: {}", ids.join(", ")),
+            }
             EXIT_ERROR
         }
     }

@@ -350,7 +350,7 @@ impl Config {
         for (key, list) in [("select", &self.select), ("ignore", &self.ignore)] {
             for selector in list {
                 if !rules.knows(&selector.value) {
-                    return Err(self.error(&selector.place, format!("{key}: {}", RuleSet::unknown_selector(&selector.value))));
+                    return Err(self.error(&selector.place, format!("{key}: {}", rules.unknown_selector(&selector.value))));
                 }
             }
         }

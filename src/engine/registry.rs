@@ -58,17 +58,33 @@ impl RuleSet {
 
     /// Whether a selector (an id, a prefix or `ALL`) names any rule.
     pub fn knows(&self, selector: &str) -> bool {
-        selector == "ALL" || (!selector.trim().is_empty() && self.rules.iter().any(|r| r.id.starts_with(selector)))
+        let selector = normal(selector);
+        selector == "ALL" || (!selector.is_empty() && self.rules.iter().any(|r| r.id.starts_with(&selector)))
     }
 
-    /// Why a selector is refused, for a selector [`RuleSet::knows`] does not.
-    pub fn unknown_selector(selector: &str) -> String {
+    /// Why a selector is refused, for a selector [`RuleSet::knows`] does not:
+    /// with the rule id it was most likely meant to be.
+    pub fn unknown_selector(&self, selector: &str) -> String {
         if selector.trim().is_empty() {
             // As a prefix it would match every rule: `--ignore ''` would silence them all.
-            "an empty rule selector (a doubled or trailing comma?): remove it; as a prefix it would match every rule".to_string()
-        } else {
-            format!("`{selector}` matches no rule id (see `edgeaudit rules`)")
+            return "an empty rule selector (a doubled or trailing comma?): remove it; as a prefix it would match every rule".to_string();
         }
+        match self.closest(selector) {
+            Some(id) => format!("`{selector}` matches no rule id: did you mean `{id}`? (see `edgeaudit rules`)"),
+            None => format!("`{selector}` matches no rule id (see `edgeaudit rules`)"),
+        }
+    }
+
+    /// The rule id nearest to `wanted` (at most two letters changed, added
+    /// or removed), for "did you mean".
+    pub fn closest(&self, wanted: &str) -> Option<&str> {
+        let wanted = normal(wanted);
+        self.rules
+            .iter()
+            .map(|r| (edit_distance(&wanted, &r.id), r.id.as_str()))
+            .filter(|(d, _)| *d <= 2)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, id)| id)
     }
 
     /// Keeps the rules whose id starts with a `select` prefix (all when none is
@@ -77,9 +93,14 @@ impl RuleSet {
     pub fn select(&mut self, select: &[String], ignore: &[String]) -> Result<(), String> {
         for selector in select.iter().chain(ignore) {
             if !self.knows(selector) {
-                return Err(RuleSet::unknown_selector(selector));
+                return Err(self.unknown_selector(selector));
             }
         }
+        let (select, ignore): (Vec<String>, Vec<String>) = (
+            select.iter().map(|s| normal(s)).collect(),
+            ignore.iter().map(|s| normal(s)).collect(),
+        );
+        let (select, ignore) = (select.as_slice(), ignore.as_slice());
         let matches = |id: &str, list: &[String]| list.iter().any(|s| s == "ALL" || id.starts_with(s.as_str()));
         self.rules
             .retain(|r| (select.is_empty() || matches(&r.id, select)) && !matches(&r.id, ignore));
@@ -91,10 +112,11 @@ impl RuleSet {
     /// the rule's schedule.
     pub fn override_severity(&mut self, selector: &str, severity: Severity) -> Result<(), String> {
         if !self.knows(selector) {
-            return Err(RuleSet::unknown_selector(selector));
+            return Err(self.unknown_selector(selector));
         }
+        let selector = normal(selector);
         let mut matched = false;
-        for rule in self.rules.iter_mut().filter(|r| selector == "ALL" || r.id.starts_with(selector)) {
+        for rule in self.rules.iter_mut().filter(|r| selector == "ALL" || r.id.starts_with(&selector)) {
             let rule = Arc::make_mut(rule);
             rule.severity = severity;
             for phase in &mut rule.phases {
@@ -112,4 +134,25 @@ impl RuleSet {
     pub fn get(&self, id: &str) -> Option<&Arc<Rule>> {
         self.rules.iter().find(|r| r.id.eq_ignore_ascii_case(id))
     }
+}
+
+/// A selector as rule ids are spelt: `lb001` and `LB001` are one rule.
+fn normal(selector: &str) -> String {
+    selector.trim().to_ascii_uppercase()
+}
+
+/// Letters changed, added or removed to turn `a` into `b` (Levenshtein).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
