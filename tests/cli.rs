@@ -430,3 +430,30 @@ fn rule_selectors_ignore_case_and_suggest_the_id_meant() {
     assert!(r.stderr.contains("did you mean `CA001`?"), "{}", r.stderr);
     assert_eq!(run(&["explain", "ca001"]).code, 0);
 }
+
+/// `node_modules/`, `vendor/` and `dist/` are never walked (no list of their
+/// hundreds of files as skipped), unless a `!` pattern walks one again.
+#[test]
+fn tool_directories_are_not_walked_unless_asked() {
+    let pools = br#"{"result": [{"id": "p1", "name": "web", "origins": [], "notification_email": ""}]}"#;
+    let dir = temp_dir(&[
+        ("exports/pools.json", pools),
+        ("exports/node_modules/left-pad/package.json", b"{\"name\": \"left-pad\"}"),
+        ("exports/web/dist/app.json", b"{\"bundle\": true}"),
+        (
+            "exports/vendor/pools.json",
+            br#"{"result": [{"id": "p2", "name": "vendored", "origins": [], "notification_email": "a@x.io"}]}"#,
+        ),
+    ]);
+    let exports = path_str(&dir.path().join("exports"));
+    let r = run(&["check", &exports, "--format", "json", "--no-config"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = json(&r);
+    assert_eq!(doc["summary"]["records"]["pool"], 1, "vendor/ is not read");
+    assert_eq!(
+        doc["summary"]["skipped_files"], 0,
+        "nothing listed from node_modules/ or dist/: {doc}"
+    );
+    let r = run(&["check", &exports, "--format", "json", "--no-config", "--exclude", "!vendor/"]);
+    assert_eq!(json(&r)["summary"]["records"]["pool"], 2, "{}", r.stderr);
+}

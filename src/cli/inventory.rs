@@ -9,13 +9,21 @@ use crate::model::certificate::Authority;
 
 pub fn run(args: &InventoryArgs) -> u8 {
     // The config's `exclude`, as `check` and `plan` read it; a broken config is exit 2.
-    let exclude = match super::config_in_force(args.config.as_deref(), args.no_config, &args.paths)
-        .and_then(|c| c.exclude_patterns().map_err(crate::load::error::InputError::usage))
-    {
+    let config = match super::config_in_force(args.config.as_deref(), args.no_config, &args.paths) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let exclude = match config.exclude_patterns() {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let options = match load_options(args.kind.as_deref(), args.input_format, &args.walk, exclude) {
+    let options = match load_options(
+        args.kind.as_deref(),
+        args.input_format,
+        &args.walk,
+        exclude,
+        &config.exclude_strings(),
+    ) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

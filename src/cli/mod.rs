@@ -128,6 +128,7 @@ pub(crate) fn load_options(
     input_format: Option<args::InputFormat>,
     walk: &args::WalkArgs,
     config_exclude: Option<Patterns>,
+    config_patterns: &[String],
 ) -> Result<LoadOptions, String> {
     let kind = match kind {
         None => None,
@@ -150,6 +151,8 @@ pub(crate) fn load_options(
             .patterns
             .push(Patterns::new(&cwd, &walk.exclude).map_err(|e| format!("--exclude: {e}"))?);
     }
+    let given = walk.exclude.iter().chain(config_patterns).map(String::as_str);
+    exclude.patterns.extend(crate::load::exclude::defaults_kept(given)?);
     let max_input = match walk.max_input_size.as_deref() {
         None => 0,
         Some(size) => crate::load::bounded::parse_size(size)

@@ -42,7 +42,13 @@ pub fn run(args: &PlanArgs) -> u8 {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, exclude) {
+    let load = match load_options(
+        args.kind.as_deref(),
+        args.input_format,
+        &args.walk,
+        exclude,
+        &config.exclude_strings(),
+    ) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

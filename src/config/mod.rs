@@ -333,6 +333,11 @@ impl Config {
 
     /// Adds the config's packs to the rules, applies its severities, and
     /// checks that every rule id it names exists.
+    /// The `exclude` patterns as written.
+    pub fn exclude_strings(&self) -> Vec<String> {
+        self.exclude.iter().map(|s| s.value.clone()).collect()
+    }
+
     pub fn configure(&self, rules: &mut RuleSet) -> Result<(), InputError> {
         for pack in &self.packs {
             // A pack that is not there is the config's mistake; one that is

@@ -76,6 +76,31 @@ impl Exclude {
     }
 }
 
+/// Directories of other tools' files that are never exports: skipped in
+/// every walk, wherever they are. A `!node_modules/` (or `!vendor/`,
+/// `!dist/`) among the config's or the command line's patterns walks it again.
+pub const DEFAULT_EXCLUDES: [&str; 3] = ["node_modules/", "vendor/", "dist/"];
+
+/// The default patterns that none of `given` re-includes with `!`.
+pub fn defaults_kept<'g>(given: impl Iterator<Item = &'g str> + Clone) -> Result<Option<Patterns>, String> {
+    let kept: Vec<String> = DEFAULT_EXCLUDES
+        .iter()
+        .filter(|d| {
+            let name = d.trim_end_matches('/');
+            !given.clone().any(|g| {
+                g.trim()
+                    .strip_prefix('!')
+                    .is_some_and(|g| g.trim_start_matches("**/").trim_matches('/') == name)
+            })
+        })
+        .map(|d| d.to_string())
+        .collect();
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    Patterns::new(Path::new("/"), &kept).map(Some)
+}
+
 /// The path made absolute, with `.` and `..` resolved by their names (links
 /// are not followed): `sub/../.edgeaudit.yaml`'s patterns are the repository's.
 fn absolute(path: &Path) -> PathBuf {
@@ -116,5 +141,18 @@ mod tests {
         let bad = Patterns::new(&root, &["{a,b".into()]).expect_err("unclosed");
         assert!(bad.contains("`{a,b` is not a valid exclude pattern"), "{bad}");
         assert!(Patterns::new(&root, &["".into()]).is_err());
+    }
+
+    #[test]
+    fn tool_directories_are_skipped_unless_walked_again() {
+        let all = defaults_kept(std::iter::empty()).expect("defaults").expect("some");
+        let root = std::env::temp_dir().join("edgeaudit-defaults-test");
+        assert!(all.matches(&root.join("web/node_modules"), true));
+        assert!(all.matches(&root.join("vendor"), true));
+        assert!(!all.matches(&root.join("exports"), true));
+        let given = ["!vendor/", "archive/"];
+        let kept = defaults_kept(given.iter().copied()).expect("defaults").expect("some");
+        assert!(!kept.matches(&root.join("vendor"), true));
+        assert!(kept.matches(&root.join("dist"), true));
     }
 }
