@@ -457,3 +457,20 @@ fn tool_directories_are_not_walked_unless_asked() {
     let r = run(&["check", &exports, "--format", "json", "--no-config", "--exclude", "!vendor/"]);
     assert_eq!(json(&r)["summary"]["records"]["pool"], 2, "{}", r.stderr);
 }
+
+/// `--version` names the commit and its date when built from a repository.
+#[test]
+fn version_names_the_commit_and_its_date() {
+    let r = run(&["--version"]);
+    assert_eq!(r.code, 0);
+    let line = r.stdout.trim();
+    let inside = line
+        .strip_prefix(&format!("edgeaudit {} (", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{line}"));
+    if inside != "commit unknown" {
+        let (commit, date) = inside.split_once(' ').unwrap_or_else(|| panic!("{line}"));
+        assert!(commit.len() >= 7 && commit.bytes().all(|b| b.is_ascii_hexdigit()), "{line}");
+        assert!(chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(), "{line}");
+    }
+}

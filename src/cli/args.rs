@@ -5,7 +5,7 @@ pub use crate::findings::FailOn;
 #[derive(Debug, Parser)]
 #[command(
     name = "edgeaudit",
-    version,
+    version = env!("EDGEAUDIT_VERSION"),
     about = "Offline compliance analyzer for edge-service configuration exports",
     max_term_width = 100
 )]

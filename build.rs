@@ -1,0 +1,28 @@
+//! `edgeaudit --version` names the commit and its date, as tools users know
+//! do (`ruff 0.6.0 (abc1234 2024-08-01)`): read from git when the build has
+//! a repository, else said to be unknown (a crates.io package has none).
+
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !text.is_empty()).then_some(text)
+}
+
+fn main() {
+    let commit = git(&["rev-parse", "--short=9", "HEAD"]);
+    let date = git(&["log", "-1", "--format=%cs", "HEAD"]);
+    let version = match (commit, date) {
+        (Some(commit), Some(date)) => format!("{} ({commit} {date})", env!("CARGO_PKG_VERSION")),
+        _ => format!("{} (commit unknown)", env!("CARGO_PKG_VERSION")),
+    };
+    println!("cargo:rustc-env=EDGEAUDIT_VERSION={version}");
+    // A new commit or checkout changes the version.
+    for path in [".git/HEAD", ".git/refs", ".git/packed-refs"] {
+        if std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
