@@ -177,25 +177,29 @@ pub fn check<R>(
         )
     }
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
-    let as_of_notice = as_of_before_export(&inventory, options.as_of, &not_judged).map(|(newest, message)| {
-        let mut at = locator.locate(&newest.origin, &newest.path);
-        fill_positions(files, std::iter::once(&mut at));
-        crate::triage::Notice {
-            code: AS_OF_BEFORE_EXPORT,
-            message,
-            place: crate::triage::Place {
-                file: files.get(at.file.0 as usize).map_or_else(String::new, |f| f.name.clone()),
-                line: at.line,
-                column: at.column,
-            },
-        }
-    });
+    // What the run says about its inputs beside the findings, each at its place.
+    let run_notes: Vec<crate::triage::Notice> = crate::notices::of_run(&inventory, options.as_of, &not_judged)
+        .into_iter()
+        .map(|note| {
+            let mut at = locator.locate(&note.origin, &note.path);
+            fill_positions(files, std::iter::once(&mut at));
+            crate::triage::Notice {
+                code: note.code,
+                message: note.message,
+                place: crate::triage::Place {
+                    file: files.get(at.file.0 as usize).map_or_else(String::new, |f| f.name.clone()),
+                    line: at.line,
+                    column: at.column,
+                },
+            }
+        })
+        .collect();
     // Locating read the mapped files again (the pages given back come from
     // the files); past here only snippets read a few lines.
     loaded.unchanged()?;
     timings.stage("locate");
     let mut triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
-    triaged.notices.extend(as_of_notice);
+    triaged.notices.extend(run_notes);
     timings.stage("triage");
     let outcome = Outcome {
         files: loaded.files,
@@ -215,37 +219,6 @@ pub fn check<R>(
     let result = report(&outcome, &analysis);
     timings.stage("report");
     Ok(result)
-}
-
-/// The notice of an as-of date earlier than the exports' newest timestamp.
-pub const AS_OF_BEFORE_EXPORT: &str = "as-of-before-export";
-
-/// When the as-of date is earlier than the newest moment the exports
-/// record: that moment, and what the replay makes of it.
-fn as_of_before_export(
-    inventory: &crate::model::Inventory,
-    as_of: NaiveDate,
-    not_judged: &[NotJudged],
-) -> Option<(crate::model::as_of::Newest, String)> {
-    let newest = inventory
-        .accounts
-        .iter()
-        .filter_map(crate::model::as_of::newest)
-        .max_by_key(|n| n.at)
-        .filter(|n| n.at.date_naive() > as_of)?;
-    let left_out: usize = not_judged
-        .iter()
-        .filter(|n| n.why == crate::engine::unjudged::MADE_AFTER_AS_OF)
-        .map(|n| n.subjects)
-        .sum();
-    let message = format!(
-        "the as-of date {as_of} is earlier than this timestamp ({}, a {}'s {}), the newest the exports record: the replay leaves out {} made after {as_of} and judges the rest as exported, which may not be how they stood on {as_of}",
-        newest.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        newest.kind.as_str(),
-        newest.path.rsplit('/').next().unwrap_or_default(),
-        crate::words::plural(left_out, "resource", "resources"),
-    );
-    Some((newest, message))
 }
 
 /// The JSON file a record is in (findings in it are located on any thread).

@@ -18,6 +18,7 @@ pub mod live;
 pub mod load;
 pub mod locate;
 pub mod model;
+pub mod notices;
 pub mod plan;
 pub mod report;
 pub mod say;

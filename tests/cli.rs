@@ -474,3 +474,22 @@ fn version_names_the_commit_and_its_date() {
         assert!(chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(), "{line}");
     }
 }
+
+/// Pools checked without their account's policies: every format says the
+/// policies export may be missing, at the pools list; the demo, which has
+/// policies, does not.
+#[test]
+fn pools_without_any_policy_loaded_say_the_policies_may_be_missing() {
+    let pools = br#"{"result": [{"id": "p1", "name": "web", "origins": [], "notification_email": "ops@x.io"}]}"#;
+    let dir = temp_dir(&[("pools.json", pools)]);
+    let file = path_str(&dir.path().join("pools.json"));
+    let r = run(&["check", &file, "--format", "json", "--no-config"]);
+    let notices = json(&r)["notices"].clone();
+    assert_eq!(notices[0]["code"], "no-policies-loaded", "{notices}");
+    assert!(notices[0]["message"].as_str().unwrap_or_default().contains("add their export"));
+    assert_eq!(notices[0]["location"]["line"], 1);
+    let r = run(&["check", &file, "--format", "sarif", "--no-config"]);
+    assert!(r.stdout.contains("no notification policy was loaded"), "{}", r.stdout);
+    let r = run(&["check", "fixtures/demo", "--format", "json", "--no-config", "--as-of", "2024-10-01"]);
+    assert!(!r.stdout.contains("no-policies-loaded"));
+}

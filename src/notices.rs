@@ -1,0 +1,82 @@
+//! What a run says about its inputs beside the findings: notes at a place
+//! in the exports, shown in every format with the waiver and baseline notes
+//! (they change no exit code). An as-of date earlier than what the exports
+//! record; pools with legacy e-mails and no notification policy loaded.
+
+use chrono::NaiveDate;
+
+use crate::engine::unjudged::{MADE_AFTER_AS_OF, NotJudged};
+use crate::model::Inventory;
+use crate::model::origin::RecordOrigin;
+
+/// The notice of an as-of date earlier than the exports' newest timestamp.
+pub const AS_OF_BEFORE_EXPORT: &str = "as-of-before-export";
+
+/// The notice of pools with legacy e-mails in an account with no policy loaded.
+pub const NO_POLICIES_LOADED: &str = "no-policies-loaded";
+
+/// A note, at a field of a record.
+#[derive(Debug, Clone)]
+pub struct RunNote {
+    pub code: &'static str,
+    pub message: String,
+    pub origin: RecordOrigin,
+    pub path: String,
+}
+
+/// Every note of a run, in order.
+pub fn of_run(inventory: &Inventory, as_of: NaiveDate, not_judged: &[NotJudged]) -> Vec<RunNote> {
+    let mut notes: Vec<RunNote> = as_of_before_export(inventory, as_of, not_judged).into_iter().collect();
+    notes.extend(policies_missing(inventory));
+    notes
+}
+
+/// When the as-of date is earlier than the newest moment the exports
+/// record: that moment, and what the replay makes of it.
+fn as_of_before_export(inventory: &Inventory, as_of: NaiveDate, not_judged: &[NotJudged]) -> Option<RunNote> {
+    let newest = inventory
+        .accounts
+        .iter()
+        .filter_map(crate::model::as_of::newest)
+        .max_by_key(|n| n.at)
+        .filter(|n| n.at.date_naive() > as_of)?;
+    let left_out: usize = not_judged.iter().filter(|n| n.why == MADE_AFTER_AS_OF).map(|n| n.subjects).sum();
+    let message = format!(
+        "the as-of date {as_of} is earlier than this timestamp ({}, a {}'s {}), the newest the exports record: the replay leaves out {} made after {as_of} and judges the rest as exported, which may not be how they stood on {as_of}",
+        newest.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        newest.kind.as_str(),
+        newest.path.rsplit('/').next().unwrap_or_default(),
+        crate::words::plural(left_out, "resource", "resources"),
+    );
+    Some(RunNote {
+        code: AS_OF_BEFORE_EXPORT,
+        message,
+        origin: newest.origin,
+        path: newest.path,
+    })
+}
+
+/// Accounts whose pools carry legacy e-mails while no notification policy
+/// of theirs was loaded: every such pool is LB001, which is true only when
+/// the account really has no policy — an export of pools checked alone
+/// says the same. At the account's first pools list.
+fn policies_missing(inventory: &Inventory) -> Vec<RunNote> {
+    inventory
+        .accounts
+        .iter()
+        .filter(|a| a.policies.is_empty() && a.unknown.is_empty())
+        .filter_map(|a| {
+            let legacy = a.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
+            let list = a.pool_lists.first()?;
+            (legacy > 0).then(|| RunNote {
+                code: NO_POLICIES_LOADED,
+                message: format!(
+                    "no notification policy was loaded for the account of these pools, so every pool with a legacy e-mail ({}) is LB001 (\"no policy covers it\"): if the account has policies, add their export (GET /accounts/{{account_id}}/alerting/v3/policies, or `edgeaudit export`) and run again",
+                    crate::words::plural(legacy, "pool", "pools")
+                ),
+                origin: list.clone(),
+                path: String::new(),
+            })
+        })
+        .collect()
+}
