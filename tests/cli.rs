@@ -493,3 +493,42 @@ fn pools_without_any_policy_loaded_say_the_policies_may_be_missing() {
     let r = run(&["check", "fixtures/demo", "--format", "json", "--no-config", "--as-of", "2024-10-01"]);
     assert!(!r.stdout.contains("no-policies-loaded"));
 }
+
+/// Many files skipped for one reason are one line with a count, on the
+/// terminal and on standard error; `--show-files` lists each; the JSON
+/// report always lists every file.
+#[test]
+fn skipped_files_are_counted_by_reason_unless_shown() {
+    let pools = br#"{"result": [{"id": "p1", "name": "web", "origins": [], "notification_email": ""}]}"#;
+    let mut files: Vec<(String, Vec<u8>)> = (0..5)
+        .map(|i| (format!("fixtures/f{i}.json"), b"{\"name\": \"x\"}".to_vec()))
+        .collect();
+    files.push(("pools.json".into(), pools.to_vec()));
+    let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let dir = temp_dir(&borrowed);
+    let path = path_str(dir.path());
+    let r = run(&["check", &path, "--no-config"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().filter(|l| l.contains("skipped, not analysed:")).collect();
+    assert_eq!(lines.len(), 1, "{}", r.stdout);
+    assert!(
+        lines[0].starts_with("5 files skipped, not analysed: ") && lines[0].contains("--show-files"),
+        "{}",
+        lines[0]
+    );
+    let r = run(&["check", &path, "--no-config", "--show-files"]);
+    assert_eq!(
+        r.stdout.lines().filter(|l| l.contains("skipped, not analysed:")).count(),
+        5,
+        "{}",
+        r.stdout
+    );
+    let r = run(&["check", &path, "--no-config", "--format", "json"]);
+    assert_eq!(
+        r.stderr.lines().filter(|l| l.contains("skipped, not analysed:")).count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(json(&r)["summary"]["skipped"].as_array().map(Vec::len), Some(5));
+}

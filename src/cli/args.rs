@@ -307,6 +307,10 @@ pub struct InventoryArgs {
 /// Which files of the walked directories are read.
 #[derive(Debug, Clone, Args)]
 pub struct WalkArgs {
+    /// List every skipped file on a line of its own (by default, more than three files skipped
+    /// for one reason are counted on one line).
+    #[arg(long)]
+    pub show_files: bool,
     /// Skip files and directories matching these gitignore-style globs (relative to the working
     /// directory), with the config's `exclude`; comma-separated or repeated.
     #[arg(long, value_delimiter = ',', value_name = "GLOBS")]

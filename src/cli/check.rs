@@ -207,7 +207,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             // whatever the formats, nothing is left out silently.
             let human_on_stdout = outputs.iter().any(|o| o.format == Format::Human && o.path.is_none());
             if !human_on_stdout {
-                warn_skipped(&outcome.skipped);
+                warn_skipped(&outcome.skipped, args.walk.show_files);
             }
             if let Some(baseline) = outcome.triage.baseline.as_ref().filter(|_| outcome.triage.baseline_is_new) {
                 baseline.write_to(&baseline.file)?;
@@ -239,6 +239,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                         },
                         layout: report::Layout { width: 100, unicode: true },
                         max_listed: args.max_findings,
+                        show_files: args.walk.show_files,
                     },
                 )?;
             }

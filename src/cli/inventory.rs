@@ -51,7 +51,7 @@ pub fn run(args: &InventoryArgs) -> u8 {
     };
     let inventory = builder.finish();
     // The inventory has no room for skipped files; standard error does.
-    warn_skipped(&loaded.skipped);
+    warn_skipped(&loaded.skipped, args.walk.show_files);
     let all = rows(&inventory, |origin| loaded.files[origin.file().0 as usize].name.clone());
     let selected: Vec<_> = all.into_iter().filter(|r| wanted.is_none_or(|ca| from_ca(r, ca))).collect();
     let mut out: Box<dyn Write> = match &args.output {

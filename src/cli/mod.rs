@@ -115,9 +115,9 @@ pub(crate) fn config_in_force(file: Option<&str>, no_config: bool, paths: &[Stri
 }
 
 /// Files a walk skipped, on standard error: nothing is left out silently.
-pub(crate) fn warn_skipped(skipped: &[InputError]) {
-    for file in skipped {
-        crate::say!("edgeaudit: warning: {}: skipped, not analysed: {}", file.file, file.skip_reason());
+pub(crate) fn warn_skipped(skipped: &[InputError], show_files: bool) {
+    for line in crate::report::skipped::lines(skipped, show_files) {
+        crate::say!("edgeaudit: warning: {line}");
     }
 }
 

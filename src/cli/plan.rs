@@ -66,7 +66,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         ..Default::default()
     };
     let built = check(&options, &rules, triage, |outcome, analysis| {
-        warn_skipped(&outcome.skipped);
+        warn_skipped(&outcome.skipped, args.walk.show_files);
         let from_terraform = analysis
             .inventory()
             .accounts

@@ -271,13 +271,8 @@ fn closing_line(summary: &Summary) -> String {
 /// Files met in directories that were not analysed, with why.
 fn skipped(ctx: &Context) -> String {
     let mut out = String::new();
-    for e in &ctx.outcome.skipped {
-        let place = if e.resource {
-            format!("{}:{}:{}", e.file, e.line, e.column)
-        } else {
-            e.file.clone()
-        };
-        let _ = writeln!(out, "{}: skipped, not analysed: {}", escaped(&place), escaped(e.skip_reason()));
+    for line in super::skipped::lines(&ctx.outcome.skipped, ctx.show_files) {
+        let _ = writeln!(out, "{}", escaped(&line));
     }
     if !out.is_empty() {
         out.push('\n');

@@ -10,6 +10,7 @@ pub mod limits;
 pub mod markdown;
 mod pretty;
 pub mod sarif;
+pub mod skipped;
 pub mod snippet;
 pub mod summary;
 pub mod terminal;
@@ -73,6 +74,9 @@ pub struct Context<'a> {
     pub layout: Layout,
     /// How many findings per rule the Markdown report lists (`--max-findings`).
     pub max_listed: Option<usize>,
+    /// Every skipped file on a line of its own (`--show-files`), not a
+    /// count per reason.
+    pub show_files: bool,
 }
 
 /// Where the as-of date of the run came from.
