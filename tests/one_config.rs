@@ -154,3 +154,27 @@ fn a_broken_config_stops_every_command() {
         );
     }
 }
+
+#[test]
+fn show_config_names_the_file_and_the_values_in_force() {
+    let dir = project(CONFIG);
+    let r = run_in(dir.path(), &["check", "exports", "--show-config", "--ignore", "EX"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for line in [
+        "config: .edgeaudit.yaml",
+        "as_of: 2024-10-01 (as_of in .edgeaudit.yaml)",
+        "fail_on: warning",
+        "exclude: exports/archive/; by default: node_modules/, vendor/, dist/",
+        "waivers: 2",
+        "baseline: none",
+    ] {
+        assert!(r.stdout.lines().any(|l| l == line), "{line}:\n{}", r.stdout);
+    }
+    assert!(
+        r.stdout.contains("rules: 17 (CA001,") && !r.stdout.contains("EX001"),
+        "{}",
+        r.stdout
+    );
+    let broken = project("bogus: 1\n");
+    assert_eq!(run_in(broken.path(), &["check", "exports", "--show-config"]).code, 2);
+}

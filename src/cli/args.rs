@@ -138,6 +138,10 @@ pub struct CheckArgs {
     /// are still listed: nothing is left out silently).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print the config file in force and the settings of the run (date, fail-on, rules,
+    /// exclusions, waivers), then stop without checking.
+    #[arg(long)]
+    pub show_config: bool,
     /// Print the number of findings per rule.
     #[arg(long)]
     pub statistics: bool,

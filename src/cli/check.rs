@@ -110,6 +110,8 @@ struct Plan {
     as_of_source: report::AsOfSource,
     /// The config file in force, if any.
     config_file: Option<String>,
+    /// The config's `exclude` patterns as written.
+    exclude: Vec<String>,
 }
 
 /// What a plan that failed knows, for the reports of the failure.
@@ -156,6 +158,7 @@ fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
             (None, None) => report::AsOfSource::Today,
         },
         config_file: Some(config.file.clone()).filter(|f| !f.is_empty()),
+        exclude: config.exclude_strings(),
     })
 }
 
@@ -172,6 +175,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         fail_on,
         as_of_source,
         config_file,
+        exclude,
     } = match plan(args) {
         Ok(p) => p,
         Err((error, partial)) => {
@@ -193,6 +197,19 @@ pub fn run(args: &CheckArgs) -> u8 {
             );
         }
     };
+    if args.show_config {
+        let settings = show_config(
+            args,
+            config_file.as_deref(),
+            as_of,
+            as_of_source,
+            fail_on,
+            &rules,
+            &triage,
+            &exclude,
+        );
+        return super::print(settings.as_bytes());
+    }
     let options = CheckOptions {
         paths: args.paths.clone(),
         load,
@@ -259,6 +276,49 @@ pub fn run(args: &CheckArgs) -> u8 {
         Ok(Ok(true)) => EXIT_FINDINGS,
         Ok(Ok(false)) => EXIT_CLEAN,
     }
+}
+
+/// `--show-config`: the file and the values in force, one setting a line.
+#[allow(clippy::too_many_arguments)]
+fn show_config(
+    args: &CheckArgs,
+    config_file: Option<&str>,
+    as_of: NaiveDate,
+    as_of_source: report::AsOfSource,
+    fail_on: FailOn,
+    rules: &RuleSet,
+    triage: &Triage,
+    exclude: &[String],
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(out, "config: {}", config_file.unwrap_or("none"));
+    let _ = writeln!(out, "as_of: {as_of} ({})", as_of_source.describe(config_file));
+    let fail_on = clap::ValueEnum::to_possible_value(&fail_on)
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default();
+    let _ = writeln!(out, "fail_on: {fail_on}");
+    let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
+    let _ = writeln!(out, "rules: {} ({})", ids.len(), ids.join(", "));
+    let given: Vec<&str> = exclude.iter().chain(&args.walk.exclude).map(String::as_str).collect();
+    let _ = writeln!(
+        out,
+        "exclude: {}{}by default: {}",
+        given.join(", "),
+        if given.is_empty() { "" } else { "; " },
+        crate::load::exclude::DEFAULT_EXCLUDES.join(", ")
+    );
+    let _ = writeln!(out, "waivers: {}", triage.waivers.len());
+    for w in &triage.waivers {
+        let until = w.expires.map(|d| format!(", until {d}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}:{}:{}: {}{until}: {}",
+            w.place.file, w.place.line, w.place.column, w.rule, w.reason
+        );
+    }
+    let _ = writeln!(out, "baseline: {}", args.baseline.as_deref().unwrap_or("none"));
+    out
 }
 
 /// A run that stopped on an error (exit 2): every error on stderr, and every
