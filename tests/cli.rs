@@ -532,3 +532,13 @@ fn skipped_files_are_counted_by_reason_unless_shown() {
     );
     assert_eq!(json(&r)["summary"]["skipped"].as_array().map(Vec::len), Some(5));
 }
+
+/// `check --help` groups its options under headings and ends with examples.
+#[test]
+fn check_help_has_headings_and_examples() {
+    let help = run(&["check", "--help"]).stdout;
+    for heading in ["Output:", "Judging:", "Configuration:", "Input:", "Files:", "Examples:"] {
+        assert!(help.lines().any(|l| l == heading), "{heading}\n{help}");
+    }
+    assert!(help.contains("edgeaudit check exports/ --as-of 2024-10-01"), "{help}");
+}

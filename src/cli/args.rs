@@ -79,6 +79,13 @@ pub enum InputFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  edgeaudit check exports/                          check every export below exports/
+  edgeaudit check exports/ --as-of 2024-10-01       judge the account as it stood on that day
+  edgeaudit check . --format human --format sarif=edgeaudit.sarif   the terminal report and SARIF for code scanning
+  edgeaudit check exports/ --select LB --fail-on error              only the notification rules; fail on errors
+  edgeaudit check exports/ --baseline .edgeaudit-baseline.json     fail only on new findings
+  edgeaudit explain LB001                           what a rule means and what to do")]
 pub struct CheckArgs {
     /// Files or directories (walked recursively for *.json, *.yaml, *.yml, *.zone, *.bind,
     /// *.tfstate and *.tf; `.tfvars` beside a `.tf` are read with it); `-` reads stdin.
@@ -87,67 +94,67 @@ pub struct CheckArgs {
     /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown or junit; repeat it, and add `=FILE` to write one to a file
     /// (e.g. `--format human --format sarif=out.sarif`).
     /// Default: human.
-    #[arg(long, value_name = "FORMAT[=FILE]")]
+    #[arg(help_heading = "Output", long, value_name = "FORMAT[=FILE]")]
     pub format: Vec<String>,
     /// Write the output that has no `=FILE` to this file instead of stdout.
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(help_heading = "Output", long, short, value_name = "FILE")]
     pub output: Option<String>,
     /// Evaluate as of this date (YYYY-MM-DD, UTC). Default: the config's `as_of`, else today.
-    #[arg(long, value_name = "DATE")]
+    #[arg(help_heading = "Judging", long, value_name = "DATE")]
     pub as_of: Option<String>,
     /// Only these rules: ids or prefixes, comma-separated or repeated (`LB`, `LB00`, `LB001`, `ALL`).
     /// Replaces the config's `select`.
-    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    #[arg(help_heading = "Judging", long, value_delimiter = ',', value_name = "IDS")]
     pub select: Vec<String>,
     /// Skip these rules: ids or prefixes (added to the config's `ignore`).
-    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    #[arg(help_heading = "Judging", long, value_delimiter = ',', value_name = "IDS")]
     pub ignore: Vec<String>,
     /// Exit 1 when a finding at or above this severity remains (not waived, not in the
     /// baseline). Default: the config's `fail_on`, else warning.
-    #[arg(long, value_enum)]
+    #[arg(help_heading = "Judging", long, value_enum)]
     pub fail_on: Option<FailOn>,
     /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    #[arg(help_heading = "Configuration", long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<String>,
     /// Ignore any `.edgeaudit.yaml`.
-    #[arg(long)]
+    #[arg(help_heading = "Configuration", long)]
     pub no_config: bool,
     /// Report only findings not recorded in this baseline as failing; known ones are kept as
     /// suppressed, and entries that no longer occur are listed.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Configuration", long, value_name = "FILE")]
     pub baseline: Option<String>,
     /// Record today's findings (all that no waiver covers) in this baseline file, and accept them.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Configuration", long, value_name = "FILE")]
     pub write_baseline: Option<String>,
     /// What single-object documents (or every record of the input) are:
     /// pool, notification_policy, certificate_pack, custom_certificate, custom_hostname, total_tls,
     /// universal_ssl, dns_record.
-    #[arg(long, value_name = "KIND")]
+    #[arg(help_heading = "Input", long, value_name = "KIND")]
     pub kind: Option<String>,
     /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
-    #[arg(long, value_enum)]
+    #[arg(help_heading = "Input", long, value_enum)]
     pub input_format: Option<InputFormat>,
     /// Extra rule packs (YAML, same vocabulary as rules/*.yaml), with the config's `packs`.
-    #[arg(long = "rules", value_name = "PATH")]
+    #[arg(help_heading = "Judging", long = "rules", value_name = "PATH")]
     pub rules: Vec<String>,
     #[command(flatten)]
     pub walk: WalkArgs,
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(help_heading = "Output", long, value_enum, default_value = "auto")]
     pub color: Color,
     /// Print findings only: no summary and no notes about waivers or the baseline (skipped files
     /// are still listed: nothing is left out silently).
-    #[arg(long, short)]
+    #[arg(help_heading = "Output", long, short)]
     pub quiet: bool,
     /// Print the config file in force and the settings of the run (date, fail-on, rules,
     /// exclusions, waivers), then stop without checking.
-    #[arg(long)]
+    #[arg(help_heading = "Configuration", long)]
     pub show_config: bool,
     /// Print the number of findings per rule.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub statistics: bool,
     /// How many findings of each rule the Markdown report lists (default 10; the rest are
     /// counted).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Output", long, value_name = "N")]
     pub max_findings: Option<usize>,
 }
 
@@ -310,6 +317,7 @@ pub struct InventoryArgs {
 
 /// Which files of the walked directories are read.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Files")]
 pub struct WalkArgs {
     /// List every skipped file on a line of its own (by default, more than three files skipped
     /// for one reason are counted on one line).
