@@ -70,43 +70,45 @@ fn usage_errors_exit_two() {
     }
 }
 
+/// The rules that fire on the demo with these options, sorted, once each.
+fn demo_rules(args: &[&str]) -> Vec<String> {
+    let mut all = vec![
+        "check",
+        "fixtures/demo",
+        "--as-of",
+        "2024-10-01",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ];
+    all.extend_from_slice(args);
+    let r = run(&all);
+    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    let mut ids: Vec<String> = json(&r)["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap_or_default().to_string())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
 #[test]
 fn select_and_ignore_take_ids_and_prefixes() {
-    let rules_of = |args: &[&str]| -> Vec<String> {
-        let mut all = vec![
-            "check",
-            "fixtures/demo",
-            "--as-of",
-            "2024-10-01",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-        ];
-        all.extend_from_slice(args);
-        let doc = json(&run(&all));
-        let mut ids: Vec<String> = doc["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .map(|f| f["rule"].as_str().unwrap_or_default().to_string())
-            .collect();
-        ids.dedup();
-        ids.sort();
-        ids.dedup();
-        ids
-    };
-    assert_eq!(rules_of(&["--select", "LB00"]).len(), 7);
-    assert_eq!(rules_of(&["--select", "LB001", "--select", "LB005"]), vec!["LB001", "LB005"]);
+    assert_eq!(demo_rules(&["--select", "LB00"]).len(), 7);
+    assert_eq!(demo_rules(&["--select", "LB001", "--select", "LB005"]), vec!["LB001", "LB005"]);
     assert_eq!(
-        rules_of(&["--ignore", "LB00"]),
+        demo_rules(&["--ignore", "LB00"]),
         vec![
             "CA001", "CA002", "CA003", "CA004", "CA005", "CA006", "CA007", "CA008", "CA009", "CA010"
         ]
     );
-    assert_eq!(rules_of(&["--ignore", "LB,CA"]), Vec::<String>::new());
+    assert_eq!(demo_rules(&["--ignore", "LB,CA"]), Vec::<String>::new());
     assert_eq!(
-        rules_of(&["--select", "ALL", "--ignore", "LB001,LB002,LB003,CA"]),
+        demo_rules(&["--select", "ALL", "--ignore", "LB001,LB002,LB003,CA"]),
         vec!["LB004", "LB005", "LB006", "LB007"]
     );
 }
@@ -396,32 +398,8 @@ fn a_broken_rule_pack_is_an_error_with_its_location() {
 /// Rule ids are not case-sensitive, and a near miss says what was meant.
 #[test]
 fn rule_selectors_ignore_case_and_suggest_the_id_meant() {
-    let ids = |args: &[&str]| -> Vec<String> {
-        let mut all = vec![
-            "check",
-            "fixtures/demo",
-            "--as-of",
-            "2024-10-01",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-        ];
-        all.extend_from_slice(args);
-        let r = run(&all);
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        let doc = json(&r);
-        let mut ids: Vec<String> = doc["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .map(|f| f["rule"].as_str().unwrap_or_default().to_string())
-            .collect();
-        ids.dedup();
-        ids
-    };
-    assert_eq!(ids(&["--select", "lb001"]), ["LB001"]);
-    assert!(ids(&["--ignore", "ca,ex"]).iter().all(|id| id.starts_with("LB")));
+    assert_eq!(demo_rules(&["--select", "lb001"]), ["LB001"]);
+    assert!(demo_rules(&["--ignore", "ca,ex"]).iter().all(|id| id.starts_with("LB")));
     let r = run(&["check", "fixtures/demo", "--select", "LB0001"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("did you mean `LB001`?"), "{}", r.stderr);
