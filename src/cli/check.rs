@@ -142,10 +142,7 @@ fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
             },
         )
     };
-    let exclude = config.exclude_patterns().map_err(|e| partial(InputError::usage(e)))?;
-    let patterns = config.exclude_strings();
-    let load =
-        load_options(args.kind.as_deref(), args.input_format, &args.walk, exclude, &patterns).map_err(|e| partial(InputError::usage(e)))?;
+    let load = load_options(args.kind.as_deref(), args.input_format, &args.walk, &config).map_err(|e| partial(InputError::usage(e)))?;
     Ok(Plan {
         as_of: as_of(args, &config).map_err(partial)?,
         rules: rules(args, &config).map_err(partial)?,

@@ -13,17 +13,7 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let exclude = match config.exclude_patterns() {
-        Ok(e) => e,
-        Err(e) => return fail(e),
-    };
-    let options = match load_options(
-        args.kind.as_deref(),
-        args.input_format,
-        &args.walk,
-        exclude,
-        &config.exclude_strings(),
-    ) {
+    let options = match load_options(args.kind.as_deref(), args.input_format, &args.walk, &config) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

@@ -127,8 +127,7 @@ pub(crate) fn load_options(
     kind: Option<&str>,
     input_format: Option<args::InputFormat>,
     walk: &args::WalkArgs,
-    config_exclude: Option<Patterns>,
-    config_patterns: &[String],
+    config: &crate::config::Config,
 ) -> Result<LoadOptions, String> {
     let kind = match kind {
         None => None,
@@ -142,8 +141,9 @@ pub(crate) fn load_options(
         args::InputFormat::Yaml => Format::Yaml,
     });
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let config_patterns = config.exclude_strings();
     let mut exclude = Exclude {
-        patterns: config_exclude.into_iter().collect(),
+        patterns: config.exclude_patterns()?.into_iter().collect(),
         force: walk.force_exclude,
     };
     if !walk.exclude.is_empty() {
@@ -151,7 +151,7 @@ pub(crate) fn load_options(
             .patterns
             .push(Patterns::new(&cwd, &walk.exclude).map_err(|e| format!("--exclude: {e}"))?);
     }
-    let given = walk.exclude.iter().chain(config_patterns).map(String::as_str);
+    let given = walk.exclude.iter().chain(&config_patterns).map(String::as_str);
     exclude.patterns.extend(crate::load::exclude::defaults_kept(given)?);
     let max_input = match walk.max_input_size.as_deref() {
         None => 0,

@@ -38,17 +38,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             Err(_) => return fail(format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
         },
     };
-    let exclude = match config.exclude_patterns() {
-        Ok(e) => e,
-        Err(e) => return fail(e),
-    };
-    let load = match load_options(
-        args.kind.as_deref(),
-        args.input_format,
-        &args.walk,
-        exclude,
-        &config.exclude_strings(),
-    ) {
+    let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, &config) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

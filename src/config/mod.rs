@@ -377,8 +377,7 @@ impl Config {
         if self.exclude.is_empty() {
             return Ok(None);
         }
-        let patterns: Vec<String> = self.exclude.iter().map(|s| s.value.clone()).collect();
-        crate::load::exclude::Patterns::new(&self.dir, &patterns)
+        crate::load::exclude::Patterns::new(&self.dir, &self.exclude_strings())
             .map(Some)
             .map_err(|e| format!("{}: exclude: {e}", self.file))
     }
