@@ -50,11 +50,7 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     // Files left out come first among the warnings: nothing is left out silently.
     for e in &ctx.outcome.skipped {
         levels[1].push(|| {
-            let place = if e.has_place() {
-                format!(",line={},col={}", e.line, e.column)
-            } else {
-                String::new()
-            };
+            let place = position(e);
             format!(
                 "::warning file={}{place},title={}::{}",
                 escape_property(&e.file),
@@ -139,11 +135,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
         if e.file.is_empty() {
             writeln!(out, "::error title=edgeaudit::{}", escape_data(&e.message))?;
         } else {
-            let place = if e.has_place() {
-                format!(",line={},col={}", e.line, e.column)
-            } else {
-                String::new()
-            };
+            let place = position(e);
             writeln!(
                 out,
                 "::error file={}{place},title=edgeaudit input error::{}",
@@ -153,6 +145,16 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
         }
     }
     Ok(())
+}
+
+/// `,line=L,col=C` for an error at a place in its file; nothing for a file
+/// that could not be read at all.
+fn position(e: &crate::load::error::InputError) -> String {
+    if e.has_place() {
+        format!(",line={},col={}", e.line, e.column)
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]
