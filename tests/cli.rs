@@ -434,6 +434,11 @@ fn tool_directories_are_not_walked_unless_asked() {
     );
     let r = run(&["check", &exports, "--format", "json", "--no-config", "--exclude", "!vendor/"]);
     assert_eq!(json(&r)["summary"]["records"]["pool"], 2, "{}", r.stderr);
+    // A file named on the command line is checked whatever directory it is
+    // in, even with --force-exclude (as pre-commit runs from a checkout in `dist/`).
+    let named = path_str(&dir.path().join("exports/vendor/pools.json"));
+    let r = run(&["check", &named, "--format", "json", "--no-config", "--force-exclude"]);
+    assert_eq!(json(&r)["summary"]["records"]["pool"], 1, "{}", r.stderr);
 }
 
 /// `--version` names the commit and its date when built from a repository.

@@ -145,6 +145,7 @@ pub(crate) fn load_options(
     let mut exclude = Exclude {
         patterns: config.exclude_patterns()?.into_iter().collect(),
         force: walk.force_exclude,
+        defaults: None,
     };
     if !walk.exclude.is_empty() {
         exclude
@@ -152,7 +153,7 @@ pub(crate) fn load_options(
             .push(Patterns::new(&cwd, &walk.exclude).map_err(|e| format!("--exclude: {e}"))?);
     }
     let given = walk.exclude.iter().chain(&config_patterns).map(String::as_str);
-    exclude.patterns.extend(crate::load::exclude::defaults_kept(given)?);
+    exclude.defaults = crate::load::exclude::defaults_kept(given)?;
     let max_input = match walk.max_input_size.as_deref() {
         None => 0,
         Some(size) => crate::load::bounded::parse_size(size)

@@ -62,6 +62,10 @@ impl Patterns {
 pub struct Exclude {
     pub patterns: Vec<Patterns>,
     pub force: bool,
+    /// [`DEFAULT_EXCLUDES`] still in force: they prune walks only. A path
+    /// named on the command line is never dropped for them, even with
+    /// `--force-exclude` (a repository under `/builds/dist/` is still checked).
+    pub defaults: Option<Patterns>,
 }
 
 impl Exclude {
@@ -72,12 +76,12 @@ impl Exclude {
 
     /// An entry met while walking below a named path.
     pub fn excludes_entry(&self, path: &Path, is_dir: bool) -> bool {
-        self.patterns.iter().any(|p| p.matches(path, is_dir))
+        self.patterns.iter().chain(&self.defaults).any(|p| p.matches(path, is_dir))
     }
 }
 
-/// Directories of other tools' files that are never exports: skipped in
-/// every walk, wherever they are. A `!node_modules/` (or `!vendor/`,
+/// Directories of other tools' files that are never exports: pruned from
+/// every walk, wherever they are met below a named path. A `!node_modules/` (or `!vendor/`,
 /// `!dist/`) among the config's or the command line's patterns walks it again.
 pub const DEFAULT_EXCLUDES: [&str; 3] = ["node_modules/", "vendor/", "dist/"];
 
