@@ -276,6 +276,21 @@ fn an_as_of_date_before_the_exports_newest_timestamp_is_pointed_out_there() {
         common::text_at(&text, line as usize, column as usize).starts_with("\"2024-09-10T00:05:00Z\""),
         "{notice}"
     );
+    // Every format says it, the line formats too.
+    for format in ["concise", "junit", "markdown", "sarif", "github"] {
+        let r = run(&[
+            "check",
+            FIXTURE,
+            "--as-of",
+            "2024-09-09",
+            "--format",
+            format,
+            "--fail-on",
+            "never",
+            "--no-config",
+        ]);
+        assert!(r.stdout.contains("is earlier than this timestamp"), "{format}: {}", r.stdout);
+    }
     // From the newest timestamp's day on, nothing to say.
     assert!(check("2024-09-10")["notices"].as_array().expect("notices").is_empty());
 }

@@ -25,6 +25,10 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             };
             writeln!(out, "{}: skipped, not analysed: {}", escaped(&place), escaped(e.skip_reason()))?;
         }
+        // Waiver, baseline and run notes, in the same shape.
+        for n in &ctx.outcome.triage.notices {
+            writeln!(out, "{}", escaped(&n.line()))?;
+        }
         Ok(())
     })
 }

@@ -285,15 +285,7 @@ fn notices(ctx: &Context) -> String {
     // are about the config, which the user is editing anyway.
     let mut out = String::new();
     for n in &ctx.outcome.triage.notices {
-        let _ = writeln!(
-            out,
-            "{}:{}:{}: note[{}]: {}",
-            escaped(&n.place.file),
-            n.place.line,
-            n.place.column,
-            n.code,
-            escaped(&n.message)
-        );
+        let _ = writeln!(out, "{}", escaped(&n.line()));
     }
     if !out.is_empty() {
         out.push('\n');

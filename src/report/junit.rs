@@ -119,6 +119,14 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
         }
         writeln!(out, "  </testsuite>")?;
     }
+    // Waiver, baseline and run notes: said, never a failure.
+    let notices = &ctx.outcome.triage.notices;
+    if !notices.is_empty() {
+        writeln!(out, r#"  <testsuite name="notes" tests="0" failures="0">"#)?;
+        let lines: Vec<String> = notices.iter().map(|n| n.line()).collect();
+        writeln!(out, "    <system-out>{}</system-out>", xml(&lines.join("\n")))?;
+        writeln!(out, "  </testsuite>")?;
+    }
     writeln!(out, "</testsuites>")
 }
 

@@ -36,10 +36,21 @@ pub enum Suppression {
 /// Something about the run's own configuration a user should act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
-    /// Stable: `waiver-expired`, `waiver-unmatched`, `baseline-stale`.
+    /// Stable: `waiver-expired`, `waiver-unmatched`, `baseline-stale`,
+    /// `as-of-before-export`, `no-policies-loaded`.
     pub code: &'static str,
     pub message: String,
     pub place: Place,
+}
+
+impl Notice {
+    /// `file:line:col: note[code]: message`, as the line formats write it.
+    pub fn line(&self) -> String {
+        format!(
+            "{}:{}:{}: note[{}]: {}",
+            self.place.file, self.place.line, self.place.column, self.code, self.message
+        )
+    }
 }
 
 /// What the run was asked to accept.
