@@ -59,15 +59,17 @@ fn as_of_before_export(inventory: &Inventory, as_of: NaiveDate, not_judged: &[No
 /// Accounts whose pools carry legacy e-mails while no notification policy
 /// of theirs was loaded: every such pool is LB001, which is true only when
 /// the account really has no policy — an export of pools checked alone
-/// says the same. At the account's first pools list.
+/// says the same. At the account's first pools list (as `plan` warns, by
+/// the same test).
 fn policies_missing(inventory: &Inventory) -> Vec<RunNote> {
     inventory
         .accounts
         .iter()
-        .filter(|a| a.policies.is_empty() && a.unknown.is_empty())
+        .filter(|a| !a.policies_loaded())
         .filter_map(|a| {
             let legacy = a.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
-            let list = a.pool_lists.first()?;
+            // The pools list, or the first pool where pools come one by one (Terraform).
+            let list = a.pool_lists.first().or_else(|| a.pools.first().map(|p| &p.origin))?;
             (legacy > 0).then(|| RunNote {
                 code: NO_POLICIES_LOADED,
                 message: format!(

@@ -52,6 +52,13 @@ pub struct Account {
 }
 
 impl Account {
+    /// Whether any notification policy of the account was loaded: a policy,
+    /// or a policies list, if empty. Without one, every legacy pool looks
+    /// uncovered, which is true only if the account has no policy.
+    pub fn policies_loaded(&self) -> bool {
+        !self.policies.is_empty() || self.lists.iter().any(|l| l.kind == Kind::NotificationPolicy)
+    }
+
     /// Each zone's Universal SSL settings, by zone.
     pub fn universal_ssl_by_zone(&self) -> std::collections::HashMap<certificate::ZoneKey, &certificate::ZoneSetting> {
         self.universal_ssl.iter().filter_map(|s| Some((s.zone?, s))).collect()

@@ -501,8 +501,7 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
             crate::words::list(&uncertain)
         ));
     }
-    let policies_loaded = !account.policies.is_empty() || account.lists.iter().any(|l| l.kind == Kind::NotificationPolicy);
-    if legacy_pools > 0 && !policies_loaded {
+    if legacy_pools > 0 && !account.policies_loaded() {
         warnings.push(format!(
             "no notification policy was loaded at all beside {} with a legacy e-mail: if the policies export is missing, the plan creates policies that may duplicate existing ones (`edgeaudit export` exports both)",
             crate::words::plural(legacy_pools, "pool", "pools")
