@@ -151,6 +151,10 @@ impl std::fmt::Display for Refusal {
 /// pool carries a legacy e-mail.
 pub fn replay(mut service: Service, steps: &[Request]) -> Result<Proof, Refusal> {
     let deliveries = service.legacy_deliveries();
+    // Pools the plan keeps as they are: they must end as they began.
+    let held: Vec<usize> = (0..service.pools.len())
+        .filter(|&i| service.pools[i].held && !service.pools[i].recipients.is_empty())
+        .collect();
     // Deliveries by pool: a clear can only lose the deliveries of the pools it clears.
     let mut of_pool: Vec<Vec<usize>> = vec![Vec::new(); service.pools.len()];
     for (i, d) in deliveries.iter().enumerate() {
@@ -204,6 +208,13 @@ pub fn replay(mut service: Service, steps: &[Request]) -> Result<Proof, Refusal>
             step: 0,
             pool: describe(&pool.name, &pool.id),
             what: "still carries a legacy `notification_email`".to_string(),
+        });
+    }
+    if let Some(pool) = held.iter().map(|&i| &service.pools[i]).find(|p| p.recipients.is_empty()) {
+        return Err(Refusal {
+            step: 0,
+            pool: describe(&pool.name, &pool.id),
+            what: "is kept as it is (a finding about its legacy e-mail is waived), but a step clears it".to_string(),
         });
     }
     Ok(Proof {
@@ -713,6 +724,15 @@ mod tests {
             vec![health_policy(&["ops@x.io"])],
         );
         assert_eq!(replay(Service::of(&covered), &forgetful).map_err(|r| r.step), Err(0));
+        // A held pool must end as it began, even when a policy covers it.
+        let held: std::collections::HashSet<String> = ["p2".to_string()].into();
+        let both = vec![
+            Request::ClearPool { pool_id: "p1".into() },
+            Request::ClearPool { pool_id: "p2".into() },
+        ];
+        assert!(replay(Service::of(&covered).holding(&held), &forgetful).is_ok());
+        let refusal = replay(Service::of(&covered).holding(&held), &both).expect_err("a held pool is cleared");
+        assert!(refusal.to_string().contains("is kept as it is"), "{refusal}");
     }
 
     #[test]
