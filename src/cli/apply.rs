@@ -1,7 +1,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use super::args::ApplyArgs;
-use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, note};
+use super::{EXIT_CLEAN, EXIT_FINDINGS, fail};
 use crate::live::apply::{Options, Preview, plan_file, run as apply};
 
 /// Runs the plan; exit 0 only when verified on the live account.
@@ -49,9 +49,9 @@ pub fn run(args: &ApplyArgs) -> u8 {
     match outcome {
         Ok(summary) => {
             for manual in &summary.manual {
-                note(&format!("edgeaudit apply: yours to do: {manual}"));
+                crate::say!("edgeaudit apply: yours to do: {manual}");
             }
-            note(&format!(
+            crate::say!(
                 "edgeaudit apply: {}: {} changes sent, {} steps found done{}; {} reads, {} retries, {} rate-limited answers",
                 if args.dry_run { "dry run, nothing sent" } else { "done" },
                 summary.sent,
@@ -64,12 +64,12 @@ pub fn run(args: &ApplyArgs) -> u8 {
                 counts.reads,
                 counts.retries,
                 counts.rate_limited
-            ));
+            );
             EXIT_CLEAN
         }
         Err(stop) => {
             for line in stop.to_string().lines() {
-                note(&format!("edgeaudit apply: {line}"));
+                crate::say!("edgeaudit apply: {line}");
             }
             EXIT_FINDINGS
         }

@@ -49,11 +49,7 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
 }
 
 fn as_of(args: &CheckArgs, config: &Config) -> Result<NaiveDate, InputError> {
-    match &args.as_of {
-        None => Ok(config.as_of.unwrap_or_else(|| chrono::Utc::now().date_naive())),
-        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .map_err(|_| InputError::usage(format!("--as-of `{s}` is not a date: expected YYYY-MM-DD"))),
-    }
+    super::as_of(args.as_of.as_deref(), config).map_err(InputError::usage)
 }
 
 /// The config in force: `--config`, else `.edgeaudit.yaml` found upward
@@ -65,21 +61,7 @@ fn config(args: &CheckArgs) -> Result<Config, InputError> {
 /// The rules of the run: built-in, `--rules` and the config's packs; the
 /// config's severities; the config's and the command line's selection.
 fn rules(args: &CheckArgs, config: &Config) -> Result<RuleSet, InputError> {
-    let mut rules = rule_set(&args.rules)?;
-    config.configure(&mut rules)?;
-    let select: Vec<String> = if args.select.is_empty() {
-        config.select.iter().map(|s| s.value.clone()).collect()
-    } else {
-        args.select.clone()
-    };
-    let ignore: Vec<String> = config
-        .ignore
-        .iter()
-        .map(|s| s.value.clone())
-        .chain(args.ignore.iter().cloned())
-        .collect();
-    rules.select(&select, &ignore).map_err(InputError::usage)?;
-    Ok(rules)
+    super::configured_rules(&args.rules, &args.select, &args.ignore, config)
 }
 
 fn triage(args: &CheckArgs, config: &Config, max_input: u64) -> Result<Triage, InputError> {

@@ -1,5 +1,5 @@
 use super::args::ExportArgs;
-use super::{EXIT_CLEAN, EXIT_FINDINGS, fail, note};
+use super::{EXIT_CLEAN, EXIT_FINDINGS, fail};
 use crate::live::export::{Scope, export, write_atomically};
 
 /// Reads the account and writes the bundle; on any failed request, exit 1
@@ -19,14 +19,14 @@ pub fn run(args: &ExportArgs) -> u8 {
     let bundle = match exported {
         Ok(b) => b,
         Err(e) => {
-            note(&format!(
+            crate::say!(
                 "edgeaudit export: error: {e}\nedgeaudit export: nothing was written{}",
                 if std::path::Path::new(&args.output).exists() {
                     format!(" ({} is left as it was)", args.output)
                 } else {
                     String::new()
                 }
-            ));
+            );
             return EXIT_FINDINGS;
         }
     };
@@ -42,9 +42,11 @@ pub fn run(args: &ExportArgs) -> u8 {
         return fail(format!("cannot write {}: {e}", args.output));
     }
     let counts = &client.counts;
-    note(&format!(
+    crate::say!(
         "edgeaudit export: wrote {} ({} requests, {} retried)",
-        args.output, counts.reads, counts.retries
-    ));
+        args.output,
+        counts.reads,
+        counts.retries
+    );
     EXIT_CLEAN
 }

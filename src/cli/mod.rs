@@ -82,12 +82,6 @@ pub(crate) fn live_client(live: &args::LiveArgs) -> Result<Client, String> {
     Ok(client)
 }
 
-/// A line on standard error that never panics (a closed pipe is not an
-/// error of ours).
-pub(crate) fn note(line: &str) {
-    crate::say!("{line}");
-}
-
 /// Text on standard output (a closed pipe ends it quietly); exit 0, or 2
 /// when standard output cannot be written.
 pub(crate) fn print(bytes: &[u8]) -> u8 {
@@ -167,6 +161,42 @@ pub(crate) fn load_options(
         max_input,
         stdin_name: walk.stdin_filename.clone(),
     })
+}
+
+/// The as-of date of a run: the option's, else the config's `as_of`, else today (UTC).
+pub(crate) fn as_of(option: Option<&str>, config: &crate::config::Config) -> Result<chrono::NaiveDate, String> {
+    match option {
+        None => Ok(config.as_of.unwrap_or_else(|| chrono::Utc::now().date_naive())),
+        Some(s) => {
+            chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| format!("--as-of `{s}` is not a date: expected YYYY-MM-DD"))
+        }
+    }
+}
+
+/// The rules of a run: built-in and extra `packs`, then the config's packs
+/// and severities, then the selection (`select` replaces the config's,
+/// `ignore` adds to it).
+pub(crate) fn configured_rules(
+    packs: &[String],
+    select: &[String],
+    ignore: &[String],
+    config: &crate::config::Config,
+) -> Result<RuleSet, InputError> {
+    let mut rules = rule_set(packs)?;
+    config.configure(&mut rules)?;
+    let select: Vec<String> = if select.is_empty() {
+        config.select.iter().map(|s| s.value.clone()).collect()
+    } else {
+        select.to_vec()
+    };
+    let ignore: Vec<String> = config
+        .ignore
+        .iter()
+        .map(|s| s.value.clone())
+        .chain(ignore.iter().cloned())
+        .collect();
+    rules.select(&select, &ignore).map_err(InputError::usage)?;
+    Ok(rules)
 }
 
 pub(crate) fn rule_set(extra: &[String]) -> Result<RuleSet, InputError> {

@@ -1,22 +1,9 @@
-use chrono::NaiveDate;
-
 use super::args::{PlanArgs, PlanFormat};
 use super::{EXIT_CLEAN, fail, load_options, warn_skipped};
 use crate::check::{CheckOptions, check};
-use crate::engine::RuleSet;
 use crate::plan::render::{self, Tally};
 
 const SHELL_RETIRED: &str = "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)";
-
-/// The built-in rules with the config's packs, severities and selection.
-fn configured_rules(config: &crate::config::Config) -> Result<RuleSet, crate::load::error::InputError> {
-    let mut rules = RuleSet::builtin()?;
-    config.configure(&mut rules)?;
-    let select: Vec<String> = config.select.iter().map(|s| s.value.clone()).collect();
-    let ignore: Vec<String> = config.ignore.iter().map(|s| s.value.clone()).collect();
-    rules.select(&select, &ignore).map_err(crate::load::error::InputError::usage)?;
-    Ok(rules)
-}
 
 /// Loads the exports, runs the rules (for the certificate steps), builds and
 /// replays the plan, and writes it; a plan the replay rejects is never
@@ -31,18 +18,15 @@ pub fn run(args: &PlanArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let as_of = match &args.as_of {
-        None => config.as_of.unwrap_or_else(|| chrono::Utc::now().date_naive()),
-        Some(s) => match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-            Ok(d) => d,
-            Err(_) => return fail(format!("--as-of `{s}` is not a date: expected YYYY-MM-DD")),
-        },
+    let as_of = match super::as_of(args.as_of.as_deref(), &config) {
+        Ok(d) => d,
+        Err(e) => return fail(e),
     };
     let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, &config) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    let rules = match configured_rules(&config) {
+    let rules = match super::configured_rules(&[], &[], &[], &config) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -94,7 +78,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         return fail(e);
     }
     for warning in plans.iter().flat_map(|p| &p.warnings) {
-        super::note(&format!("edgeaudit plan: warning: {warning}"));
+        crate::say!("edgeaudit plan: warning: {warning}");
     }
     crate::say!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
     EXIT_CLEAN
