@@ -132,6 +132,12 @@ fn the_config_is_found_upward_from_the_checked_paths_and_named_with_config() {
     let r = run_in(dir.path(), &["check", "exports", &more]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("fall under different configs"), "{}", r.stderr);
+    // A path under no config beside one under a config: the config would
+    // cover a file it does not apply to.
+    let bare = temp_dir(&[("pools.json", br#"{"result": [{"id": "p1", "name": "web", "origins": []}]}"#)]);
+    let r = run_in(dir.path(), &["check", "exports", &path_str(bare.path())]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains(".edgeaudit.yaml and none)"), "{}", r.stderr);
 }
 
 #[test]

@@ -134,7 +134,8 @@ pub fn find_upward(dir: &Path) -> Option<(PathBuf, String)> {
 /// when they fall under different ones.
 pub fn discover(paths: &[String], cwd: &Path) -> Result<Option<(PathBuf, String)>, String> {
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-    let mut found: Option<(PathBuf, String, &str)> = None;
+    // The first path's config (or none), and that path.
+    let mut first: Option<(Option<PathBuf>, &str)> = None;
     for path in paths {
         let given = cwd.join(path);
         let dir = if path == "-" {
@@ -146,23 +147,26 @@ pub fn discover(paths: &[String], cwd: &Path) -> Result<Option<(PathBuf, String)
         };
         // A path that is not there is the walk's error, reported with its name.
         let Ok(dir) = dir.canonicalize() else { continue };
-        let Some((file, _)) = find_upward(&dir) else { continue };
-        match &found {
-            Some((first, _, first_path)) if *first != file => {
+        let file = find_upward(&dir).map(|(file, _)| file);
+        match &first {
+            None => first = Some((file, path)),
+            // A path under no config beside one under a config is refused
+            // too: the config would silently apply to files it does not cover.
+            Some((theirs, their_path)) if *theirs != file => {
+                let shown = |f: &Option<PathBuf>| f.as_ref().map_or_else(|| "none".to_string(), |f| f.display().to_string());
                 return Err(format!(
-                    "`{first_path}` and `{path}` fall under different configs ({} and {}): check them in separate runs, or name one with --config",
-                    first.display(),
-                    file.display()
+                    "`{their_path}` and `{path}` fall under different configs ({} and {}): check them in separate runs, or name one with --config",
+                    shown(theirs),
+                    shown(&file)
                 ));
             }
             Some(_) => {}
-            None => {
-                let name = relative_name(&file, &cwd);
-                found = Some((file, name, path));
-            }
         }
     }
-    Ok(found.map(|(file, name, _)| (file, name)))
+    Ok(first.and_then(|(file, _)| file).map(|file| {
+        let name = relative_name(&file, &cwd);
+        (file, name)
+    }))
 }
 
 /// A config's name as the user would type it from `cwd`: below it, its path
@@ -331,13 +335,13 @@ impl Config {
         InputError::at_line_column(&self.file, place.line, place.column, message)
     }
 
-    /// Adds the config's packs to the rules, applies its severities, and
-    /// checks that every rule id it names exists.
     /// The `exclude` patterns as written.
     pub fn exclude_strings(&self) -> Vec<String> {
         self.exclude.iter().map(|s| s.value.clone()).collect()
     }
 
+    /// Adds the config's packs to the rules, applies its severities, and
+    /// checks that every rule id it names exists.
     pub fn configure(&self, rules: &mut RuleSet) -> Result<(), InputError> {
         for pack in &self.packs {
             // A pack that is not there is the config's mistake; one that is

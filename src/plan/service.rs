@@ -275,7 +275,6 @@ impl Service {
         Some(policy.pool_ids.iter().filter_map(|p| self.pool_index.get(p).copied()).collect())
     }
 
-    /// Pools that still carry a legacy e-mail.
     /// The pools the migration is to replace and clear: those with a legacy
     /// e-mail that are not held.
     pub fn legacy_pools(&self) -> impl Iterator<Item = &ServicePool> {
