@@ -11,8 +11,20 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
-    let commit = git(&["rev-parse", "--short=9", "HEAD"]);
-    let date = git(&["log", "-1", "--format=%cs", "HEAD"]);
+    // Only this package's own repository: a copy vendored inside another
+    // repository must not report that repository's commit.
+    let own = git(&["rev-parse", "--show-toplevel"])
+        .and_then(|top| std::fs::canonicalize(top).ok())
+        .zip(std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).ok())
+        .is_some_and(|(top, manifest)| top == manifest);
+    let (commit, date) = if own {
+        (
+            git(&["rev-parse", "--short=9", "HEAD"]),
+            git(&["log", "-1", "--format=%cs", "HEAD"]),
+        )
+    } else {
+        (None, None)
+    };
     let version = match (commit, date) {
         (Some(commit), Some(date)) => format!("{} ({commit} {date})", env!("CARGO_PKG_VERSION")),
         _ => format!("{} (commit unknown)", env!("CARGO_PKG_VERSION")),
