@@ -663,3 +663,20 @@ fn an_address_declared_twice_is_reported_and_judged_at_each_block() {
         "{ex002}"
     );
 }
+
+/// A CAA record whose value is not known before apply is read by custom
+/// hostnames' CAA verdicts, which cannot say "not known": it is listed as
+/// not analysed at the value, never read with the value left out. An A
+/// record with the same unknown value is never read, so nothing is said.
+#[test]
+fn a_caa_record_with_an_unknown_value_is_listed_not_guessed() {
+    let doc = check(&[&format!("{DIR}/unknown-caa")]);
+    let skipped = doc["summary"]["skipped"].as_array().expect("skipped");
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    let reason = skipped[0]["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("cloudflare_record.caa: `data.0.value` is not known before apply"),
+        "{reason}"
+    );
+    assert_eq!((skipped[0]["line"].as_u64(), skipped[0]["column"].as_u64()), (Some(15), Some(13)));
+}

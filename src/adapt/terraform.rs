@@ -430,6 +430,25 @@ fn decisive(kind: Kind) -> &'static [&'static str] {
 /// Whether a rule about `kind` may read the value at `pointer` (relative
 /// to the resource) of its attribute `attribute`. A private key beside a
 /// certificate is never read.
+/// The first unknown value that leaves a record unreadable as a whole: a
+/// CAA record is no subject of a rule, its values are read by custom
+/// hostnames' CAA facts, which cannot say "not known". One unknown value
+/// they would read makes the record not analysed, never a guess. A DNS
+/// record known not to be CAA is never read. (Universal SSL settings, read
+/// the same way, come only from API exports.)
+pub fn unknown_unreadable<'u>(kind: Kind, attributes: &Value, unknown: &'u [(String, String)]) -> Option<&'u (String, String)> {
+    let caa_or_unknown_type = attributes
+        .get("type")
+        .and_then(Value::as_str)
+        .is_none_or(|t| t.eq_ignore_ascii_case("CAA"));
+    if kind != Kind::DnsRecord || !caa_or_unknown_type {
+        return None;
+    }
+    unknown
+        .iter()
+        .find(|(pointer, _)| is_decisive(kind, pointer.split('/').nth(1).unwrap_or(""), pointer))
+}
+
 pub fn is_decisive(kind: Kind, attribute: &str, pointer: &str) -> bool {
     decisive(kind).contains(&attribute) && !pointer.ends_with("/private_key")
 }

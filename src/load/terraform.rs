@@ -348,6 +348,16 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                     map.insert("id".into(), Value::String(reference));
                 }
             }
+            if let Some((at, why)) = terraform::unknown_unreadable(kind, &attributes, &unknown) {
+                let message = format!(
+                    "{}: `{}` is not known before apply ({why}); {}",
+                    f.address,
+                    super::hcl::field(at),
+                    super::hcl::UNREADABLE
+                );
+                w.not_analysed(&format!("{}{at}", f.pointer), &message);
+                continue;
+            }
             let Some(normalised) = terraform::normalise_with_unknown(kind, &attributes, &unknown, None) else {
                 return Err(w.error_at_pointer(
                     &f.pointer,

@@ -245,6 +245,16 @@ impl<'f, S: RecordSink> Walker<'f, S> {
 
     /// Something of the document (no resource of ours) that was not
     /// followed, at `offset`, and why: every report lists it.
+    /// A resource of the document whose value is at `pointer` that is not
+    /// analysed, and why: every report lists it.
+    pub fn not_analysed(&mut self, pointer: &str, why: &str) {
+        let error = self.error_at_pointer(pointer, why);
+        let reason = error.message.clone();
+        let mut error = error.not_analysed(reason);
+        error.resource = true;
+        self.sink.not_analysed(error);
+    }
+
     pub fn not_followed(&mut self, offset: usize, why: &str) {
         let mut error = InputError::at_offset(&self.file.name, &self.file.text, offset, "").not_analysed(why);
         error.resource = true;

@@ -99,6 +99,10 @@ pub fn walk<S: RecordSink>(
             }
             let attributes = Value::Object(values);
             let unknown: Vec<(String, String)> = unknown.into_iter().map(|u| (u.pointer, u.why)).collect();
+            if let Some((at, why)) = terraform::unknown_unreadable(kind, &attributes, &unknown) {
+                w.not_analysed(&format!("{pointer}{at}"), &format!("{address}: `{}` is not known before apply ({why}); {UNREADABLE}", field(at)));
+                continue;
+            }
             let Some(normalised) =
                 terraform::normalise_with_unknown(kind, &attributes, &unknown, configuration.generation)
             else {
@@ -139,6 +143,14 @@ fn no_instance(value: &Value) -> bool {
         Value::Object(map) => map.is_empty(),
         _ => false,
     }
+}
+
+/// Why a record of a kind no rule judges by itself is left out for one unknown value.
+pub const UNREADABLE: &str = "custom hostnames' CAA verdicts read this record and cannot judge with a guess, so it is not analysed";
+
+/// `/data/value` → `data.value`.
+pub fn field(pointer: &str) -> String {
+    pointer.trim_start_matches('/').replace('/', ".")
 }
 
 /// Why a module call's resources are not judged with the configuration that calls it.
