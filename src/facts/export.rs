@@ -198,27 +198,30 @@ impl Facts for WithCopies<'_> {
             format!("{file} at {pointer}")
         };
         let first = subject.origin;
-        // Blocks of one address in Terraform source are both judged (the
-        // model keeps both); copies of an export are counted once.
-        let declared = crate::model::terraform::is_reference(&subject.id.text());
-        let (again, here_again, consequence) = if declared {
-            (
-                "is declared again in",
-                "is declared here again",
-                "Terraform refuses a configuration that declares one address twice; edgeaudit judges each block on its own",
-            )
-        } else {
-            (
-                "is loaded again from",
-                "is loaded here again",
-                "edgeaudit counts the resource once and analyses the first copy it loaded; if the other copy is the current one, the findings for this resource are about stale data",
-            )
+        // Two blocks of one address in Terraform source are both judged (the
+        // model keeps both); copies of a snapshot are counted once.
+        let words = |other: &crate::model::origin::RecordOrigin| {
+            use crate::model::terraform::is_declaration;
+            if is_declaration(first) && is_declaration(other) {
+                (
+                    "is declared again in",
+                    "is declared here again",
+                    "Terraform refuses a configuration that declares one address twice; edgeaudit judges each block on its own",
+                )
+            } else {
+                (
+                    "is loaded again from",
+                    "is loaded here again",
+                    "edgeaudit counts the resource once and analyses the first copy it loaded; if the other copy is the current one, the findings for this resource are about stale data",
+                )
+            }
         };
         let items = self
             .copies
             .iter()
             .flat_map(|c| {
                 let fields = c.fields.join(", ");
+                let (again, here_again, consequence) = words(&c.other);
                 [
                     Item {
                         text: format!("{what} {again} {} with a different {fields}: {consequence}", place(&c.other)),

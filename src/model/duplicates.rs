@@ -10,7 +10,7 @@
 use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, IssuedCertificate};
 use super::notification::{Policy, Pool, Valued};
 use super::origin::RecordOrigin;
-use super::terraform::is_reference;
+use super::terraform::is_declaration;
 use super::{Account, Kind};
 
 /// A later copy of a resource that differs from the one kept.
@@ -212,7 +212,8 @@ fn dedupe<T: Resource>(kind: Kind, items: &mut Vec<T>, identical: &mut usize, co
                 drop[later] = true;
                 *identical += 1;
             } else {
-                drop[later] = !is_reference(items[later].key());
+                // Two blocks of source are two declarations: both judged.
+                drop[later] = !(is_declaration(items[first].origin()) && is_declaration(items[later].origin()));
                 found.push((first, items[later].origin().clone(), fields));
             }
         }
@@ -308,6 +309,36 @@ mod tests {
         let b = account.conflicts_of(Kind::Pool, 1);
         assert_eq!(b.len(), 1);
         assert_eq!(b[0].fields, ["notification_email"]);
+    }
+
+    #[test]
+    fn two_blocks_of_source_are_both_kept_and_two_plans_are_not() {
+        let id = "${cloudflare_load_balancer_pool.web.id}";
+        let at = |pointer: &str, recipient: &str| Pool {
+            origin: RecordOrigin::new(crate::model::origin::FileId(0), pointer, None),
+            ..pool(id, &[recipient], all_events())
+        };
+        let mut declared = Account {
+            pools: vec![
+                at("/resource/cloudflare_load_balancer_pool/web/0", "x@example.com"),
+                at("/resource/cloudflare_load_balancer_pool/web/1", "y@example.com"),
+            ],
+            ..Account::default()
+        };
+        merge(&mut declared);
+        assert_eq!(declared.pools.len(), 2, "both blocks are judged");
+        assert_eq!(declared.conflicts_of(Kind::Pool, 0).len(), 1, "and reported (EX002)");
+        // A pool a plan creates has the same kind of id: two plans are two snapshots.
+        let mut planned = Account {
+            pools: vec![
+                at("/resource_changes/0/change/after", "x@example.com"),
+                at("/resource_changes/0/change/after", "y@example.com"),
+            ],
+            ..Account::default()
+        };
+        merge(&mut planned);
+        assert_eq!(planned.pools.len(), 1, "counted once");
+        assert_eq!(planned.conflicts_of(Kind::Pool, 0).len(), 1);
     }
 
     #[test]

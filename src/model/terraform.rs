@@ -18,6 +18,16 @@ pub fn is_reference(id: &str) -> bool {
     reference(id).is_some()
 }
 
+/// Where a resource block of Terraform source is (`/resource/<type>/<name>`,
+/// Terraform's JSON syntax): no state, plan or API export has such a pointer.
+pub const DECLARATION: &str = "/resource";
+
+/// Whether a record is a block of Terraform source, not a snapshot of a
+/// resource (a state, a plan, an export).
+pub fn is_declaration(origin: &super::origin::RecordOrigin) -> bool {
+    origin.pointer().strip_prefix(DECLARATION).is_some_and(|rest| rest.starts_with('/'))
+}
+
 const CONFIGURATION: &str = "terraform:";
 
 /// The account a configuration (directory `dir`) is judged as: its own.

@@ -44,7 +44,7 @@ impl ResourceBlock<'_> {
     /// and `/resource/<type>/<name>/<k>` for the k-th of several blocks of
     /// one address (Terraform's JSON syntax writes those as an array).
     pub fn pointer(&self) -> String {
-        let mut p = String::from("/resource");
+        let mut p = String::from(crate::model::terraform::DECLARATION);
         push_token(&mut p, self.resource_type);
         push_token(&mut p, self.name);
         if let Some(copy) = self.copy {
@@ -144,7 +144,11 @@ pub fn node_ranges(body: &Body) -> HashMap<String, (usize, usize)> {
     for resource in resource_blocks(body) {
         let pointer = resource.pointer();
         // A list of resources (an account's pools) is where its first one is.
-        insert(&mut ranges, &format!("/resource/{}", resource.resource_type), resource.block.span());
+        insert(
+            &mut ranges,
+            &format!("{}/{}", crate::model::terraform::DECLARATION, resource.resource_type),
+            resource.block.span(),
+        );
         insert(&mut ranges, &pointer, resource.block.span());
         body_ranges(&resource.block.body, &pointer, &mut ranges);
     }
