@@ -142,12 +142,24 @@ struct Instance {
 struct Found<'d> {
     resource_type: &'d str,
     address: String,
+    /// What a plan does to it (`create`, `update`), when it does something.
+    planned: Option<String>,
     pointer: String,
     /// `null` when the document gives none: an input error for a resource
     /// edgeaudit reads, never a resource passed over.
     attributes: &'d Value,
     /// A plan's `after_unknown`, when there is one.
     unknown: Option<&'d Value>,
+}
+
+impl Found<'_> {
+    /// As reports name it: `cloudflare_…web (planned: create)` for a change.
+    fn shown(&self) -> String {
+        match &self.planned {
+            Some(actions) => format!("{} (planned: {actions})", self.address),
+            None => self.address.clone(),
+        }
+    }
 }
 
 static NO_ATTRIBUTES: Value = Value::Null;
@@ -177,6 +189,7 @@ fn show_module<'d>(module: &'d Module, pointer: &str, out: &mut Resources<'d>) {
         out.found.push(Found {
             resource_type: &r.named.resource_type,
             address: r.named.address.clone(),
+            planned: None,
             pointer: format!("{pointer}/resources/{i}/values"),
             attributes: r.values.as_ref().unwrap_or(&NO_ATTRIBUTES),
             unknown: None,
@@ -221,14 +234,10 @@ fn resources(doc: &Document) -> Resources<'_> {
                 .map(String::as_str)
                 .filter(|a| *a != "no-op" && *a != "read")
                 .collect();
-            let address = if planned.is_empty() {
-                c.named.address.clone()
-            } else {
-                format!("{} (planned: {})", c.named.address, planned.join(", "))
-            };
             out.found.push(Found {
                 resource_type: &c.named.resource_type,
-                address,
+                address: c.named.address.clone(),
+                planned: (!planned.is_empty()).then(|| planned.join(", ")),
                 pointer: format!("/resource_changes/{i}/change/after"),
                 attributes: c.change.as_ref().and_then(|change| change.after.as_ref()).unwrap_or(&NO_ATTRIBUTES),
                 unknown: c.change.as_ref().and_then(|change| change.after_unknown.as_ref()),
@@ -248,6 +257,7 @@ fn resources(doc: &Document) -> Resources<'_> {
                 out.found.push(Found {
                     resource_type: &r.resource_type,
                     address: state_address(r, instance.index_key.as_ref()),
+                    planned: None,
                     pointer: format!("/resources/{i}/instances/{k}/attributes"),
                     attributes: instance.attributes.as_ref().unwrap_or(&NO_ATTRIBUTES),
                     unknown: None,
@@ -343,7 +353,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             if let Some(i) = unknown.iter().position(|(p, _)| p == "/id") {
                 // A resource the plan creates: until apply, its address stands for its id.
                 unknown.remove(i);
-                let reference = id_reference(f.address.split(" (planned").next().unwrap_or(&f.address));
+                let reference = id_reference(&f.address);
                 if let Value::Object(map) = attributes.to_mut() {
                     map.insert("id".into(), Value::String(reference));
                 }
@@ -351,7 +361,7 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             if let Some((at, why)) = terraform::unknown_unreadable(kind, &attributes, &unknown) {
                 let message = format!(
                     "{}: `{}` is not known before apply ({why}); {}",
-                    f.address,
+                    f.shown(),
                     super::hcl::field(at),
                     super::hcl::UNREADABLE
                 );
@@ -361,13 +371,13 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let Some(normalised) = terraform::normalise_with_unknown(kind, &attributes, &unknown, None) else {
                 return Err(w.error_at_pointer(
                     &f.pointer,
-                    &format!("{}: its attributes are not an object, so it cannot be checked", f.address),
+                    &format!("{}: its attributes are not an object, so it cannot be checked", f.shown()),
                 ));
             };
             let zone: Option<ZoneKey> = terraform::zone_id(f.attributes)
                 .and_then(|id| zones.get(id))
                 .map(|(index, _)| (file_id, *index));
-            if w.record_as(kind, &f.pointer, Arc::from(f.address.as_str()), normalised, zone).is_err() {
+            if w.record_as(kind, &f.pointer, Arc::from(f.shown()), normalised, zone).is_err() {
                 // The walker keeps the located error.
                 return Ok(());
             }
