@@ -43,40 +43,45 @@ fn within(inner: &str, outer: &str) -> bool {
 }
 
 /// The unknown values of an account's resources, by the record they are in.
+/// By file first: an account that mixes an API export with a plan asks for
+/// every exported record, and those of a file with no unknown values are
+/// answered without building the record's pointer.
 #[derive(Debug, Default)]
 pub struct UnknownValues {
-    by_record: HashMap<(FileId, String), Vec<UnknownValue>>,
+    by_file: HashMap<FileId, HashMap<String, Vec<UnknownValue>>>,
 }
 
 impl UnknownValues {
     pub fn insert(&mut self, origin: &RecordOrigin, values: Vec<UnknownValue>) {
         if !values.is_empty() {
-            self.by_record
-                .entry((origin.file(), origin.pointer().into_owned()))
+            self.by_file
+                .entry(origin.file())
+                .or_default()
+                .entry(origin.pointer().into_owned())
                 .or_default()
                 .extend(values);
         }
     }
 
-    /// The unknown values of the record at `origin` (most records: none,
-    /// found without building its pointer).
+    /// The unknown values of the record at `origin` (most records: none).
     pub fn of(&self, origin: &RecordOrigin) -> &[UnknownValue] {
-        if self.by_record.is_empty() {
-            return &[];
+        match self.by_file.get(&origin.file()) {
+            None => &[],
+            Some(records) => records.get(origin.pointer().as_ref()).map_or(&[], Vec::as_slice),
         }
-        self.by_record
-            .get(&(origin.file(), origin.pointer().into_owned()))
-            .map_or(&[], Vec::as_slice)
     }
 
     pub fn extend(&mut self, other: UnknownValues) {
-        for (key, values) in other.by_record {
-            self.by_record.entry(key).or_default().extend(values);
+        for (file, records) in other.by_file {
+            let mine = self.by_file.entry(file).or_default();
+            for (pointer, values) in records {
+                mine.entry(pointer).or_default().extend(values);
+            }
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_record.is_empty()
+        self.by_file.is_empty()
     }
 }
 
