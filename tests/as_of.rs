@@ -315,3 +315,26 @@ fn explain_lists_each_rule_phases_with_the_named_dates() {
         assert!(ca001.contains(line), "{line}: {ca001}");
     }
 }
+
+/// `--statistics` counts what was made after the as-of date even when no
+/// selected rule reads that kind, without an empty list of rules.
+#[test]
+fn statistics_count_what_was_made_later_whatever_is_selected() {
+    let r = run(&[
+        "check",
+        FIXTURE,
+        "--as-of",
+        "2024-09-08",
+        "--statistics",
+        "--select",
+        "LB",
+        "--no-config",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("1  custom_certificate not judged: made after the as-of date"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("not judged by :"), "{}", r.stdout);
+}

@@ -302,14 +302,13 @@ fn statistics(ctx: &Context, summary: &Summary) -> String {
     }
     // What the counts above do not include: subjects a rule could not judge.
     for n in &summary.not_judged {
-        let _ = writeln!(
-            out,
-            "{:>6}  {} not judged by {}: {}",
-            n.subjects,
-            n.kind.as_str(),
-            n.rules.join(", "),
-            n.why
-        );
+        // With no selected rule of the kind, there is none to name.
+        let by = if n.rules.is_empty() {
+            String::new()
+        } else {
+            format!(" by {}", n.rules.join(", "))
+        };
+        let _ = writeln!(out, "{:>6}  {} not judged{by}: {}", n.subjects, n.kind.as_str(), n.why);
     }
     if !out.is_empty() {
         out.push('\n');
