@@ -33,9 +33,6 @@ fn day(d: chrono::NaiveDate) -> String {
 /// One line per phase, by the as-of date, the last one the rule's own
 /// severity and summary: "before 2024-09-09 (cross_sign_unused): warning — …".
 fn phases(rule: &Rule) -> Vec<String> {
-    if rule.phases.is_empty() {
-        return Vec::new();
-    }
     let mut out = Vec::new();
     let mut from: Option<chrono::NaiveDate> = None;
     for phase in &rule.phases {

@@ -9,12 +9,10 @@ use super::certificate::{CertificatePack, CustomCertificate, CustomHostname};
 use super::origin::RecordOrigin;
 use super::{Account, Kind};
 
-/// The moment a resource was made, and the field of its record that says so.
+/// The moment a resource was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Made {
     pub at: DateTime<Utc>,
-    /// As the API names it: `uploaded_on`, `created_at`, `created_on`.
-    pub field: &'static str,
 }
 
 impl Made {
@@ -27,7 +25,7 @@ impl Made {
 impl CustomCertificate {
     /// An uploaded certificate is made when it is uploaded.
     pub fn made(&self) -> Option<Made> {
-        self.certificate.uploaded_on.map(|at| Made { at, field: "uploaded_on" })
+        self.certificate.uploaded_on.map(|at| Made { at })
     }
 }
 
@@ -35,13 +33,13 @@ impl CertificatePack {
     /// Only a pack's own `created_on` says when it was ordered: its
     /// certificates' upload dates are those of the latest renewal.
     pub fn made(&self) -> Option<Made> {
-        self.created.map(|at| Made { at, field: "created_on" })
+        self.created.map(|at| Made { at })
     }
 }
 
 impl CustomHostname {
     pub fn made(&self) -> Option<Made> {
-        self.created.map(|at| Made { at, field: "created_at" })
+        self.created.map(|at| Made { at })
     }
 }
 
@@ -125,7 +123,6 @@ mod tests {
     fn the_as_of_date_is_a_whole_day() {
         let made = |s: &str| Made {
             at: crate::model::certificate::parse_timestamp(s).expect("timestamp"),
-            field: "uploaded_on",
         };
         let day = NaiveDate::from_ymd_opt(2024, 9, 9).expect("date");
         assert!(!made("2024-09-09T23:59:59Z").after(day));
