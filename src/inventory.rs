@@ -23,7 +23,7 @@ pub struct Row {
     pub key_type: &'static str,
     pub uploaded: String,
     pub expires: String,
-    /// For uploaded certificates `cross_signed`, `dst_cross_signed`, `clean`, or `unavailable`
+    /// For uploaded certificates `cross_signed`, `dst_cross_signed`, `clean`, `unreadable` or `unavailable`
     /// (no PEM in the export); `managed` when the service builds the chain;
     /// `not_issued` for a pack whose export lists no certificate (ordered,
     /// not yet issued): nothing about a certificate is guessed.
@@ -304,7 +304,20 @@ pub fn write_csv(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The JSON document: `version` (of this shape, `docs/schemas/inventory.schema.json`)
+/// and the `certificates`, one object per row.
 pub fn write_json(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, rows)?;
+    #[derive(Serialize)]
+    struct Document<'a> {
+        version: u32,
+        certificates: &'a [Row],
+    }
+    serde_json::to_writer_pretty(
+        &mut *out,
+        &Document {
+            version: 1,
+            certificates: rows,
+        },
+    )?;
     writeln!(out)
 }

@@ -7,7 +7,7 @@ use common::{json, run};
 #[test]
 fn every_certificate_of_the_demo_is_listed_with_its_chain_status() {
     let doc = json(&run(&["inventory", "fixtures/demo", "--format", "json"]));
-    let rows = doc.as_array().expect("rows");
+    let rows = doc["certificates"].as_array().expect("certificates");
     assert_eq!(rows.len(), 12);
     let by_host = |host: &str| {
         rows.iter()
@@ -38,7 +38,7 @@ fn every_certificate_of_the_demo_is_listed_with_its_chain_status() {
 #[test]
 fn the_ca_filter_keeps_the_free_public_ca() {
     let doc = json(&run(&["inventory", "fixtures/demo", "--ca", "lets_encrypt", "--format", "json"]));
-    let rows = doc.as_array().expect("rows");
+    let rows = doc["certificates"].as_array().expect("certificates");
     assert_eq!(
         rows.len(),
         9,
@@ -46,7 +46,7 @@ fn the_ca_filter_keeps_the_free_public_ca() {
     );
     assert!(rows.iter().all(|r| r["ca"] == "lets_encrypt"));
     let google = json(&run(&["inventory", "fixtures/demo", "--ca", "GOOGLE", "--format", "json"]));
-    assert_eq!(google.as_array().map(Vec::len), Some(2));
+    assert_eq!(google["certificates"].as_array().map(Vec::len), Some(2));
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn a_pack_ordered_but_not_issued_is_listed_without_a_guessed_certificate() {
         "--format",
         "json",
     ]));
-    let rows = doc.as_array().expect("rows");
+    let rows = doc["certificates"].as_array().expect("certificates");
     let ordered = rows
         .iter()
         .find(|r| r["hosts"] == "ordered.example.com")

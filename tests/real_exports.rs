@@ -536,7 +536,7 @@ fn inventory_takes_every_ca_name_it_lists() {
     );
     let default = json(&run(&["inventory", "fixtures/demo", "--ca", "default", "--format", "json"]));
     assert!(
-        default
+        default["certificates"]
             .as_array()
             .is_some_and(|rows| !rows.is_empty() && rows.iter().all(|r| r["ca"] == "default"))
     );
