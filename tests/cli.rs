@@ -525,3 +525,20 @@ fn check_help_has_headings_and_examples() {
     }
     assert!(help.contains("edgeaudit check exports/ --as-of 2024-10-01"), "{help}");
 }
+
+/// `plan --help` and `inventory --help` too, in the same headings.
+#[test]
+fn plan_and_inventory_help_have_headings_and_examples() {
+    let plan = run(&["plan", "--help"]).stdout;
+    for heading in ["Output:", "Judging:", "Configuration:", "Input:", "Files:", "Examples:"] {
+        assert!(plan.lines().any(|l| l == heading), "{heading}\n{plan}");
+    }
+    assert!(plan.contains("edgeaudit plan exports/ --format json -o plan.json"), "{plan}");
+    assert!(plan.contains("--show-config"), "{plan}");
+    let inventory = run(&["inventory", "--help"]).stdout;
+    for heading in ["Selection:", "Output:", "Configuration:", "Input:", "Files:", "Examples:"] {
+        assert!(inventory.lines().any(|l| l == heading), "{heading}\n{inventory}");
+    }
+    assert!(inventory.contains("--ca lets_encrypt --format csv"), "{inventory}");
+    assert!(inventory.contains("--show-config"), "{inventory}");
+}

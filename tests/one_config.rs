@@ -184,3 +184,53 @@ fn show_config_names_the_file_and_the_values_in_force() {
     let broken = project("bogus: 1\n");
     assert_eq!(run_in(broken.path(), &["check", "exports", "--show-config"]).code, 2);
 }
+
+/// `plan` and `inventory` show the values they use, in `check`'s words, and
+/// only those: a plan has no fail-on or baseline, an inventory judges nothing.
+#[test]
+fn plan_and_inventory_show_their_config_in_checks_words() {
+    let dir = project(CONFIG);
+    let check = run_in(dir.path(), &["check", "exports", "--show-config"]);
+    let plan = run_in(dir.path(), &["plan", "exports", "--show-config"]);
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    assert!(
+        !plan.stdout.contains("# edgeaudit migration plan"),
+        "no plan is made:\n{}",
+        plan.stdout
+    );
+    let check_lines: Vec<&str> = check.stdout.lines().collect();
+    for line in plan.stdout.lines() {
+        assert!(check_lines.contains(&line), "{line} is said as check says it:\n{}", check.stdout);
+    }
+    for line in [
+        "config: .edgeaudit.yaml",
+        "as_of: 2024-10-01 (as_of in .edgeaudit.yaml)",
+        "waivers: 2",
+    ] {
+        assert!(plan.stdout.lines().any(|l| l == line), "{line}:\n{}", plan.stdout);
+    }
+    assert!(plan.stdout.lines().any(|l| l.starts_with("rules: 22 (")), "{}", plan.stdout);
+    assert!(
+        !plan.stdout.contains("fail_on") && !plan.stdout.contains("baseline"),
+        "{}",
+        plan.stdout
+    );
+    let r = run_in(
+        dir.path(),
+        &["plan", "exports", "--show-config", "--as-of", "2024-05-01", "--no-config"],
+    );
+    assert_eq!(
+        r.stdout.lines().take(2).collect::<Vec<_>>(),
+        ["config: none", "as_of: 2024-05-01 (--as-of)"]
+    );
+
+    let inventory = run_in(dir.path(), &["inventory", "exports", "--show-config", "--exclude", "*.bak"]);
+    assert_eq!(inventory.code, 0, "{}", inventory.stderr);
+    assert_eq!(
+        inventory.stdout,
+        "config: .edgeaudit.yaml\nexclude: exports/archive/, *.bak; by default: node_modules/, vendor/, dist/\n"
+    );
+    let broken = project("bogus: 1\n");
+    assert_eq!(run_in(broken.path(), &["plan", "exports", "--show-config"]).code, 2);
+    assert_eq!(run_in(broken.path(), &["inventory", "exports", "--show-config"]).code, 2);
+}

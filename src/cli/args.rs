@@ -174,33 +174,45 @@ pub enum PlanFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  edgeaudit plan exports/                                  the plan as Markdown, for a change review
+  edgeaudit plan exports/ --format json -o plan.json       the plan `edgeaudit apply plan.json` runs
+  edgeaudit plan exports/ --format terraform               the same changes in Terraform's words
+  edgeaudit plan exports/ --show-config                    the config and values the plan is made with")]
 pub struct PlanArgs {
     /// Files or directories, as for `check`.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
-    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths), as
-    /// for `check`.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<String>,
-    /// Ignore any `.edgeaudit.yaml`.
-    #[arg(long)]
-    pub no_config: bool,
-    #[arg(long, value_enum, default_value = "markdown")]
+    #[arg(help_heading = "Output", long, value_enum, default_value = "markdown")]
     pub format: PlanFormat,
     /// Write the plan to this file instead of stdout.
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(help_heading = "Output", long, short, value_name = "FILE")]
     pub output: Option<String>,
     /// Judge the certificate rules as of this date (YYYY-MM-DD, UTC). Default: the config's
     /// `as_of`, else today.
-    #[arg(long, value_name = "DATE")]
+    #[arg(help_heading = "Judging", long, value_name = "DATE")]
     pub as_of: Option<String>,
     /// Pools per page of the page-wide clear (the API's default is 25; a larger page needs
     /// fewer requests where the API accepts it).
-    #[arg(long, value_name = "N", default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(help_heading = "Judging", long, value_name = "N", default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
     pub per_page: u32,
-    #[arg(long, value_name = "KIND")]
+    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths), as
+    /// for `check`: its `as_of`, `exclude`, rules, severities and waivers (a waived finding
+    /// is not a step).
+    #[arg(help_heading = "Configuration", long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<String>,
+    /// Ignore any `.edgeaudit.yaml`.
+    #[arg(help_heading = "Configuration", long)]
+    pub no_config: bool,
+    /// Print the config file in force and the settings of the plan (date, rules, exclusions,
+    /// waivers), then stop without planning.
+    #[arg(help_heading = "Configuration", long)]
+    pub show_config: bool,
+    /// What single-object documents (or every record of the input) are, as for `check`.
+    #[arg(help_heading = "Input", long, value_name = "KIND")]
     pub kind: Option<String>,
-    #[arg(long, value_enum)]
+    /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
+    #[arg(help_heading = "Input", long, value_enum)]
     pub input_format: Option<InputFormat>,
     #[command(flatten)]
     pub walk: WalkArgs,
@@ -288,28 +300,37 @@ pub enum InventoryFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  edgeaudit inventory exports/                                    every certificate, as a table
+  edgeaudit inventory exports/ --ca lets_encrypt --format csv     the Let's Encrypt ones, for a spreadsheet
+  edgeaudit inventory exports/ --format json                      as data (docs/schemas/inventory.schema.json)")]
 pub struct InventoryArgs {
     /// Files or directories, as for `check`.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
-    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths), as
-    /// for `check`.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<String>,
-    /// Ignore any `.edgeaudit.yaml`.
-    #[arg(long)]
-    pub no_config: bool,
     /// Only certificates from this CA: lets_encrypt, google, ssl_com, digicert, default, unknown, other.
-    #[arg(long, value_name = "CA")]
+    #[arg(help_heading = "Selection", long, value_name = "CA")]
     pub ca: Option<String>,
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(help_heading = "Output", long, value_enum, default_value = "table")]
     pub format: InventoryFormat,
     /// Write to this file instead of stdout.
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(help_heading = "Output", long, short, value_name = "FILE")]
     pub output: Option<String>,
-    #[arg(long, value_name = "KIND")]
+    /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths), as
+    /// for `check`: its `exclude` applies.
+    #[arg(help_heading = "Configuration", long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<String>,
+    /// Ignore any `.edgeaudit.yaml`.
+    #[arg(help_heading = "Configuration", long)]
+    pub no_config: bool,
+    /// Print the config file in force and the exclusions the inventory uses, then stop.
+    #[arg(help_heading = "Configuration", long)]
+    pub show_config: bool,
+    /// What single-object documents (or every record of the input) are, as for `check`.
+    #[arg(help_heading = "Input", long, value_name = "KIND")]
     pub kind: Option<String>,
-    #[arg(long, value_enum)]
+    /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
+    #[arg(help_heading = "Input", long, value_enum)]
     pub input_format: Option<InputFormat>,
     #[command(flatten)]
     pub walk: WalkArgs,

@@ -131,12 +131,8 @@ fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
         triage: triage(args, &config, load.max_input).map_err(partial)?,
         load,
         fail_on: args.fail_on.or(config.fail_on).unwrap_or(FailOn::Warning),
-        as_of_source: match (&args.as_of, config.as_of) {
-            (Some(_), _) => report::AsOfSource::Option,
-            (None, Some(_)) => report::AsOfSource::Config,
-            (None, None) => report::AsOfSource::Today,
-        },
-        config_file: Some(config.file.clone()).filter(|f| !f.is_empty()),
+        as_of_source: super::show_config::as_of_source(args.as_of.as_deref(), &config),
+        config_file: super::show_config::config_file(&config).map(str::to_string),
         exclude: config.exclude_strings(),
     })
 }
@@ -177,17 +173,16 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
     };
     if args.show_config {
-        let settings = show_config(
-            args,
-            config_file.as_deref(),
-            as_of,
-            as_of_source,
-            fail_on,
-            &rules,
-            &triage,
-            &exclude,
-        );
-        return super::print(settings.as_bytes());
+        let shown = super::show_config::Shown {
+            config_file: config_file.as_deref(),
+            as_of: Some((as_of, as_of_source)),
+            fail_on: Some(fail_on),
+            rules: Some(&rules),
+            exclude: exclude.iter().chain(&args.walk.exclude).map(String::as_str).collect(),
+            waivers: Some(&triage.waivers),
+            baseline: Some(args.baseline.as_deref()),
+        };
+        return super::print(shown.render().as_bytes());
     }
     let options = CheckOptions {
         paths: args.paths.clone(),
@@ -255,49 +250,6 @@ pub fn run(args: &CheckArgs) -> u8 {
         Ok(Ok(true)) => EXIT_FINDINGS,
         Ok(Ok(false)) => EXIT_CLEAN,
     }
-}
-
-/// `--show-config`: the file and the values in force, one setting a line.
-#[allow(clippy::too_many_arguments)]
-fn show_config(
-    args: &CheckArgs,
-    config_file: Option<&str>,
-    as_of: NaiveDate,
-    as_of_source: report::AsOfSource,
-    fail_on: FailOn,
-    rules: &RuleSet,
-    triage: &Triage,
-    exclude: &[String],
-) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let _ = writeln!(out, "config: {}", config_file.unwrap_or("none"));
-    let _ = writeln!(out, "as_of: {as_of} ({})", as_of_source.describe(config_file));
-    let fail_on = clap::ValueEnum::to_possible_value(&fail_on)
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default();
-    let _ = writeln!(out, "fail_on: {fail_on}");
-    let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
-    let _ = writeln!(out, "rules: {} ({})", ids.len(), ids.join(", "));
-    let given: Vec<&str> = exclude.iter().chain(&args.walk.exclude).map(String::as_str).collect();
-    let _ = writeln!(
-        out,
-        "exclude: {}{}by default: {}",
-        given.join(", "),
-        if given.is_empty() { "" } else { "; " },
-        crate::load::exclude::DEFAULT_EXCLUDES.join(", ")
-    );
-    let _ = writeln!(out, "waivers: {}", triage.waivers.len());
-    for w in &triage.waivers {
-        let until = w.expires.map(|d| format!(", until {d}")).unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  {}:{}:{}: {}{until}: {}",
-            w.place.file, w.place.line, w.place.column, w.rule, w.reason
-        );
-    }
-    let _ = writeln!(out, "baseline: {}", args.baseline.as_deref().unwrap_or("none"));
-    out
 }
 
 /// A run that stopped on an error (exit 2): every error on stderr, and every

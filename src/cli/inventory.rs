@@ -17,6 +17,15 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
+    if args.show_config {
+        let excludes = config.exclude_strings();
+        let shown = super::show_config::Shown {
+            config_file: super::show_config::config_file(&config),
+            exclude: excludes.iter().chain(&args.walk.exclude).map(String::as_str).collect(),
+            ..Default::default()
+        };
+        return super::print(shown.render().as_bytes());
+    }
     // A CA name as `certificate_authority` spells it (`letsencrypt` too), or `default`, `unknown`, `other`.
     let wanted = match args.ca.as_deref().map(|ca| ca.trim().to_ascii_lowercase()) {
         None => None,

@@ -10,6 +10,7 @@ mod init;
 mod inventory;
 mod plan;
 mod rules;
+mod show_config;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -30,6 +30,18 @@ pub fn run(args: &PlanArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
+    if args.show_config {
+        let excludes = config.exclude_strings();
+        let shown = super::show_config::Shown {
+            config_file: super::show_config::config_file(&config),
+            as_of: Some((as_of, super::show_config::as_of_source(args.as_of.as_deref(), &config))),
+            rules: Some(&rules),
+            exclude: excludes.iter().chain(&args.walk.exclude).map(String::as_str).collect(),
+            waivers: Some(&config.waivers),
+            ..Default::default()
+        };
+        return super::print(shown.render().as_bytes());
+    }
     let options = CheckOptions {
         paths: args.paths.clone(),
         load,
