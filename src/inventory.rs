@@ -128,13 +128,19 @@ fn managed_row(kind: &'static str, id: &str, hosts: String, ca: &Authority, expl
 /// Every certificate of the inventory, account by account, in load order.
 pub fn rows(inventory: &Inventory, file_name: impl Fn(&crate::model::origin::RecordOrigin) -> String) -> Vec<Row> {
     let mut rows = Vec::new();
-    for account in &inventory.accounts {
-        account_rows(account, &file_name, &mut rows);
-    }
+    for_each_row(inventory, file_name, |row| rows.push(row));
     rows
 }
 
-fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::RecordOrigin) -> String, rows: &mut Vec<Row>) {
+/// Every certificate, one row at a time: a report that keeps a few of a
+/// million hostnames holds no more than those.
+pub fn for_each_row(inventory: &Inventory, file_name: impl Fn(&crate::model::origin::RecordOrigin) -> String, mut each: impl FnMut(Row)) {
+    for account in &inventory.accounts {
+        account_rows(account, &file_name, &mut each);
+    }
+}
+
+fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::RecordOrigin) -> String, rows: &mut impl FnMut(Row)) {
     let universal_ssl = account.universal_ssl_by_zone();
     for pack in &account.certificate_packs {
         let universal_settings = pack.zone.and_then(|z| universal_ssl.get(&z).copied());
@@ -142,7 +148,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         let explicit = if explicit { "yes" } else { "no" };
         let file = file_name(&pack.origin);
         if pack.certificates.is_empty() {
-            rows.push(Row {
+            rows(Row {
                 chain: "not_issued",
                 ..managed_row(
                     "certificate_pack",
@@ -157,7 +163,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         }
         for (i, c) in pack.certificates.iter().enumerate() {
             let ca = pack.authority.as_str().to_string();
-            rows.push(issued_row(
+            rows(issued_row(
                 "certificate_pack",
                 &c.id,
                 ca,
@@ -175,7 +181,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         } else {
             "yes"
         };
-        rows.push(managed_row(
+        rows(managed_row(
             "total_tls",
             "",
             String::new(),
@@ -197,7 +203,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         let file = file_name(&host.origin);
         match &host.certificate {
             Some(c) => {
-                rows.push(issued_row(
+                rows(issued_row(
                     "custom_hostname",
                     &id,
                     authority.as_str().into(),
@@ -208,7 +214,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
                     host.origin.field(host.fields.certificate),
                 ));
             }
-            None => rows.push(managed_row(
+            None => rows(managed_row(
                 "custom_hostname",
                 &id,
                 host.hostname().to_string(),
@@ -233,7 +239,7 @@ fn account_rows(account: &Account, file_name: &impl Fn(&crate::model::origin::Re
         );
         // Uploaded chains can be read, when the export carries them.
         row.chain = chain_state(cert.chain.as_deref());
-        rows.push(row);
+        rows(row);
     }
 }
 

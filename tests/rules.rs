@@ -144,6 +144,33 @@ fn every_lb_rule_has_a_fixture_that_fires_it() {
     }
 }
 
+/// Reports group findings by the rule's `migration` and `action` (the
+/// Markdown report's five lines): every built-in rule names both, and a
+/// pack's value outside the vocabulary is an error at its place.
+#[test]
+fn every_rule_names_its_migration_and_action() {
+    let rules = json(&run(&["rules", "--format", "json"]));
+    for rule in rules.as_array().expect("rules") {
+        let id = rule["id"].as_str().unwrap_or_default();
+        let migration = rule["migration"].as_str().unwrap_or_default();
+        let expected = match &id[..2] {
+            "LB" => "notifications",
+            "CA" => "certificates",
+            _ => "export",
+        };
+        assert_eq!(migration, expected, "{id}");
+        assert!(rule["action"].is_string(), "{id} names no action");
+    }
+    let dir = common::temp_dir(&[(
+        "pack.yaml",
+        b"rules:\n  - id: ORG001\n    name: n\n    subject: pool\n    severity: note\n    action: panic_now\n    summary: s\n    when: []\n    message: m\n    rationale: r\n    remediation: r\n",
+    )]);
+    let pack = common::path_str(&dir.path().join("pack.yaml"));
+    let r = run(&["check", "fixtures/demo", "--rules", &pack]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("pack.yaml:6:") && r.stderr.contains("panic_now"), "{}", r.stderr);
+}
+
 #[test]
 fn each_pool_with_a_legacy_email_gets_exactly_one_of_lb001_lb002_lb003() {
     for path in [

@@ -63,6 +63,19 @@ fn sentence_part(sentence: &str) -> String {
     }
 }
 
+/// How reports group the rule's findings: `Migration: Pool notifications ·
+/// action: Create a policy first` (a pack's rule may name neither).
+fn grouping(rule: &Rule) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(m) = rule.migration {
+        parts.push(format!("Migration: {}", m.words()));
+    }
+    if let Some(a) = rule.action {
+        parts.push(format!("action: {}", a.words()));
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
 pub fn text(rule: &Rule) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -74,6 +87,9 @@ pub fn text(rule: &Rule) -> String {
         rule.subject_names()
     );
     let _ = writeln!(s, "\n{}", rule.summary);
+    if let Some(grouped) = grouping(rule) {
+        let _ = writeln!(s, "\n{grouped}");
+    }
     let _ = writeln!(s, "\nWhy it matters:\n  {}", rule.rationale.trim());
     let _ = writeln!(s, "\nWhat to do:\n  {}", rule.remediation.trim());
     let _ = writeln!(s, "\nFires when:\n  {}", conditions(rule));
@@ -112,6 +128,9 @@ pub fn markdown(rule: &Rule) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "## {} `{}`\n", rule.id, rule.name);
     let _ = writeln!(s, "*Severity:* {} · *Subject:* `{}`\n", rule.severity, rule.subject_names());
+    if let Some(grouped) = grouping(rule) {
+        let _ = writeln!(s, "*{grouped}*\n");
+    }
     let _ = writeln!(s, "{}\n", rule.summary);
     let _ = writeln!(s, "### Why it matters\n\n{}\n", rule.rationale.trim());
     let _ = writeln!(s, "### What to do\n\n{}\n", rule.remediation.trim());

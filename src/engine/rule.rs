@@ -12,6 +12,65 @@ use crate::facts::{ValueType, catalogue};
 use crate::findings::Severity;
 use crate::model::Kind;
 
+/// Which of the changes a rule is about: reports sum findings up by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Migration {
+    /// Pool health e-mails moving to notification policies.
+    Notifications,
+    /// The retirement of the Let's Encrypt cross-signed chain.
+    Certificates,
+    /// Whether the exports are complete and readable.
+    Export,
+}
+
+impl Migration {
+    pub const ALL: [Migration; 3] = [Migration::Notifications, Migration::Certificates, Migration::Export];
+
+    pub fn words(self) -> &'static str {
+        match self {
+            Migration::Notifications => "Pool notifications",
+            Migration::Certificates => "Let's Encrypt chain",
+            Migration::Export => "The exports",
+        }
+    }
+}
+
+/// What a reader does about a finding, in the words a summary groups
+/// findings by ("clear now", "create a policy first", "choose a CA").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAction {
+    /// The legacy e-mail is replaced: clear it.
+    ClearNow,
+    /// A policy must deliver the legacy e-mails before the field is cleared.
+    CreatePolicyFirst,
+    /// A policy is wrong as written.
+    FixPolicy,
+    /// A resource stays on Let's Encrypt unless another CA is chosen.
+    ChooseCa,
+    /// A certificate or its chain must be uploaded again or renewed.
+    ReplaceCertificate,
+    /// The export must be made again or completed.
+    FixExport,
+    /// Nothing to do (a note).
+    None,
+}
+
+impl RuleAction {
+    pub fn words(self) -> &'static str {
+        match self {
+            RuleAction::ClearNow => "Clear now",
+            RuleAction::CreatePolicyFirst => "Create a policy first",
+            RuleAction::FixPolicy => "Fix a policy",
+            RuleAction::ChooseCa => "Choose a CA",
+            RuleAction::ReplaceCertificate => "Replace a certificate",
+            RuleAction::FixExport => "Fix the export",
+            RuleAction::None => "Nothing to do",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
@@ -45,6 +104,10 @@ pub struct Rule {
     pub effective_until: Option<NaiveDate>,
     /// The pack file it came from.
     pub pack: String,
+    /// The change it is about; none for a pack's rule that does not say.
+    pub migration: Option<Migration>,
+    /// What to do about a finding; none for a pack's rule that does not say.
+    pub action: Option<RuleAction>,
 }
 
 /// `subject: pool` or `subject: [custom_certificate, custom_hostname]`.
@@ -126,6 +189,13 @@ pub struct RuleSpec {
     pub phases: Vec<PhaseSpec>,
     pub effective_from: Option<Spanned<String>>,
     pub effective_until: Option<Spanned<String>>,
+    /// `notifications`, `certificates` or `export`.
+    #[serde(default)]
+    pub migration: Option<Migration>,
+    /// `clear_now`, `create_policy_first`, `fix_policy`, `choose_ca`,
+    /// `replace_certificate`, `fix_export` or `none`.
+    #[serde(default)]
+    pub action: Option<RuleAction>,
 }
 
 fn spec_error<T>(s: &Spanned<T>, message: String) -> SpecError {
@@ -238,6 +308,8 @@ impl RuleSpec {
             effective_from: date(&self.effective_from)?,
             effective_until: date(&self.effective_until)?,
             pack: pack.to_string(),
+            migration: self.migration,
+            action: self.action,
         })
     }
 }

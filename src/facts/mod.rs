@@ -151,7 +151,7 @@ pub fn text_items<S: Into<String>>(values: impl IntoIterator<Item = S>) -> Value
 
 /// Which resource a finding is about, so its facts (and message) can be
 /// rebuilt when a report writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SubjectRef {
     pub account: u32,
     pub kind: Kind,

@@ -51,6 +51,22 @@ impl Kind {
             .find(|k| k.as_str() == s)
     }
 
+    /// The kind in words, singular and plural: `custom hostname(s)`.
+    pub fn nouns(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::Account => ("account", "accounts"),
+            Kind::Pool => ("pool", "pools"),
+            Kind::NotificationPolicy => ("notification policy", "notification policies"),
+            Kind::CertificatePack => ("certificate pack", "certificate packs"),
+            Kind::CustomCertificate => ("custom certificate", "custom certificates"),
+            Kind::CustomHostname => ("custom hostname", "custom hostnames"),
+            Kind::TotalTls => ("Total TLS setting", "Total TLS settings"),
+            Kind::UniversalSsl => ("Universal SSL setting", "Universal SSL settings"),
+            Kind::DnsRecord => ("DNS record", "DNS records"),
+            Kind::List => ("list", "lists"),
+        }
+    }
+
     /// Settings objects come one per zone, never in lists.
     pub fn is_single_object(self) -> bool {
         matches!(self, Kind::TotalTls | Kind::UniversalSsl)

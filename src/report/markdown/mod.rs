@@ -1,7 +1,13 @@
 //! A Markdown report for pull-request comments, step summaries and audits:
-//! one page whatever the account's size — a summary table by rule and
-//! severity, then the first findings of each rule with the rest counted,
-//! then what was accepted, skipped and noted.
+//! one page whatever the account's size — five lines by migration and by
+//! action, a summary table by rule and severity, then the first findings of
+//! each rule with the rest counted, then what was accepted, skipped and
+//! noted; then pictures: each pool's coverage, and a timeline of the
+//! certificates against the chain change.
+
+mod coverage;
+mod overview;
+mod timeline;
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -20,9 +26,9 @@ pub const DEFAULT_LISTED: usize = 10;
 pub const PAGE_BUDGET: usize = 60_000;
 
 /// Text from an export inside Markdown: one line, no table break, no HTML,
-/// nothing that acts on a terminal.
+/// nothing that acts on a terminal, and no longer than a report shows.
 fn text(s: &str) -> String {
-    super::terminal::escaped(&s.replace('\n', " "))
+    super::terminal::escaped(&crate::findings::shown(s).replace('\n', " "))
         .replace('|', "\\|")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -39,11 +45,18 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     let summary = Summary::of(ctx.outcome);
     let mut page = String::new();
     header(ctx, &summary, &mut page);
+    overview::write(ctx, &mut page);
+    // The pictures are bounded (rows and bars); the findings' listing gets
+    // what they leave of the page.
+    let mut pictures = String::new();
+    coverage::write(ctx, &mut pictures);
+    timeline::write(ctx, &mut pictures);
     if summary.findings == 0 {
         page.push_str("No findings.\n");
     } else {
-        findings(ctx, &mut page);
+        findings(ctx, pictures.len(), &mut page);
     }
+    page.push_str(&pictures);
     accepted(ctx, &summary, &mut page);
     skipped(ctx, &mut page);
     notices(ctx, &mut page);
@@ -83,7 +96,7 @@ fn header(ctx: &Context, summary: &Summary, page: &mut String) {
 /// The summary table, then a section per rule and severity listing its first
 /// findings. One pass groups the findings (linear in their number); only the
 /// listed ones have their messages rendered.
-fn findings(ctx: &Context, page: &mut String) {
+fn findings(ctx: &Context, reserved: usize, page: &mut String) {
     let per_rule = ctx.max_listed.unwrap_or(DEFAULT_LISTED);
     // Most severe first, then by rule id.
     let mut groups: BTreeMap<(Reverse<Severity>, &str), Group> = BTreeMap::new();
@@ -125,7 +138,11 @@ fn findings(ctx: &Context, page: &mut String) {
     );
     // Only the default listing is bounded by size: `--max-findings N` lists
     // what was asked for.
-    let budget = if ctx.max_listed.is_some() { usize::MAX } else { PAGE_BUDGET };
+    let budget = if ctx.max_listed.is_some() {
+        usize::MAX
+    } else {
+        PAGE_BUDGET.saturating_sub(reserved)
+    };
     let mut unlisted_for_size = 0;
     for ((Reverse(severity), id), group) in &groups {
         let _ = writeln!(
