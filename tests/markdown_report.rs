@@ -64,6 +64,13 @@ fn the_five_lines_count_what_remains_to_do() {
         "{}",
         r.stdout
     );
+    // The table keeps the waived pool, and says it was accepted.
+    assert!(
+        r.stdout.lines().any(|l| l.starts_with("| web | noc@example.com |")
+            && l.contains("| **no**: create a policy first (accepted: a waiver or the baseline) |")),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

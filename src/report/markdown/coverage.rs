@@ -18,6 +18,9 @@ struct Row {
     /// Gaps first: none, partial, unknown, full.
     order: u8,
     name: String,
+    id: String,
+    /// Every finding about the pool was accepted (a waiver, the baseline).
+    accepted: bool,
     coverage: String,
     recipients: Vec<String>,
     events: Vec<String>,
@@ -51,6 +54,17 @@ fn cell(values: &[String]) -> String {
 }
 
 pub fn write(ctx: &Context, page: &mut String) {
+    // Pools whose findings all were accepted: the table says so, as the
+    // five lines leave them out.
+    let mut active = std::collections::HashSet::new();
+    let mut accepted = std::collections::HashSet::new();
+    for f in ctx.outcome.findings.iter().filter(|f| f.subject.kind == Kind::Pool) {
+        if f.is_suppressed() {
+            accepted.insert(f.subject);
+        } else {
+            active.insert(f.subject);
+        }
+    }
     let mut rows = Vec::new();
     for (a, account) in ctx.analysis.inventory().accounts.iter().enumerate() {
         for (i, pool) in account.pools.iter().enumerate() {
@@ -72,6 +86,8 @@ pub fn write(ctx: &Context, page: &mut String) {
                         _ => 3,
                     },
                     name: if pool.name.is_empty() { pool.id.clone() } else { pool.name.clone() },
+                    id: pool.id.clone(),
+                    accepted: accepted.contains(&subject) && !active.contains(&subject),
                     coverage,
                     recipients: items(facts, "legacy_recipients"),
                     events: items(facts, "legacy_events"),
@@ -93,6 +109,10 @@ pub fn write(ctx: &Context, page: &mut String) {
         page,
         "| Pool | Legacy recipients | Events | Covered | Delivered by | Not delivered by any policy |\n|---|---|---|---|---|---|"
     );
+    let mut names: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for row in rows.iter().take(MAX_POOLS) {
+        *names.entry(row.name.as_str()).or_default() += 1;
+    }
     for row in rows.iter().take(MAX_POOLS) {
         let covered = match row.coverage.as_str() {
             "full" => "yes: clear now",
@@ -100,6 +120,17 @@ pub fn write(ctx: &Context, page: &mut String) {
             "none" => "**no**: create a policy first",
             "unknown" => "not known before apply (EX005)",
             other => other,
+        };
+        let covered = if row.accepted {
+            format!("{covered} (accepted: a waiver or the baseline)")
+        } else {
+            covered.to_string()
+        };
+        // Two pools of one name (two accounts) are told apart by their ids.
+        let name = if names.get(row.name.as_str()).is_some_and(|n| *n > 1) && row.name != row.id {
+            format!("{} ({})", text(&row.name), text(&row.id))
+        } else {
+            text(&row.name)
         };
         let mut gaps = Vec::new();
         if !row.uncovered_events.is_empty() {
@@ -110,8 +141,7 @@ pub fn write(ctx: &Context, page: &mut String) {
         }
         let _ = writeln!(
             page,
-            "| {} | {} | {} | {covered} | {} | {} |",
-            text(&row.name),
+            "| {name} | {} | {} | {covered} | {} | {} |",
             cell(&row.recipients),
             cell(&row.events),
             cell(&row.covering),
