@@ -299,3 +299,34 @@ fn ca004_body_keeps_the_hostnames_own_validation_method() {
         r#"{"ssl":{"method":"<its ssl.method: not in the export>","type":"<its ssl.type: not in the export>","certificate_authority":"google"}}"#
     );
 }
+
+/// The actions follow: a request with the hostname's own validation, and no
+/// request built on a guess where the export lacks it (a person's step that
+/// says what to read first).
+#[test]
+fn ca004_sends_no_request_without_the_hostnames_validation() {
+    let report = report("tests/fixtures/rules/CA004.json", "CA004", "2024-10-01");
+    let actions_of = |hostname: &str| -> serde_json::Value {
+        report["findings"]
+            .as_array()
+            .and_then(|f| f.iter().find(|f| f["resource"]["name"] == hostname))
+            .map(|f| f["actions"].clone())
+            .unwrap_or_else(|| panic!("no CA004 on {hostname}: {report}"))
+    };
+    let known = actions_of("fires-explicit-le");
+    assert_eq!(known[0]["method"], "PATCH");
+    assert_eq!(
+        known[0]["body"],
+        serde_json::json!({"ssl": {"method": "txt", "type": "dv", "certificate_authority": "google"}})
+    );
+    let unknown = actions_of("fires-explicit-le-no-method");
+    assert_eq!(unknown.as_array().map(Vec::len), Some(1), "{unknown}");
+    assert_eq!(unknown[0]["manual"], true, "{unknown}");
+    assert!(unknown[0].get("method").is_none(), "{unknown}");
+    assert!(
+        unknown[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("does not give the hostname's ssl.method and ssl.type")),
+        "{unknown}"
+    );
+}

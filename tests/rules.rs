@@ -171,6 +171,45 @@ fn every_rule_names_its_migration_and_action() {
     assert!(r.stderr.contains("pack.yaml:6:") && r.stderr.contains("panic_now"), "{}", r.stderr);
 }
 
+/// A rule names its remedy's kind; a pack's rule can use the same kinds,
+/// and a kind built for another subject is refused at its place.
+#[test]
+fn a_packs_rule_can_name_a_remedy_kind() {
+    let rule = |subject: &str, remedy: &str| {
+        format!(
+            "rules:\n  - id: ORG001\n    name: n\n    subject: {subject}\n    severity: warning\n    remedy: {remedy}\n    summary: s\n    when:\n      - fact: name\n        equals: legacy-eu\n    at: legacy_recipients\n    message: m\n    rationale: r\n    remediation: r\n"
+        )
+    };
+    let dir = common::temp_dir(&[
+        ("pool.yaml", rule("pool", "clear_pool").as_bytes()),
+        ("wrong.yaml", rule("notification_policy", "clear_pool").as_bytes()),
+    ]);
+    let pack = common::path_str(&dir.path().join("pool.yaml"));
+    let doc = json(&run(&[
+        "check",
+        "fixtures/demo",
+        "--rules",
+        &pack,
+        "--select",
+        "ORG",
+        "--format",
+        "json",
+    ]));
+    let actions = &doc["findings"][0]["actions"];
+    assert_eq!(actions[0]["method"], "PATCH", "{doc}");
+    assert_eq!(actions[0]["body"], serde_json::json!({"notification_email": ""}));
+    let wrong = common::path_str(&dir.path().join("wrong.yaml"));
+    let r = run(&["check", "fixtures/demo", "--rules", &wrong]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("wrong.yaml:6:13")
+            && r.stderr
+                .contains("remedy `clear_pool` is built for subject pool, not notification_policy"),
+        "{}",
+        r.stderr
+    );
+}
+
 #[test]
 fn each_pool_with_a_legacy_email_gets_exactly_one_of_lb001_lb002_lb003() {
     for path in [

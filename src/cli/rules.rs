@@ -47,7 +47,7 @@ pub fn list(args: &RulesArgs) -> u8 {
                         "assumptions": r.assumptions, "references": r.references, "tags": r.tags,
                         "fires_when": r.when.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                         "effective_from": r.effective_from.map(|d| d.to_string()), "effective_until": r.effective_until.map(|d| d.to_string()),
-                        "pack": r.pack, "migration": r.migration, "action": r.action,
+                        "pack": r.pack, "migration": r.migration, "action": r.action, "remedy": r.remedy,
                     })
                 })
                 .collect();

@@ -73,6 +73,9 @@ fn grouping(rule: &Rule) -> Option<String> {
     if let Some(a) = rule.action {
         parts.push(format!("action: {}", a.words()));
     }
+    if let Some(r) = rule.remedy {
+        parts.push(format!("remedy: `{}`", r.as_str()));
+    }
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 

@@ -36,6 +36,62 @@ impl Migration {
     }
 }
 
+/// How a finding's remedy is built as typed actions (requests, edits or a
+/// person's decision), from the subject's typed facts: named by the rule,
+/// implemented once in `plan::remedy`, so a pack's rule can use it too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RemedyKind {
+    /// Create the policies that take over a pool's legacy e-mail, then clear
+    /// it (or the same as edits of a Terraform configuration).
+    ReplaceThenClear,
+    /// Clear a pool's legacy e-mail: every alert it sends is delivered already.
+    ClearPool,
+    /// Clear the legacy e-mail of every pool of the account, a page at a time.
+    ClearPages,
+    /// Move a custom hostname to another CA, keeping its validation.
+    CustomHostnameCa,
+    /// Move Total TLS to another CA.
+    TotalTlsCa,
+    /// A policy's filter value to correct: a plan's policy update respells
+    /// what it can; the rest is a person's decision.
+    PolicyFilterValue,
+    /// A person's decision, which the message describes.
+    Manual,
+}
+
+impl RemedyKind {
+    /// The subject a remedy of this kind is built for; `None`: any.
+    pub fn subject(self) -> Option<Kind> {
+        match self {
+            RemedyKind::ReplaceThenClear | RemedyKind::ClearPool => Some(Kind::Pool),
+            RemedyKind::ClearPages => Some(Kind::Account),
+            RemedyKind::CustomHostnameCa => Some(Kind::CustomHostname),
+            RemedyKind::TotalTlsCa => Some(Kind::TotalTls),
+            RemedyKind::PolicyFilterValue => Some(Kind::NotificationPolicy),
+            RemedyKind::Manual => None,
+        }
+    }
+
+    /// Remedies of the notification migration, which `plan` orders and
+    /// proves as a whole rather than step by step.
+    pub fn is_notification_migration(self) -> bool {
+        matches!(self, RemedyKind::ReplaceThenClear | RemedyKind::ClearPool | RemedyKind::ClearPages)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RemedyKind::ReplaceThenClear => "replace_then_clear",
+            RemedyKind::ClearPool => "clear_pool",
+            RemedyKind::ClearPages => "clear_pages",
+            RemedyKind::CustomHostnameCa => "custom_hostname_ca",
+            RemedyKind::TotalTlsCa => "total_tls_ca",
+            RemedyKind::PolicyFilterValue => "policy_filter_value",
+            RemedyKind::Manual => "manual",
+        }
+    }
+}
+
 /// What a reader does about a finding, in the words a summary groups
 /// findings by ("clear now", "create a policy first", "choose a CA").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
@@ -108,6 +164,8 @@ pub struct Rule {
     pub migration: Option<Migration>,
     /// What to do about a finding; none for a pack's rule that does not say.
     pub action: Option<RuleAction>,
+    /// How its remedy is built as actions; none: the remedy is not an action.
+    pub remedy: Option<RemedyKind>,
 }
 
 /// `subject: pool` or `subject: [custom_certificate, custom_hostname]`.
@@ -196,6 +254,11 @@ pub struct RuleSpec {
     /// `replace_certificate`, `fix_export` or `none`.
     #[serde(default)]
     pub action: Option<RuleAction>,
+    /// `replace_then_clear`, `clear_pool`, `clear_pages`,
+    /// `custom_hostname_ca`, `total_tls_ca`, `policy_filter_value` or
+    /// `manual`; absent: the remedy is not an action.
+    #[serde(default)]
+    pub remedy: Option<Spanned<RemedyKind>>,
 }
 
 fn spec_error<T>(s: &Spanned<T>, message: String) -> SpecError {
@@ -234,6 +297,15 @@ impl RuleSpec {
             return Err(spec_error(&self.subject, "a rule needs a subject".into()));
         }
         let subject = subjects.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ");
+        if let Some(remedy) = &self.remedy
+            && let Some(needs) = remedy.value.subject()
+            && subjects.iter().any(|k| *k != needs)
+        {
+            return Err(spec_error(
+                remedy,
+                format!("remedy `{}` is built for subject {needs}, not {subject}", remedy.value.as_str()),
+            ));
+        }
         let common = common_catalogue(&subjects);
         let facts = common.as_slice();
         let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<String, SpecError> {
@@ -310,6 +382,7 @@ impl RuleSpec {
             pack: pack.to_string(),
             migration: self.migration,
             action: self.action,
+            remedy: self.remedy.map(|r| r.value),
         })
     }
 }

@@ -253,6 +253,10 @@ impl Facts for TotalTlsFacts<'_> {
         self.setting.subject(Kind::TotalTls, self.zone)
     }
 
+    fn zone_id(&self) -> Option<&str> {
+        self.zone.and_then(|z| z.id.as_deref())
+    }
+
     fn get(&self, name: &str) -> Option<Fact> {
         let s = self.setting;
         Some(match name {
@@ -357,6 +361,15 @@ impl<'a> CustomHostnameFacts<'a> {
 impl Facts for CustomHostnameFacts<'_> {
     fn subject(&self) -> Subject<'_> {
         self.host.subject()
+    }
+
+    fn zone_id(&self) -> Option<&str> {
+        self.zone_id
+    }
+
+    fn ca_change(&self, authority: &str) -> Option<serde_json::Value> {
+        let h = self.host;
+        Some(serde_json::json!({"ssl": {"method": h.ssl_method()?, "type": h.ssl_type()?, "certificate_authority": authority}}))
     }
 
     fn made(&self) -> Option<crate::model::as_of::Made> {

@@ -138,6 +138,14 @@ impl Facts for WithCopies<'_> {
         self.inner.replacement_bodies()
     }
 
+    fn zone_id(&self) -> Option<&str> {
+        self.inner.zone_id()
+    }
+
+    fn ca_change(&self, authority: &str) -> Option<serde_json::Value> {
+        self.inner.ca_change(authority)
+    }
+
     fn unknown(&self, name: &str) -> Option<UnknownFact> {
         // A fact whose value another fact decides is as known as that one:
         // the deciding value unknown, the value it decided is a guess.

@@ -95,6 +95,20 @@ pub trait Facts {
         &[]
     }
 
+    /// The zone the resource's requests are addressed to, when the export
+    /// gives it (the `zone`/`zone_id` facts render `{zone_id}` otherwise).
+    fn zone_id(&self) -> Option<&str> {
+        None
+    }
+
+    /// The body that moves a custom hostname to `authority`, as data: the
+    /// `ca_change_body` fact as the remedy sends it. `None` when the export
+    /// lacks the `ssl.method` or `ssl.type` the body must carry back (no
+    /// request is built on a guess) and for every other subject.
+    fn ca_change(&self, _authority: &str) -> Option<serde_json::Value> {
+        None
+    }
+
     /// The value not known before apply that fact `name` depends on, when
     /// one does: a rule that tests the fact cannot judge the resource. The
     /// resource's own values are found by [`export::WithCopies`] from the

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::request::Request;
 use super::service::Service;
 use crate::check::Outcome;
+use crate::engine::rule::RemedyKind;
 use crate::facts::Analysis;
 use crate::model::notification::{Event, EventSource, Health, NewPolicy, filter_products};
 use crate::model::{Account, Kind};
@@ -414,13 +415,13 @@ fn held_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -> (std::c
 
 /// The certificate changes and decisions the account's findings call for, as
 /// their remedies give them (`remedy::actions`, the same data the findings
-/// carry): CA004 and CA003 as requests, and the remedies that are a person's
-/// decision (CA002, CA008, LB007, LB005 values the plan cannot respell, a
-/// request without its zone id) as manual steps. The notification rules' own
-/// remedies are the planner's job.
+/// carry): a custom hostname's or Total TLS's CA as requests, and the
+/// remedies that are a person's decision (a filter value the plan cannot
+/// respell, a request without its zone id) as manual steps. The remedies of
+/// the notification migration are the planner's job.
 fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, corrected: &BTreeMap<String, Vec<String>>) -> Vec<Request> {
     let settled = |f: &crate::findings::Finding| {
-        f.rule.id == "LB005"
+        f.rule.remedy == Some(RemedyKind::PolicyFilterValue)
             && analysis
                 .with_facts(f.subject, |facts| match facts.get("id").map(|fact| fact.value) {
                     Some(crate::facts::Value::Text(id)) => {
@@ -433,7 +434,7 @@ fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, cor
     let mut steps: Vec<Request> = outcome
         .active()
         .filter(|f| f.subject.account as usize == account)
-        .filter(|f| matches!(f.rule.id.as_str(), "CA002" | "CA003" | "CA004" | "CA008" | "LB005" | "LB007"))
+        .filter(|f| f.rule.remedy.is_some_and(|kind| !kind.is_notification_migration()))
         .filter(|f| !settled(f))
         .flat_map(|f| super::remedy::actions(f, analysis).into_iter().map(|a| a.request))
         .collect();

@@ -3,16 +3,20 @@
 //! rendered from, so the text, the JSON/SARIF `actions` and the plan cannot
 //! disagree.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::request::{Request, TerraformEdit};
 use super::terraform::{Generation, label, policy_block};
+use crate::engine::rule::RemedyKind;
 use crate::facts::{Analysis, Facts, Value as FactValue};
 use crate::findings::Finding;
 use crate::model::notification::NewPolicy;
 
-/// The page size of the bulk clear the LB004 message counts with.
+/// The page size of the bulk clear the account's message counts with.
 const BULK_PAGE: usize = crate::facts::account::BULK_CLEAR_PAGE_SIZE;
+
+/// The CA a certificate request moves a resource to (as the messages say).
+const MOVE_TO: &str = "google";
 
 /// One action of a finding's remedy: a request and the actions (by index in
 /// the same list) it must wait for.
@@ -44,8 +48,13 @@ pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {
 
 /// As [`actions`], from the facts of the finding's subject already made,
 /// and its message when the caller rendered it (a manual step repeats it):
-/// a report that writes both makes the facts once.
+/// a report that writes both makes the facts once. The rule names the kind
+/// of its remedy (`remedy:` in its YAML); the kind builds it from the
+/// subject's typed facts.
 pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendered: Option<&str>) -> Vec<Action> {
+    let Some(kind) = f.rule.remedy else {
+        return Vec::new();
+    };
     let fact = |name: &str| fact_text(facts, name);
     let message = || rendered.map_or_else(|| render_message(f, facts), str::to_string);
     let manual = |what: String| {
@@ -58,13 +67,13 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         }]
     };
     let terraform_source = matches!(facts.get("terraform_source").map(|t| t.value), Some(FactValue::Bool(true)));
-    match f.rule.id.as_str() {
+    match kind {
         // In a configuration: add the replacement, then remove the attribute.
         // The pools' own findings carry the edits.
-        "LB004" if terraform_source => Vec::new(),
+        RemedyKind::ClearPages if terraform_source => Vec::new(),
         // Add the replacement, then clear the pool: by API calls, or by
         // edits of the configuration for a pool of Terraform source.
-        "LB001" | "LB003" | "LB002" => {
+        RemedyKind::ReplaceThenClear | RemedyKind::ClearPool => {
             let pool = fact("id");
             let generation = pool_generation(analysis, f).unwrap_or(Generation::V5);
             let add = |body: NewPolicy| {
@@ -82,7 +91,7 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
                     }
                 }
             };
-            let mut actions: Vec<Action> = if f.rule.id == "LB002" {
+            let mut actions: Vec<Action> = if kind == RemedyKind::ClearPool {
                 Vec::new()
             } else {
                 facts
@@ -111,8 +120,11 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
             actions
         }
         // Every page of the bulk clear, once the pools' replacements exist (the message's caveat).
-        "LB004" => {
-            let total: usize = fact("pools_total").parse().unwrap_or(0);
+        RemedyKind::ClearPages => {
+            let total = match facts.get("pools_total").map(|t| t.value) {
+                Some(FactValue::Int(n)) => usize::try_from(n).unwrap_or(0),
+                _ => 0,
+            };
             (1..=total.div_ceil(BULK_PAGE))
                 .map(|page| Action {
                     request: Request::ClearPage {
@@ -124,29 +136,36 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
                 })
                 .collect()
         }
-        "CA004" if fact("zone") != "{zone_id}" => match serde_json::from_str::<Value>(&fact("ca_change_body")) {
-            Ok(body) => vec![Action {
+        RemedyKind::CustomHostnameCa => match (facts.zone_id(), facts.ca_change(MOVE_TO)) {
+            (Some(zone), Some(body)) => vec![Action {
                 request: Request::EditCustomHostname {
-                    zone_id: fact("zone"),
+                    zone_id: zone.to_string(),
                     hostname_id: fact("id"),
                     hostname: fact("hostname"),
                     body,
                 },
                 depends_on: Vec::new(),
             }],
-            Err(_) => manual(message()),
+            // Without the zone id the request cannot be addressed, without
+            // the hostname's validation it cannot be written.
+            (None, _) => manual(format!("the export does not give the zone id: find it, then: {}", message())),
+            (Some(_), None) => manual(format!(
+                "the export does not give the hostname's ssl.method and ssl.type, which the request must send back unchanged: read them, then: {}",
+                message()
+            )),
         },
-        "CA003" if fact("zone_id") != "{zone_id}" => vec![Action {
-            request: Request::SetTotalTls {
-                zone_id: fact("zone_id"),
-                body: json!({"enabled": true, "certificate_authority": "google"}),
-            },
-            depends_on: Vec::new(),
-        }],
-        // Without the zone id the request cannot be addressed; the rest are a person's decision.
-        "CA003" | "CA004" => manual(format!("the export does not give the zone id: find it, then: {}", message())),
-        "CA002" | "CA008" | "LB005" | "LB007" => manual(message()),
-        _ => Vec::new(),
+        RemedyKind::TotalTlsCa => match facts.zone_id() {
+            Some(zone) => vec![Action {
+                request: Request::SetTotalTls {
+                    zone_id: zone.to_string(),
+                    body: json!({"enabled": true, "certificate_authority": MOVE_TO}),
+                },
+                depends_on: Vec::new(),
+            }],
+            None => manual(format!("the export does not give the zone id: find it, then: {}", message())),
+        },
+        // A person's decision; a filter value the plan respells is settled by the plan's update.
+        RemedyKind::PolicyFilterValue | RemedyKind::Manual => manual(message()),
     }
 }
 

@@ -1,0 +1,110 @@
+//! Rules of the house that the compiler does not keep: no Rust code outside
+//! tests matches a rule id (a rule's behaviour is named in its YAML, so a
+//! pack's rule can have it too).
+
+use std::path::{Path, PathBuf};
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its `#[cfg(test)]` items: from the attribute
+/// to the end of the item's braces (braces in string and char literals are
+/// not counted).
+fn without_tests(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let Some(open) = after.find('{') else {
+            return out;
+        };
+        let mut depth = 0usize;
+        let mut end = after.len();
+        let mut chars = after[open..].char_indices().peekable();
+        let mut in_string = false;
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' if in_string => {
+                    chars.next();
+                }
+                '"' => in_string = !in_string,
+                '\'' if !in_string => {
+                    // A char literal: skip to its closing quote (a lifetime has none close by).
+                    let ahead: String = after[open + i + 1..].chars().take(3).collect();
+                    if let Some(close) = ahead.find('\'') {
+                        for _ in 0..=close {
+                            chars.next();
+                        }
+                    }
+                }
+                '{' if !in_string => depth += 1,
+                '}' if !in_string => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `"LB001"`: a quoted rule id.
+fn quoted_rule_ids(code: &str) -> Vec<String> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    for (i, _) in code.match_indices('"') {
+        let id = &bytes[i + 1..];
+        let letters = id.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        let digits = id[letters..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if (2..=3).contains(&letters) && digits == 3 && id.get(letters + digits) == Some(&b'"') {
+            found.push(String::from_utf8_lossy(&id[..letters + digits]).into_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn no_code_outside_tests_matches_a_rule_id() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    assert!(files.len() > 50, "the sources are found");
+    let mut offenders = Vec::new();
+    for file in files {
+        let code = std::fs::read_to_string(&file).expect("read");
+        for id in quoted_rule_ids(&without_tests(&code)) {
+            offenders.push(format!("{}: \"{id}\"", file.strip_prefix(&root).unwrap_or(&file).display()));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "a rule's behaviour belongs in its YAML (`remedy:`, `action:`, conditions), not in Rust matching its id:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_scan_sees_rule_ids_and_skips_tests() {
+    let code = "fn a() { match id { \"LB001\" => 1, _ => 2 } }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { let s = \"{\"; assert_eq!(\"CA004\", x('}')); }\n}\nfn b() { \"EX005\" }\n";
+    assert_eq!(quoted_rule_ids(&without_tests(code)), ["LB001", "EX005"]);
+}
