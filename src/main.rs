@@ -16,6 +16,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// longer delay what one stage freed stayed in the peak of the next (at
 /// 100 000 custom hostnames 83 MB instead of 57 MB), and the peak no longer
 /// grew in proportion to the records.
+#[allow(unsafe_code)] // a C function of the allocator
 fn return_freed_memory_soon() {
     // SAFETY: sets one integer option; mimalloc reads options at any time
     // and accepts any value for this one.

@@ -108,3 +108,23 @@ fn the_scan_sees_rule_ids_and_skips_tests() {
     let code = "fn a() { match id { \"LB001\" => 1, _ => 2 } }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { let s = \"{\"; assert_eq!(\"CA004\", x('}')); }\n}\nfn b() { \"EX005\" }\n";
     assert_eq!(quoted_rule_ids(&without_tests(code)), ["LB001", "EX005"]);
 }
+
+/// `unsafe` is denied by the compiler everywhere but in the modules that
+/// need it, and every block there carries its SAFETY comment (clippy's
+/// `undocumented_unsafe_blocks`, denied in Cargo.toml).
+#[test]
+fn unsafe_code_is_allowed_only_where_it_is_needed() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    for lint in ["unsafe_code = \"deny\"", "undocumented_unsafe_blocks = \"deny\"", "unsafe_op_in_unsafe_fn = \"deny\""] {
+        assert!(manifest.contains(lint), "Cargo.toml's [lints] keep {lint}");
+    }
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    let allowed: Vec<String> = files
+        .iter()
+        .filter(|f| std::fs::read_to_string(f).is_ok_and(|code| code.contains("allow(unsafe_code)")))
+        .map(|f| f.strip_prefix(&root).unwrap_or(f).display().to_string())
+        .collect();
+    assert_eq!(allowed, ["src/load/structural.rs", "src/load/text.rs", "src/main.rs"]);
+}
