@@ -116,7 +116,11 @@ fn the_scan_sees_rule_ids_and_skips_tests() {
 fn unsafe_code_is_allowed_only_where_it_is_needed() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
-    for lint in ["unsafe_code = \"deny\"", "undocumented_unsafe_blocks = \"deny\"", "unsafe_op_in_unsafe_fn = \"deny\""] {
+    for lint in [
+        "unsafe_code = \"deny\"",
+        "undocumented_unsafe_blocks = \"deny\"",
+        "unsafe_op_in_unsafe_fn = \"deny\"",
+    ] {
         assert!(manifest.contains(lint), "Cargo.toml's [lints] keep {lint}");
     }
     let mut files = Vec::new();

@@ -1,7 +1,5 @@
-//! Every rule fires on its fixtures and stays silent on its near misses.
-//! Fixtures live in tests/fixtures/rules/<RULE>[-<case>].{json,yaml}; each
-//! record named `fires-*` must get the rule, each named `near-miss-*` must
-//! not. One snapshot per fixture records where the findings point.
+//! The rules' metadata and the behaviour no single fixture shows. Each
+//! fixture's own test is in tests/rule_fixtures.rs.
 
 mod common;
 
@@ -9,130 +7,11 @@ use std::collections::BTreeSet;
 
 use common::{json, run};
 
-fn fixtures() -> Vec<(String, String)> {
-    let dir = common::root().join("tests/fixtures/rules");
-    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .expect("fixtures dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .map(|name| {
-            let rule = name.split(['-', '.']).next().unwrap_or_default().to_string();
-            (rule, format!("tests/fixtures/rules/{name}"))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// A fixture's text: a file's, or a directory's files' (a Terraform configuration).
-fn fixture_text(path: &str) -> String {
-    let full = common::root().join(path);
-    if full.is_dir() {
-        let mut names: Vec<_> = std::fs::read_dir(&full)
-            .expect("fixture dir")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        names.sort();
-        names.iter().map(|p| std::fs::read_to_string(p).expect("read fixture")).collect()
-    } else {
-        std::fs::read_to_string(full).expect("read fixture")
-    }
-}
-
-fn names_with_prefix(text: &str, prefix: &str) -> BTreeSet<String> {
-    text.match_indices(prefix)
-        .map(|(i, _)| {
-            text[i..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
-                .collect::<String>()
-        })
-        .filter(|name| name.len() > prefix.len())
-        .collect()
-}
-
-#[test]
-fn every_fixture_fires_exactly_on_its_fires_records() {
-    for (rule, path) in fixtures() {
-        let text = fixture_text(&path);
-        // EX005 says what the other rules could not judge: they run too, and
-        // only its findings are looked at.
-        let select = if rule == "EX005" { "ALL" } else { rule.as_str() };
-        let r = run(&[
-            "check",
-            &path,
-            "--select",
-            select,
-            "--format",
-            "json",
-            "--as-of",
-            "2024-10-01",
-            "--fail-on",
-            "never",
-            "--no-config",
-        ]);
-        assert_eq!(r.code, 0, "{path}: {}", r.stderr);
-        let doc = json(&r);
-        let findings: Vec<&serde_json::Value> = doc["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .filter(|f| f["rule"] == rule.as_str())
-            .collect();
-        let fired: BTreeSet<String> = findings
-            .iter()
-            .map(|f| f["resource"]["name"].as_str().unwrap_or_default().to_string())
-            .collect();
-        let expected = names_with_prefix(&text, "fires-");
-        let near_misses = names_with_prefix(&text, "near-miss-");
-        assert!(
-            !expected.is_empty() || !near_misses.is_empty(),
-            "{path} has no fires-/near-miss- records"
-        );
-        // Resource names contain their token (a hostname such as `fires-app.customer.org`).
-        for name in &fired {
-            assert!(
-                expected.iter().any(|t| name.contains(t.as_str())),
-                "{path}: {rule} fired on {name}, which is not a fires-* record"
-            );
-            assert!(
-                !near_misses.iter().any(|t| name.contains(t.as_str())),
-                "{path}: {rule} fired on near miss {name}"
-            );
-        }
-        for token in &expected {
-            assert!(
-                fired.iter().any(|n| n.contains(token.as_str())),
-                "{path}: {rule} did not fire on {token}"
-            );
-        }
-        for f in &findings {
-            assert_eq!(f["rule"], rule.as_str(), "{path}");
-        }
-
-        let summary: Vec<String> = findings
-            .iter()
-            .map(|f| {
-                format!(
-                    "{} {} {}:{}:{} {}",
-                    f["rule"].as_str().unwrap_or_default(),
-                    f["resource"]["name"].as_str().unwrap_or_default(),
-                    f["location"]["file"].as_str().unwrap_or_default(),
-                    f["location"]["line"],
-                    f["location"]["column"],
-                    f["location"]["pointer"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
-        let snapshot_name = path.rsplit('/').next().unwrap_or_default().replace('.', "_");
-        insta::assert_snapshot!(snapshot_name, summary.join("\n"));
-    }
-}
-
 #[test]
 fn every_lb_rule_has_a_fixture_that_fires_it() {
     let out = run(&["rules", "--format", "json"]);
     let rules = json(&out);
-    let with_fixtures: BTreeSet<String> = fixtures().into_iter().map(|(rule, _)| rule).collect();
+    let with_fixtures: BTreeSet<String> = common::rule_fixtures().into_iter().map(|(rule, _)| rule).collect();
     for rule in rules.as_array().expect("rules") {
         let id = rule["id"].as_str().unwrap_or_default();
         if id == "LB004" || id == "CA003" || id == "EX001" {

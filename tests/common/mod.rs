@@ -206,3 +206,46 @@ pub fn not_judged(rules: &[&str], kind: &str, subjects: usize) -> serde_json::Va
         "why": "a value these rules read is not known before apply (EX005 names it, at the value)",
     })
 }
+
+/// The rule fixtures, `(rule, path)`: tests/fixtures/rules/<RULE>[-<case>].{json,yaml}
+/// (or a directory: a Terraform configuration).
+pub fn rule_fixtures() -> Vec<(String, String)> {
+    let dir = root().join("tests/fixtures/rules");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("fixtures dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .map(|name| {
+            let rule = name.split(['-', '.']).next().unwrap_or_default().to_string();
+            (rule, format!("tests/fixtures/rules/{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A fixture's text: a file's, or a directory's files' (a Terraform configuration).
+pub fn fixture_text(path: &str) -> String {
+    let full = root().join(path);
+    if full.is_dir() {
+        let mut names: Vec<_> = std::fs::read_dir(&full)
+            .expect("fixture dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        names.sort();
+        names.iter().map(|p| std::fs::read_to_string(p).expect("read fixture")).collect()
+    } else {
+        std::fs::read_to_string(full).expect("read fixture")
+    }
+}
+
+pub fn names_with_prefix(text: &str, prefix: &str) -> std::collections::BTreeSet<String> {
+    text.match_indices(prefix)
+        .map(|(i, _)| {
+            text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect::<String>()
+        })
+        .filter(|name| name.len() > prefix.len())
+        .collect()
+}
