@@ -132,3 +132,75 @@ fn unsafe_code_is_allowed_only_where_it_is_needed() {
         .collect();
     assert_eq!(allowed, ["src/load/structural.rs", "src/load/text.rs", "src/main.rs"]);
 }
+
+/// Files under `dir` (recursively) that still hold scaffold text.
+fn scaffold_left(dir: &Path) -> Vec<String> {
+    let mut left = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read_to_string(&path).is_ok_and(|t| t.contains("SCAFFOLD:")) {
+                left.push(path.display().to_string());
+            }
+        }
+    }
+    left.sort();
+    left
+}
+
+/// `cargo run --example new_rule` writes a template; nothing of it may be
+/// left behind (as zlint's scaffold test).
+#[test]
+fn no_scaffold_text_is_left_behind() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut left = scaffold_left(&root.join("rules"));
+    left.extend(scaffold_left(&root.join("tests/fixtures/rules")));
+    assert!(left.is_empty(), "write the rule and its fixture where it says SCAFFOLD: {left:?}");
+}
+
+/// The scaffold writes a pack entry that compiles and a fixture, refuses an
+/// id that exists, and what it writes is what the test above catches.
+#[test]
+fn the_rule_scaffold_writes_a_rule_and_its_fixture() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let bin = Path::new(env!("CARGO_BIN_EXE_edgeaudit"))
+        .parent()
+        .expect("target dir")
+        .join("examples/new_rule");
+    if !bin.exists() {
+        // `cargo test` builds the examples; a filtered build may not have.
+        eprintln!("NOTICE: {} not built; skipping", bin.display());
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("rules")).expect("rules/");
+    std::fs::create_dir_all(dir.path().join("tests/fixtures/rules")).expect("fixtures/");
+    for pack in ["lb.yaml", "ca.yaml", "ex.yaml"] {
+        std::fs::copy(root.join("rules").join(pack), dir.path().join("rules").join(pack)).expect("copy");
+    }
+    let scaffold = |args: &[&str]| {
+        std::process::Command::new(&bin)
+            .args(args)
+            .args(["--root", &dir.path().display().to_string()])
+            .output()
+            .expect("the scaffold runs")
+    };
+    let out = scaffold(&["LB099", "pool-example", "pool"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pack = std::fs::read_to_string(dir.path().join("rules/lb.yaml")).expect("pack");
+    assert!(
+        pack.contains("  - id: LB099\n    name: pool-example\n    subject: pool\n"),
+        "{pack}"
+    );
+    let fixture = std::fs::read_to_string(dir.path().join("tests/fixtures/rules/LB099.yaml")).expect("fixture");
+    assert!(fixture.contains("fires-") && fixture.contains("near-miss-"), "{fixture}");
+    assert_eq!(scaffold_left(dir.path()).len(), 2, "both files say what is left to write");
+    let again = scaffold(&["LB099", "pool-example", "pool"]);
+    assert_eq!(again.status.code(), Some(2), "an existing id is refused");
+    assert_eq!(scaffold(&["XX001", "x", "pool"]).status.code(), Some(2));
+    assert_eq!(scaffold(&["LB100", "x", "no_such_subject"]).status.code(), Some(2));
+}
