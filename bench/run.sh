@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The DESIGN §6 / issue 13 benchmark. In one run, on the same generated files:
+# The benchmark of docs/src/performance.md. In one run, on the same generated files:
 #   1. a million custom hostnames, JSON: edgeaudit check --format json and
 #      --format sarif, against the serde_json IgnoredAny floor and jq running
 #      one equivalent filter

@@ -1,4 +1,4 @@
-//! The floors of DESIGN §6: read the file and run a bare parse into
+//! The floors of docs/src/performance.md: read the file and run a bare parse into
 //! `IgnoredAny` over it — `serde_json::from_slice` for JSON, serde-saphyr
 //! with edgeaudit's own parser options (budgets scaled to the file) for
 //! `.yaml`/`.yml`. Prints the seconds taken.

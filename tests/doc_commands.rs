@@ -1,4 +1,4 @@
-//! The README's and the docs' command blocks are run, as a reader would run
+//! The README's and the docs' (the book's) command blocks are run, as a reader would run
 //! them, in a fresh directory holding the demo (`fixtures/`, and its
 //! exports again under `exports/`) and a Terraform configuration under
 //! `infra/lb/`; a block that talks to the live account talks to the
@@ -37,16 +37,28 @@ struct Block {
     not_run: Option<String>,
 }
 
+/// README.md, and every page under docs/ (the book's sources included).
 fn documents() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("docs/")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                // The built book is not a source.
+                if path.file_name().is_some_and(|n| n != "book") {
+                    walk(&path, out);
+                }
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
     let mut files = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .expect("docs/")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    docs.sort();
-    files.extend(docs);
+    walk(&root().join("docs"), &mut files);
     files
 }
 
@@ -214,7 +226,7 @@ fn uses_service(lines: &[String]) -> bool {
 }
 
 /// A block that applies a plan without exporting first starts where the
-/// export left off (docs/exporting.md): the stand-in account under `exports/`.
+/// export left off (docs/src/commands/export.md): the stand-in account under `exports/`.
 fn exported(dir: &Path, service: &Service, lines: &[String]) {
     if lines.iter().any(|l| l.contains("edgeaudit export")) {
         return;
@@ -351,24 +363,22 @@ fn every_console_block_prints_what_it_shows() {
     }
 }
 
-/// The YAML blocks of the README that are a config or a rule pack load as
-/// one: an example that the tool refuses would be a README that lies.
+/// The YAML blocks of the docs that are a config or a rule pack load as
+/// one: an example that the tool refuses would be documentation that lies.
 #[test]
-fn the_readmes_config_and_rule_pack_examples_load() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
-    let yaml_blocks: Vec<&str> = readme
+fn the_docs_config_and_rule_pack_examples_load() {
+    let docs: String = documents()
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("read"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let yaml_blocks: Vec<&str> = docs
         .split("```yaml\n")
         .skip(1)
         .filter_map(|rest| rest.split("\n```").next())
         .collect();
-    let config = yaml_blocks
-        .iter()
-        .find(|b| b.starts_with("as_of:"))
-        .expect("the README's config example");
-    let pack = yaml_blocks
-        .iter()
-        .find(|b| b.starts_with("rules:"))
-        .expect("the README's rule pack example");
+    let config = yaml_blocks.iter().find(|b| b.starts_with("as_of:")).expect("a config example");
+    let pack = yaml_blocks.iter().find(|b| b.starts_with("rules:")).expect("a rule pack example");
     let dir = sandbox(true);
     std::fs::write(dir.path().join("example.yaml"), config).expect("write");
     std::fs::write(dir.path().join("pack.yaml"), pack).expect("write");
@@ -382,14 +392,13 @@ fn the_readmes_config_and_rule_pack_examples_load() {
     assert!(r.stdout.contains("ORG001"), "{}", r.stdout);
 }
 
-/// The README's usage summary names the commands the binary has.
+/// The docs' summary of the commands names the commands the binary has.
 #[test]
-fn the_readmes_usage_names_every_command() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
-    let usage = readme
-        .split("## Usage")
+fn the_usage_page_names_every_command() {
+    let page = std::fs::read_to_string(root().join("docs/src/usage.md")).expect("docs/src/usage.md");
+    let usage = page
+        .split("```text\n")
         .nth(1)
-        .and_then(|s| s.split("```text\n").nth(1))
         .and_then(|s| s.split("\n```").next())
         .expect("the usage block");
     let mut named: Vec<&str> = usage

@@ -124,3 +124,29 @@ fn man_pages_cover_the_tool_and_each_command() {
     assert_eq!(unknown.code, 2);
     assert!(unknown.stderr.contains("no command `nope`"), "{}", unknown.stderr);
 }
+
+/// The book's rule pages and their lines in SUMMARY.md are what the rules'
+/// metadata generates (`cargo run --example docs` writes them).
+#[test]
+fn the_books_rule_pages_match_the_metadata() {
+    let rules = edgeaudit::engine::RuleSet::builtin().expect("built-in rules");
+    let src = common::root().join("docs/src");
+    let stale = "is stale: run `cargo run --example docs`";
+    let pages = edgeaudit::engine::docs::book_pages(&rules.rules);
+    for (path, text) in &pages {
+        let committed = std::fs::read_to_string(src.join(path)).unwrap_or_default();
+        assert!(committed == *text, "docs/src/{path} {stale}");
+    }
+    let on_disk: Vec<String> = std::fs::read_dir(src.join("rules"))
+        .expect("docs/src/rules")
+        .filter_map(Result::ok)
+        .map(|e| format!("rules/{}", e.file_name().to_string_lossy()))
+        .filter(|p| p != "rules/index.md" && p != "rules/writing.md")
+        .collect();
+    assert_eq!(on_disk.len(), pages.len(), "a page of a rule that is gone {stale}");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).expect("SUMMARY.md");
+    assert!(
+        summary.contains(&edgeaudit::engine::docs::book_summary_lines(&rules.rules)),
+        "docs/src/SUMMARY.md {stale}"
+    );
+}

@@ -1,7 +1,7 @@
 //! Hostile inputs end with the documented behaviour in bounded time and
 //! memory (the harness kills a run after 30 s; each run here has 1 GiB of
 //! address space). Each case is one line of
-//! DESIGN's contract: a located error and exit 2, or a correct analysis.
+//! The contract (docs/src/reliability.md): a located error and exit 2, or a correct analysis.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! The parallel parse of large record lists (issue 13, DESIGN §6) gives the
+//! The parallel parse of large record lists (docs/src/performance.md) gives the
 //! output of a one-thread run, byte for byte: findings, locations, skipped
 //! files, errors and exit codes. `EDGEAUDIT_SPLIT_BYTES=1` splits every JSON
 //! list into one-element parts, so each fixture exercises the part

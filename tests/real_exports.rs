@@ -1,4 +1,4 @@
-//! Real exports load in full, and nothing passes silently (DESIGN §1).
+//! Real exports load in full, and nothing passes silently (docs/src/inputs.md).
 //!
 //! tests/fixtures/real/ holds one file per real shape the API (and the
 //! service's BIND export) writes, made for this project in those shapes:

@@ -286,16 +286,6 @@ fn junit_failures_follow_fail_on() {
     assert_eq!(failures("never"), (0, 19));
 }
 
-#[test]
-fn rule_docs_in_the_repository_match_the_metadata() {
-    let generated = run(&["rules", "--format", "markdown"]).stdout;
-    let committed = std::fs::read_to_string(common::root().join("docs/rules.md")).expect("docs/rules.md");
-    assert!(
-        generated == committed,
-        "docs/rules.md is stale: run `cargo run -- rules --format markdown > docs/rules.md`"
-    );
-}
-
 /// On broken input every requested report is still written, names every
 /// broken file at its place, and says the run failed (exit 2): CI's upload
 /// step finds a valid SARIF, JUnit shows the errors, the PR comment says why.

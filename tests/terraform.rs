@@ -1,4 +1,4 @@
-//! Terraform as an input (DESIGN §1.5): `terraform show -json` state and
+//! Terraform as an input (docs/src/terraform.md): `terraform show -json` state and
 //! plan, and raw `.tfstate`, with both provider generations' shapes, fill
 //! the same model as the API exports; findings name the resource address.
 

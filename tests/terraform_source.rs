@@ -1,4 +1,4 @@
-//! Terraform source (`.tf`, DESIGN §1.5): a directory's files are one
+//! Terraform source (`.tf`, docs/src/terraform.md): a directory's files are one
 //! configuration; literal values, variables with literal defaults, literal
 //! locals and references to a resource's `id` are resolved; anything else is
 //! unknown, never guessed. Findings point at the attribute's line and column

@@ -1,4 +1,4 @@
-//! The Terraform adapter (DESIGN §1.5): a `cloudflare_*` resource's
+//! The Terraform adapter (docs/src/terraform.md): a `cloudflare_*` resource's
 //! attributes, as state, plan or `.tf` source hold them, in the API's shape,
 //! with the layout of its provider generation so that findings point at the
 //! attribute where the document has it.

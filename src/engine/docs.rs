@@ -167,3 +167,39 @@ pub fn markdown(rule: &Rule) -> String {
     }
     s
 }
+
+/// The book's pages of the rules (`docs/src/rules/`): one per rule,
+/// `<ID>.md`, and `list.md`, the table of them all; each path relative to
+/// `docs/src/`. Written by `cargo run --example docs`; a test fails when
+/// the committed pages differ.
+pub fn book_pages(rules: &[std::sync::Arc<Rule>]) -> Vec<(String, String)> {
+    let mut pages = Vec::with_capacity(rules.len() + 1);
+    let mut list = String::from(
+        "# The rules\n\nEvery rule, generated from its metadata in `rules/*.yaml` (the same text as `edgeaudit explain ID` and SARIF's help).\n\n| Rule | Name | Severity | Migration | Action | What it means |\n|---|---|---|---|---|---|\n",
+    );
+    for rule in rules {
+        let page = markdown(rule).replacen("## ", "# ", 1).replace("\n### ", "\n## ");
+        pages.push((format!("rules/{}.md", rule.id), page));
+        let _ = writeln!(
+            list,
+            "| [{id}]({id}.md) | `{}` | {} | {} | {} | {} |",
+            rule.name,
+            rule.severity,
+            rule.migration.map_or("—", |m| m.words()),
+            rule.action.map_or("—", |a| a.words()),
+            rule.summary.replace('|', "\\|"),
+            id = rule.id,
+        );
+    }
+    pages.push(("rules/list.md".to_string(), list));
+    pages
+}
+
+/// The lines of `docs/src/SUMMARY.md` that list the rule pages.
+pub fn book_summary_lines(rules: &[std::sync::Arc<Rule>]) -> String {
+    let mut s = String::from("  - [The rules](rules/list.md)\n");
+    for rule in rules {
+        let _ = writeln!(s, "    - [{} {}](rules/{}.md)", rule.id, rule.name, rule.id);
+    }
+    s
+}

@@ -2,7 +2,7 @@ use super::coverage::Coverage;
 use super::{Fact, Facts, Subject, Value, text};
 use crate::model::Account;
 
-/// The bulk clear applies to one page of pools (DESIGN §2.1).
+/// The bulk clear applies to one page of pools (docs/src/rules/list.md, LB rules).
 pub const BULK_CLEAR_PAGE_SIZE: usize = 25;
 
 /// Pools counted while their own facts are computed, so the account's facts

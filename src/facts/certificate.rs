@@ -173,7 +173,7 @@ mod tests {
 
 /// Certificate packs. A universal pack's CA counts as explicitly chosen only
 /// when its zone's Universal SSL settings carry a `certificate_authority`;
-/// every other pack's CA is an explicit choice (DESIGN §2.2).
+/// every other pack's CA is an explicit choice (docs/src/rules/index.md).
 pub struct CertificatePackFacts<'a> {
     pack: &'a crate::model::certificate::CertificatePack,
     zone_universal_ssl: Option<&'a crate::model::certificate::ZoneSetting>,

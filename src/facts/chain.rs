@@ -1,4 +1,4 @@
-//! Does a PEM bundle carry the retired cross-signed chain (DESIGN §2.2)?
+//! Does a PEM bundle carry the retired cross-signed chain (docs/src/rules/index.md)?
 //!
 //! The cross-sign is "ISRG Root X1" issued by "DST Root CA X3". It is
 //! recognised by its structure (the two names, and the DST key's authority

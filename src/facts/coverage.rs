@@ -1,4 +1,4 @@
-//! Which policies cover which pool (DESIGN §2.1), indexed once per account so
+//! Which policies cover which pool (docs/src/rules/list.md, LB rules), indexed once per account so
 //! that 200 000 pools against many policies stay linear.
 
 use std::collections::{HashMap, HashSet};

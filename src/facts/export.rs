@@ -1,4 +1,4 @@
-//! Facts about the export itself (DESIGN §1.4): whether a list was loaded in
+//! Facts about the export itself (docs/src/inputs.md): whether a list was loaded in
 //! full (EX001), and which resources were loaded twice with different
 //! content (EX002).
 

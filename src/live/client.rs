@@ -1,4 +1,4 @@
-//! The one way edgeaudit talks to the service (DESIGN §2.4): a blocking
+//! The one way edgeaudit talks to the service (docs/src/commands/apply.md): a blocking
 //! HTTPS client (ureq with rustls) to `CLOUDFLARE_API_BASE` only, with
 //! connect and request timeouts, pacing under the rate limit, `Retry-After`
 //! on 429, and bounded retries with backoff. Reads are retried here; a

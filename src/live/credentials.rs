@@ -1,4 +1,4 @@
-//! Credentials for the live commands (DESIGN §2.4), from the environment:
+//! Credentials for the live commands (docs/src/commands/apply.md), from the environment:
 //! an API token (`Authorization: Bearer`) or the e-mail and global key pair
 //! (`X-Auth-Email`/`X-Auth-Key`). A secret is never shown: its `Debug` and
 //! `Display` print a placeholder, and nothing writes it but the request header.

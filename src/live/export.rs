@@ -1,4 +1,4 @@
-//! `edgeaudit export` (DESIGN §2.4): the live account as one bundle
+//! `edgeaudit export` (docs/src/commands/apply.md): the live account as one bundle
 //! document (§1.2), every list page by page with the pages kept as they came
 //! (so that EX001 can tell a cut list), written only when every request
 //! succeeded.

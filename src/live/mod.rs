@@ -1,5 +1,5 @@
 //! The two commands that reach the live account, and only when asked
-//! (DESIGN §2.4): `export` reads it, `apply` runs a reviewed plan on it.
+//! (docs/src/commands/apply.md): `export` reads it, `apply` runs a reviewed plan on it.
 //! Every other command is offline.
 
 pub mod apply;

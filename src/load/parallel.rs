@@ -1,4 +1,4 @@
-//! A large JSON record list parsed on every available core (DESIGN §6), with
+//! A large JSON record list parsed on every available core (docs/src/performance.md), with
 //! the walk — and so the model, the findings and every report — exactly as
 //! a one-pass parse makes it.
 //!

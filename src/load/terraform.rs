@@ -1,4 +1,4 @@
-//! Terraform's JSON documents (DESIGN §1.5): `terraform show -json` of a
+//! Terraform's JSON documents (docs/src/terraform.md): `terraform show -json` of a
 //! state (`values.root_module`, nested `child_modules`) or of a plan
 //! (`resource_changes[].change.after`, or `planned_values`), and a raw
 //! `terraform.tfstate` (format 4: `resources[].instances[].attributes`).

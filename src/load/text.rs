@@ -1,4 +1,4 @@
-//! An input's text: mapped from its file when it is large (DESIGN §6: a
+//! An input's text: mapped from its file when it is large (docs/src/performance.md: a
 //! gigabyte export is not copied into memory), read otherwise.
 //!
 //! What a mapped file guarantees (README, "Reliability"): the text is
@@ -121,8 +121,8 @@ impl Text {
 
     /// Gives the whole pages of a mapped text within `range` (offsets into
     /// the text) back to the system: a reader that has passed them says so,
-    /// and the process no longer holds a gigabyte export it has read (DESIGN
-    /// §6: peak memory at most 1.3× the input). They stay in the page cache;
+    /// and the process no longer holds a gigabyte export it has read (the
+    /// target of docs/src/performance.md: peak memory at most 1.3× the input). They stay in the page cache;
     /// read again, they are faulted in from the file. A read text does nothing.
     fn release(&self, range: std::ops::Range<usize>) {
         if let Text::Mapped { start, .. } = self {

@@ -566,7 +566,7 @@ fn ends_at_bundle_list(pointer: &str) -> bool {
     super::stream::BUNDLE_LISTS.contains(&last)
 }
 
-/// Recognises a record by its fields (DESIGN §1.2). Settings objects are
+/// Recognises a record by its fields (docs/src/inputs.md). Settings objects are
 /// not records of lists: see [`is_total_tls`].
 pub fn classify(shape: &Shape<'_>) -> Option<Kind> {
     let record_type = shape.record_type.as_ref().map(|t| t.as_str());

@@ -1,4 +1,4 @@
-//! Certificates, normalised (DESIGN §1.3): bundle methods, certificate
+//! Certificates, normalised (docs/src/inputs.md): bundle methods, certificate
 //! authorities, free-text issuers, key types and timestamps as the API and
 //! the dashboard spell them.
 
@@ -291,7 +291,7 @@ pub struct IssuedCertificate {
     pub from_pem: FromPem,
 }
 
-/// Values of a certificate taken from its PEM's leaf (DESIGN §1.2): facts
+/// Values of a certificate taken from its PEM's leaf (docs/src/inputs.md): facts
 /// then point at the PEM rather than at an export field.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FromPem {

@@ -1,5 +1,5 @@
 //! A custom hostname's own strings and small values in one heap block
-//! (issue 13, item 4: a million of them are most of the model).
+//! (a million of them are most of the model).
 //!
 //! The block holds the id, the hostname, `ssl.method`, `ssl.type`, a CA
 //! edgeaudit does not know by name, `ssl.certificate_authority`'s kind,

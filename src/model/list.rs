@@ -1,4 +1,4 @@
-//! Completeness of API lists (DESIGN §1.4): the verdicts about pools and
+//! Completeness of API lists (docs/src/inputs.md): the verdicts about pools and
 //! policies are only true when every record of the account was loaded, and a
 //! list's `result_info` says how many there are.
 

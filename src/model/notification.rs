@@ -1,4 +1,4 @@
-//! Pools and notification policies, normalised (DESIGN §1.3, §2.1).
+//! Pools and notification policies, normalised (docs/src/inputs.md, docs/src/rules/list.md, LB rules).
 
 use std::fmt;
 

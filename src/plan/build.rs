@@ -1,4 +1,4 @@
-//! The planner (DESIGN §2.3): per account, the policies that take over every
+//! The planner (docs/src/commands/plan.md): per account, the policies that take over every
 //! legacy delivery (merged across pools), then the clears that are safe once
 //! they exist (page-wide where a page holds only replaced pools, per pool
 //! elsewhere), then the certificate changes the findings call for — and the

@@ -1,5 +1,5 @@
-//! Existing policies, corrected and completed rather than duplicated (DESIGN
-//! §2.3). A PUT replaces the whole policy, so each update starts from the
+//! Existing policies, corrected and completed rather than duplicated
+//! (docs/src/commands/plan.md). A PUT replaces the whole policy, so each update starts from the
 //! exported record ([`super::record`]) and changes only filter values and
 //! e-mail recipients:
 //!

@@ -1,4 +1,4 @@
-//! `edgeaudit plan`: the migration as ordered API calls (DESIGN §2.3),
+//! `edgeaudit plan`: the migration as ordered API calls (docs/src/commands/plan.md),
 //! proved on a model of the service before it is shown.
 
 pub mod build;

@@ -1,5 +1,5 @@
 //! A model of the service's load-balancing notifications, on which a plan is
-//! replayed request by request (DESIGN §2.3): the legacy `notification_email`
+//! replayed request by request (docs/src/commands/plan.md): the legacy `notification_email`
 //! of each pool, the policies with their coverage (§2.1), the page-wide bulk
 //! clear by name order and the per-pool clear. It reads the very requests
 //! the plan sends, bodies included, so what is proved is what is run.

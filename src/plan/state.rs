@@ -1,5 +1,5 @@
 //! The state of the account a plan relies on, as the plan's JSON records it
-//! for `edgeaudit apply` (DESIGN §2.4): every pool loaded (in the order the
+//! for `edgeaudit apply` (docs/src/commands/apply.md): every pool loaded (in the order the
 //! bulk clear pages them) with its legacy e-mail, and each exported policy a
 //! step counts on or updates, as it delivers and as it was exported. `apply`
 //! reads the same shapes from the live account and compares.
@@ -59,7 +59,7 @@ impl PoolState {
     }
 }
 
-/// What decides whether a policy delivers a legacy alert (DESIGN §2.1), in
+/// What decides whether a policy delivers a legacy alert (docs/src/rules/list.md, LB rules), in
 /// a form that compares equal exactly when two policies deliver the same.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Delivers {

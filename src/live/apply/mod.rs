@@ -1,4 +1,4 @@
-//! `edgeaudit apply PLAN.json` (DESIGN §2.4): runs a plan on the live
+//! `edgeaudit apply PLAN.json` (docs/src/commands/apply.md): runs a plan on the live
 //! account, reading before every change what that change relies on.
 //!
 //! - Before the first change, the live pools and policies are compared with

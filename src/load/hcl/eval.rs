@@ -1,5 +1,5 @@
 //! What an expression of a `.tf` file is worth before anything is applied
-//! (DESIGN §1.5): literals, templates of literals, a configuration's
+//! (docs/src/terraform.md): literals, templates of literals, a configuration's
 //! variables with literal defaults and its literal locals, and a reference
 //! to a resource's `id`, which stands for that resource until apply gives it
 //! one. Everything else — functions, conditionals, `for`, operators, module

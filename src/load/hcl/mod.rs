@@ -1,4 +1,4 @@
-//! Terraform source (`.tf`, DESIGN §1.5): each `resource` block edgeaudit
+//! Terraform source (`.tf`, docs/src/terraform.md): each `resource` block edgeaudit
 //! reads is evaluated as far as it can be before apply ([`eval`]), put in
 //! the shape Terraform's state would hold ([`tree`]) and handed to the
 //! Terraform adapter like a resource of a state, at the pointer
