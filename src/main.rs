@@ -3,7 +3,7 @@ fn main() -> std::process::ExitCode {
     edgeaudit::cli::main()
 }
 
-/// See the README's Performance section, "The allocator".
+/// See docs/src/performance.md, "The allocator".
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,7 +1,7 @@
 //! An input's text: mapped from its file when it is large (docs/src/performance.md: a
 //! gigabyte export is not copied into memory), read otherwise.
 //!
-//! What a mapped file guarantees (README, "Reliability"): the text is
+//! What a mapped file guarantees (docs/src/reliability.md): the text is
 //! validated as UTF-8 once, when mapped. A file that **shrinks** while
 //! edgeaudit runs (truncated in place, `> export.json`) would make reading
 //! the lost pages a bus error; [`guard`] turns that into an input error

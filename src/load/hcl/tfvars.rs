@@ -4,7 +4,7 @@
 //! earlier (as `terraform plan` does without options). They override
 //! defaults, so a rule must never judge a default such a file replaces.
 //! `-var`, `-var-file` and `TF_VAR_*` come only with a run and stay unseen,
-//! as the README says.
+//! as docs/src/terraform.md says.
 
 use std::collections::BTreeMap;
 use std::path::Path;
