@@ -30,6 +30,12 @@ fn main() {
         _ => format!("{} (commit unknown)", env!("CARGO_PKG_VERSION")),
     };
     println!("cargo:rustc-env=EDGEAUDIT_VERSION={version}");
+    // Where the book is published (`https://owner.github.io/repo`), when the
+    // build knows: SARIF's helpUri and the Markdown report then link each
+    // rule's page. The release workflow and the action set it.
+    let docs_url = std::env::var("EDGEAUDIT_DOCS_URL").unwrap_or_default();
+    println!("cargo:rustc-env=EDGEAUDIT_DOCS_URL={}", docs_url.trim_end_matches('/'));
+    println!("cargo:rerun-if-env-changed=EDGEAUDIT_DOCS_URL");
     // A new commit or checkout changes the version.
     for path in [".git/HEAD", ".git/refs", ".git/packed-refs"] {
         if std::path::Path::new(path).exists() {

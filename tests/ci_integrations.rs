@@ -160,3 +160,19 @@ fn the_readmes_workflow_uses_the_action_with_its_inputs() {
         }
     }
 }
+
+/// Release binaries and the action's own build link rules to the book that
+/// docs.yml publishes from `docs/`.
+#[test]
+fn builds_link_to_the_book_the_docs_workflow_publishes() {
+    let release = std::fs::read_to_string(root().join(".github/workflows/release.yml")).expect("release.yml");
+    assert!(release.contains("EDGEAUDIT_DOCS_URL: https://${{ github.repository_owner }}.github.io/${{ github.event.repository.name }}"));
+    let action = std::fs::read_to_string(root().join("action.yml")).expect("action.yml");
+    assert!(action.contains(r#"export EDGEAUDIT_DOCS_URL="https://${REPO%%/*}.github.io/${REPO#*/}""#));
+    let docs = yaml(".github/workflows/docs.yml");
+    let steps = docs["jobs"]["build"]["steps"].as_array().expect("steps");
+    assert!(steps.iter().any(|s| s["run"] == "mdbook build docs"));
+    assert!(steps.iter().any(|s| s["with"]["path"] == "docs/book"));
+    let book = std::fs::read_to_string(root().join("docs/book.toml")).expect("book.toml");
+    assert!(book.contains("build-dir = \"book\""), "mdBook writes docs/book");
+}

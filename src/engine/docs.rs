@@ -203,3 +203,38 @@ pub fn book_summary_lines(rules: &[std::sync::Arc<Rule>]) -> String {
     }
     s
 }
+
+/// Where the book this build was made for is published; empty when unknown.
+const PUBLISHED: &str = env!("EDGEAUDIT_DOCS_URL");
+
+/// The address of a rule's page in the book published at `base`
+/// (`https://owner.github.io/repo`); `None` without one.
+pub fn page_url_at(base: &str, id: &str) -> Option<String> {
+    let base = base.trim_end_matches('/');
+    let safe = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric());
+    (!base.is_empty() && safe).then(|| format!("{base}/rules/{id}.html"))
+}
+
+/// The rule's page in the book this build links to (`EDGEAUDIT_DOCS_URL` at
+/// build time); `None` when the build names none, or for a pack's rule,
+/// which has no page there.
+pub fn page_url(rule: &Rule) -> Option<String> {
+    if super::registry::is_builtin_pack(&rule.pack) {
+        page_url_at(PUBLISHED, &rule.id)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod page_tests {
+    #[test]
+    fn a_rule_page_is_linked_only_where_the_book_is_published() {
+        assert_eq!(
+            super::page_url_at("https://acme.github.io/edgeaudit/", "LB001").as_deref(),
+            Some("https://acme.github.io/edgeaudit/rules/LB001.html")
+        );
+        assert_eq!(super::page_url_at("", "LB001"), None);
+        assert_eq!(super::page_url_at("https://x", "../x"), None);
+    }
+}

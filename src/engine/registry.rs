@@ -14,6 +14,11 @@ const BUILTIN: &[(&str, &str)] = &[
     ("rules/ex.yaml", include_str!("../../rules/ex.yaml")),
 ];
 
+/// Whether a rule's pack is one of the built-in ones (which have book pages).
+pub fn is_builtin_pack(name: &str) -> bool {
+    BUILTIN.iter().any(|(n, _)| *n == name)
+}
+
 #[derive(Debug, Clone)]
 pub struct RuleSet {
     pub rules: Vec<Arc<Rule>>,

@@ -1,5 +1,6 @@
 //! SARIF 2.1.0 for code scanning.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::io::Write;
 
@@ -92,7 +93,7 @@ struct RuleMetadata<'a> {
     full_description: Text<'a>,
     help: Help,
     #[serde(skip_serializing_if = "Option::is_none")]
-    help_uri: Option<&'a str>,
+    help_uri: Option<Cow<'a, str>>,
     default_configuration: Configuration,
     properties: RuleProperties<'a>,
 }
@@ -412,7 +413,10 @@ fn rule_metadata(rules: &crate::engine::RuleSet) -> Vec<RuleMetadata<'_>> {
                 text: docs::text(r),
                 markdown: docs::markdown(r),
             },
-            help_uri: r.references.first().map(String::as_str),
+            // The rule's page in the published book, else its first reference.
+            help_uri: docs::page_url(r)
+                .map(Cow::Owned)
+                .or_else(|| r.references.first().map(|u| Cow::Borrowed(u.as_str()))),
             default_configuration: Configuration { level: level(r.severity) },
             properties: RuleProperties {
                 tags: &r.tags[..r.tags.len().min(limits::SARIF_MAX_TAGS)],

@@ -116,7 +116,7 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
     }
     let _ = writeln!(page, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|");
     for ((Reverse(severity), id), group) in &groups {
-        let _ = writeln!(page, "| {id} | {} | {severity} | {} |", group.name, group.count);
+        let _ = writeln!(page, "| {} | {} | {severity} | {} |", rule_link(ctx, id), group.name, group.count);
     }
     let mut listed = vec![false; ctx.outcome.findings.len()];
     for group in groups.values() {
@@ -180,6 +180,14 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
             String::new()
         }
     );
+}
+
+/// A rule's id, linked to its page where the build knows the published book.
+fn rule_link(ctx: &Context, id: &str) -> String {
+    match ctx.rules.get(id).and_then(|r| crate::engine::docs::page_url(r)) {
+        Some(url) => format!("[{id}]({url})"),
+        None => id.to_string(),
+    }
 }
 
 /// `- pool `web` (17b5…) — message · `pools.json:15:29``
