@@ -11,6 +11,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod exit;
 pub mod facts;
 pub mod findings;
 pub mod inventory;

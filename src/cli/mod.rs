@@ -28,9 +28,7 @@ use crate::load::exclude::{Exclude, Patterns};
 use crate::load::source::Format;
 use crate::model::Kind;
 
-pub const EXIT_CLEAN: u8 = 0;
-pub const EXIT_FINDINGS: u8 = 1;
-pub const EXIT_ERROR: u8 = 2;
+pub use crate::exit::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
 pub fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {

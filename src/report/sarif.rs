@@ -489,7 +489,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
         [(); 0],
         Invocation {
             execution_successful: false,
-            exit_code: crate::cli::EXIT_ERROR,
+            exit_code: crate::exit::EXIT_ERROR,
             tool_configuration_notifications: Vec::new(),
             tool_execution_notifications: failure
                 .errors

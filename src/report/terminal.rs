@@ -2,33 +2,8 @@
 //! characters acts on the terminal, messages wrapped to its width with JSON
 //! bodies kept whole, and colour decided as other command-line tools do.
 
-use std::borrow::Cow;
-
-/// A character that must not reach a terminal as itself: C0/C1 controls
-/// (escape sequences, carriage returns, line breaks that would forge lines)
-/// and the invisible format characters that reorder or hide text (bidi
-/// overrides and isolates, zero-width characters, the BOM).
-fn acts_on_terminal(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
-}
-
-/// `s` with every character that acts on a terminal written as a JSON escape
-/// (`\u001b`; they are all in the BMP), so that a request body in a message
-/// stays valid JSON that decodes to the true value.
-pub fn escaped(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(acts_on_terminal) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if acts_on_terminal(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+use crate::words::acts_on_terminal;
+pub use crate::words::escaped;
 
 /// A source file's text as a snippet may show it, when it holds characters
 /// that act on a terminal (a YAML comment or a BIND line may): each replaced
@@ -165,6 +140,7 @@ pub fn is_dumb(env: &impl Fn(&str) -> Option<String>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
