@@ -8,10 +8,10 @@ use chrono::NaiveDate;
 
 use crate::adapt::Builder;
 use crate::engine::RuleSet;
-use crate::engine::evaluate::evaluate;
-use crate::engine::unjudged::{NotJudged, not_judged};
 use crate::facts::Analysis;
 use crate::findings::Finding;
+use crate::findings::evaluate::evaluate;
+use crate::findings::unjudged::{NotJudged, not_judged};
 use crate::load::error::{InputError, InputErrors};
 use crate::load::source::Format;
 use crate::load::source::SourceFile;

@@ -5,7 +5,7 @@
 
 use chrono::NaiveDate;
 
-use crate::engine::unjudged::{MADE_AFTER_AS_OF, NotJudged};
+use crate::findings::unjudged::{MADE_AFTER_AS_OF, NotJudged};
 use crate::model::Inventory;
 use crate::model::origin::RecordOrigin;
 

@@ -3,6 +3,21 @@
 
 use std::borrow::Cow;
 
+/// The longest string a report shows whole, in bytes; a longer one (a name of
+/// 500 MB) is shown as its beginning and its length. Large enough for a
+/// policy body with hundreds of recipients, which must stay copyable.
+pub const SHOWN_WHOLE: usize = 16 * 1024;
+const SHOWN_PREFIX: usize = 120;
+
+/// An export string as reports show it.
+pub fn shown(s: &str) -> Cow<'_, str> {
+    if s.len() <= SHOWN_WHOLE {
+        return Cow::Borrowed(s);
+    }
+    let prefix: String = s.chars().take(SHOWN_PREFIX).collect();
+    Cow::Owned(format!("{prefix}… ({} characters in all)", s.chars().count()))
+}
+
 /// A character that must not reach a terminal as itself: C0/C1 controls
 /// (escape sequences, carriage returns, line breaks that would forge lines)
 /// and the invisible format characters that reorder or hide text (bidi
@@ -64,5 +79,24 @@ mod list_tests {
         assert_eq!(super::list(&[]), "");
         assert_eq!(super::list(&["LB001"]), "LB001");
         assert_eq!(super::list(&["LB001", "LB002", "LB003"]), "LB001, LB002 and LB003");
+    }
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::*;
+
+    #[test]
+    fn long_strings_are_shown_as_their_beginning_and_length() {
+        assert_eq!(shown("web"), "web");
+        let whole = "é".repeat(SHOWN_WHOLE / 2);
+        assert!(matches!(shown(&whole), Cow::Borrowed(_)), "at the bound: whole");
+        let long = "é".repeat(SHOWN_WHOLE);
+        let s = shown(&long);
+        assert_eq!(
+            s.chars().count(),
+            SHOWN_PREFIX + format!("… ({} characters in all)", SHOWN_WHOLE).chars().count()
+        );
+        assert!(s.ends_with(&format!("… ({} characters in all)", SHOWN_WHOLE)), "{s}");
     }
 }

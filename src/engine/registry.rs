@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::rule::{PackSpec, Rule};
-use crate::findings::Severity;
+use super::severity::Severity;
 use crate::load::error::InputError;
 
 /// Built-in packs, embedded so the binary needs no files at run time.

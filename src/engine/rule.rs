@@ -6,10 +6,10 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::condition::{Condition, ConditionSpec, SpecError};
+use super::severity::Severity;
 use super::template::Template;
 use crate::facts::catalogue::common_catalogue;
 use crate::facts::{ValueType, catalogue};
-use crate::findings::Severity;
 use crate::model::Kind;
 
 /// Which of the changes a rule is about: reports sum findings up by it.

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::super::facts::{Facts, Value};
-use crate::findings::shown;
+use crate::words::shown;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {

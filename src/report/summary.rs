@@ -30,7 +30,7 @@ pub struct Summary {
     /// Rules that did not run on some subjects because a value was not
     /// known (present only then).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub not_judged: Vec<crate::engine::unjudged::NotJudged>,
+    pub not_judged: Vec<crate::findings::unjudged::NotJudged>,
 }
 
 #[derive(Debug, Serialize)]

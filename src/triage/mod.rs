@@ -24,14 +24,7 @@ pub struct Place {
     pub column: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Suppression {
-    /// By the waiver at this index of [`Triaged::waivers`] (a u32 keeps a
-    /// million findings' suppressions at 8 bytes each).
-    Waiver(u32),
-    /// Recorded in the baseline.
-    Baseline,
-}
+pub use crate::findings::Suppression;
 
 /// Something about the run's own configuration a user should act on.
 #[derive(Debug, Clone, PartialEq, Eq)]

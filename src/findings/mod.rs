@@ -2,48 +2,17 @@
 //! resource by [`SubjectRef`] and its message is rendered when a report
 //! writes it, so a million findings stay cheap.
 
+pub mod evaluate;
+pub mod unjudged;
+
 use std::borrow::Cow;
-use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::rule::Rule;
 use crate::facts::{Analysis, SubjectRef};
 use crate::model::Kind;
-use crate::triage::Suppression;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    /// Its place counting from the most severe (error 0, warning 1, note 2):
-    /// an index for per-severity tallies.
-    pub fn rank(self) -> usize {
-        match self {
-            Severity::Error => 0,
-            Severity::Warning => 1,
-            Severity::Note => 2,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::engine::severity::Severity;
 
 /// The least severity that fails a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -94,20 +63,7 @@ pub struct Resource<'a> {
     pub configuration: Option<Cow<'a, str>>,
 }
 
-/// The longest string a report shows whole, in bytes; a longer one (a name of
-/// 500 MB) is shown as its beginning and its length. Large enough for a
-/// policy body with hundreds of recipients, which must stay copyable.
-pub const SHOWN_WHOLE: usize = 16 * 1024;
-const SHOWN_PREFIX: usize = 120;
-
-/// An export string as reports show it.
-pub fn shown(s: &str) -> Cow<'_, str> {
-    if s.len() <= SHOWN_WHOLE {
-        return Cow::Borrowed(s);
-    }
-    let prefix: String = s.chars().take(SHOWN_PREFIX).collect();
-    Cow::Owned(format!("{prefix}… ({} characters in all)", s.chars().count()))
-}
+pub use crate::words::{SHOWN_WHOLE, shown};
 
 impl<'a> Resource<'a> {
     /// With its id and name as reports show them.
@@ -123,25 +79,6 @@ impl<'a> Resource<'a> {
             address: self.address.map(cap),
             configuration: self.configuration,
         }
-    }
-}
-
-#[cfg(test)]
-mod shown_tests {
-    use super::*;
-
-    #[test]
-    fn long_strings_are_shown_as_their_beginning_and_length() {
-        assert_eq!(shown("web"), "web");
-        let whole = "é".repeat(SHOWN_WHOLE / 2);
-        assert!(matches!(shown(&whole), Cow::Borrowed(_)), "at the bound: whole");
-        let long = "é".repeat(SHOWN_WHOLE);
-        let s = shown(&long);
-        assert_eq!(
-            s.chars().count(),
-            SHOWN_PREFIX + format!("… ({} characters in all)", SHOWN_WHOLE).chars().count()
-        );
-        assert!(s.ends_with(&format!("… ({} characters in all)", SHOWN_WHOLE)), "{s}");
     }
 }
 
@@ -200,3 +137,14 @@ impl Finding {
 
 /// Where a finding points, as every report shows it: the locate stage's result.
 pub use crate::locate::Located as Location;
+
+/// Why a finding does not count: accepted by a waiver or the baseline
+/// (set by the triage stage).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suppression {
+    /// By the waiver at this index of `triage::Triaged::waivers` (a u32 keeps a
+    /// million findings' suppressions at 8 bytes each).
+    Waiver(u32),
+    /// Recorded in the baseline.
+    Baseline,
+}

@@ -6,8 +6,8 @@
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::RuleSet;
-use super::condition::Condition;
+use crate::engine::RuleSet;
+use crate::engine::condition::Condition;
 use crate::facts::Analysis;
 use crate::model::Kind;
 

@@ -2,12 +2,12 @@ use std::borrow::Cow;
 
 use chrono::NaiveDate;
 
-use super::RuleSet;
-use super::condition::Condition;
-use super::rule::Rule;
-use super::template::render_value;
+use super::{Finding, Location};
+use crate::engine::RuleSet;
+use crate::engine::condition::Condition;
+use crate::engine::rule::Rule;
+use crate::engine::template::render_value;
 use crate::facts::{Fact, Facts, Item, SubjectRef, UnknownFact, Value};
-use crate::findings::{Finding, Location};
 
 /// The fact that lists what could not be judged (EX005 tests it).
 pub const NOT_JUDGED: &str = "not_judged";
