@@ -121,8 +121,21 @@ def sccs(graph):
     return sorted(out)
 
 
+def test_only(mods):
+    """Modules declared `#[cfg(test)] mod x;`: not part of the build."""
+    out = set()
+    for name, path in mods.items():
+        with open(path, encoding="utf-8") as f:
+            code = f.read()
+        for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", code):
+            out.add(f"{name}/{m.group(1)}")
+    return out
+
+
 def main():
     mods = modules()
+    for gone in test_only(mods):
+        mods.pop(gone, None)
     files = {}
     for name, path in mods.items():
         with open(path, encoding="utf-8") as f:

@@ -12,13 +12,13 @@ use crate::facts::Analysis;
 use crate::findings::Finding;
 use crate::findings::evaluate::evaluate;
 use crate::findings::unjudged::{NotJudged, not_judged};
-use crate::load::error::{InputError, InputErrors};
 use crate::load::source::Format;
 use crate::load::source::SourceFile;
 use crate::load::text::Releaser;
 use crate::load::{LoadOptions, load};
 use crate::locate::{Locator, fill_positions, json_field};
 use crate::model::Kind;
+use crate::text::error::{InputError, InputErrors};
 use crate::triage::{self, Triage, Triaged};
 
 #[derive(Debug, Clone)]

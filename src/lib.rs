@@ -23,6 +23,7 @@ pub mod notices;
 pub mod plan;
 pub mod report;
 pub mod say;
+pub mod text;
 pub mod threads;
 pub mod triage;
 pub mod words;

@@ -105,7 +105,7 @@ pub struct Builder {
     staged: Account,
     staged_records: Vec<(Kind, usize)>,
     /// The current document's resources read but not analysed.
-    staged_not_analysed: Vec<crate::load::error::InputError>,
+    staged_not_analysed: Vec<crate::text::error::InputError>,
 }
 
 impl Builder {
@@ -315,7 +315,7 @@ impl RecordSink for Builder {
         self.staged.unknown.insert(origin, values);
     }
 
-    fn not_analysed(&mut self, error: crate::load::error::InputError) {
+    fn not_analysed(&mut self, error: crate::text::error::InputError) {
         self.staged_not_analysed.push(error);
     }
 

@@ -331,7 +331,7 @@ fn take_marks(value: &mut Value, pointer: &mut String, fields: &mut [Vec<String>
         Value::Object(map) => {
             let keys: Vec<String> = map.keys().cloned().collect();
             for key in keys {
-                crate::locate::pointer::push_token(pointer, &key);
+                crate::text::pointer::push_token(pointer, &key);
                 if let Some(i) = map.get(&key).and_then(index_of) {
                     if let Some(f) = fields.get_mut(i) {
                         f.push(pointer.clone());

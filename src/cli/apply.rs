@@ -7,8 +7,8 @@ use crate::live::apply::{Options, Preview, plan_file, run as apply};
 /// Runs the plan; exit 0 only when verified on the live account.
 pub fn run(args: &ApplyArgs) -> u8 {
     // A plan holds every pool of the account: bounded like an export.
-    let bound = crate::load::bounded::DEFAULT_MAX_INPUT;
-    let text = match crate::load::bounded::read_text(std::path::Path::new(&args.plan), bound) {
+    let bound = crate::text::bounded::DEFAULT_MAX_INPUT;
+    let text = match crate::text::bounded::read_text(std::path::Path::new(&args.plan), bound) {
         Ok(t) => t,
         Err(e) => return fail(format!("{}: cannot read the plan: {e}", args.plan)),
     };

@@ -8,8 +8,8 @@ use crate::check::{CheckOptions, Outcome, check};
 use crate::config::Config;
 use crate::engine::RuleSet;
 use crate::facts::Analysis;
-use crate::load::error::InputError;
 use crate::report::{self, Format, terminal};
+use crate::text::error::InputError;
 use crate::triage::Triage;
 use crate::triage::baseline::Baseline;
 

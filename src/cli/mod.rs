@@ -23,10 +23,10 @@ use crate::live::client::{Client, Settings, base_from_env};
 use crate::live::credentials::Credentials;
 use crate::live::pace::RealClock;
 use crate::load::LoadOptions;
-use crate::load::error::InputError;
 use crate::load::exclude::{Exclude, Patterns};
 use crate::load::source::Format;
 use crate::model::Kind;
+use crate::text::error::InputError;
 
 pub use crate::exit::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
@@ -149,7 +149,7 @@ pub(crate) fn load_options(
     exclude.defaults = crate::load::exclude::defaults_kept(given)?;
     let max_input = match walk.max_input_size.as_deref() {
         None => 0,
-        Some(size) => crate::load::bounded::parse_size(size)
+        Some(size) => crate::text::bounded::parse_size(size)
             .filter(|n| *n > 0)
             .ok_or_else(|| format!("--max-input-size `{size}` is not a size: expected bytes, or a number with K, M or G"))?,
     };

@@ -17,8 +17,8 @@ use serde_saphyr::Spanned;
 
 use crate::engine::RuleSet;
 use crate::findings::{FailOn, Severity};
-use crate::load::error::InputError;
 use crate::model::Kind;
+use crate::text::error::InputError;
 use crate::triage::Place;
 use crate::triage::glob::Glob;
 use crate::triage::waiver::Waiver;
@@ -183,7 +183,7 @@ fn relative_name(file: &Path, cwd: &Path) -> String {
 }
 
 pub fn read(path: &Path, name: &str) -> Result<Config, InputError> {
-    let text = crate::load::bounded::read_small(path)
+    let text = crate::text::bounded::read_small(path)
         .map_err(|e| InputError::unreadable(name, format!("cannot read the config: {}", e.trim_start_matches("cannot read: "))))?;
     parse(name, &text)
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::rule::{PackSpec, Rule};
 use super::severity::Severity;
-use crate::load::error::InputError;
+use crate::text::error::InputError;
 
 /// Built-in packs, embedded so the binary needs no files at run time.
 const BUILTIN: &[(&str, &str)] = &[
@@ -34,7 +34,7 @@ impl RuleSet {
     }
 
     pub fn add_pack_file(&mut self, path: &str) -> Result<(), InputError> {
-        let text = crate::load::bounded::read_small(std::path::Path::new(path))
+        let text = crate::text::bounded::read_small(std::path::Path::new(path))
             .map_err(|e| InputError::unreadable(path, format!("cannot read rule pack: {e}")))?;
         self.add_pack(path, &text)
     }

@@ -9,21 +9,6 @@ use crate::model::duplicates::Conflict;
 use crate::model::list::ExportList;
 use crate::model::unknown::UnknownValues;
 
-/// What a list of records of this kind is called, in words.
-pub fn records_in_words(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Pool => "pools",
-        Kind::NotificationPolicy => "notification policies",
-        Kind::CertificatePack => "certificate packs",
-        Kind::CustomCertificate => "custom certificates",
-        Kind::CustomHostname => "custom hostnames",
-        Kind::DnsRecord => "DNS records",
-        Kind::TotalTls => "Total TLS settings",
-        Kind::UniversalSsl => "Universal SSL settings",
-        Kind::Account | Kind::List => "records",
-    }
-}
-
 pub struct ListFacts<'a> {
     list: &'a ExportList,
 }
@@ -50,7 +35,7 @@ impl Facts for ListFacts<'_> {
         Some(match name {
             "id" => Fact::new(text(l.id.as_str()), ""),
             "name" => Fact::new(text(l.name.as_str()), ""),
-            "records" => Fact::new(text(records_in_words(l.kind)), ""),
+            "records" => Fact::new(text(l.kind.records_in_words()), ""),
             "complete" => Fact::new(Value::Bool(l.is_complete()), at),
             "loaded" => Fact::new(Value::Int(l.loaded.min(i64::MAX as u64) as i64), at),
             "pages_loaded" => Fact::new(Value::Int(l.pages.min(i64::MAX as u64) as i64), at),

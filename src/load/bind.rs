@@ -13,11 +13,11 @@
 
 use std::borrow::Cow;
 
-use super::error::InputError;
 use super::shape::{Shape, Text};
 use super::walk::{RecordSink, Walker};
 use crate::model::Kind;
 use crate::model::dns::absolute_name;
+use crate::text::error::InputError;
 
 /// The line without its comment (`;` outside quotes), and how much it opens
 /// or closes parentheses outside quotes.

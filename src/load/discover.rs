@@ -12,9 +12,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::error::InputError;
 use super::exclude::Exclude;
 use super::source::Format;
+use crate::text::error::InputError;
 
 #[derive(Debug, Clone)]
 pub struct Input {

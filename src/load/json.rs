@@ -1,6 +1,6 @@
 //! JSON documents: one typed serde_json pass over the file.
 
-use super::error::InputError;
+use crate::text::error::InputError;
 use serde::de::DeserializeSeed;
 
 use std::rc::Rc;
@@ -8,8 +8,8 @@ use std::rc::Rc;
 use super::parallel;
 use super::source::{FileId, SourceFile};
 use super::walk::{RecordSink, Walker};
-use crate::locate::position::offset_of_line_byte_column;
 use crate::model::Kind;
+use crate::text::position::offset_of_line_byte_column;
 
 /// Parses the file and walks it: a large record list on every core
 /// (`parallel.rs`), anything else in one pass.
@@ -77,7 +77,7 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     // From the file start, so the pointer is the record's plus the field's;
     // at the end of the text for a truncated file (the innermost open value).
     let eof = e.classify() == serde_json::error::Category::Eof;
-    let pointer = crate::locate::pointer::abbreviate(&crate::locate::json::pointer_at(
+    let pointer = crate::text::pointer::abbreviate(&crate::locate::json::pointer_at(
         &file.text,
         0,
         if eof { file.text.len() } else { offset },

@@ -2,9 +2,7 @@
 //! classify its records, keeping where each came from.
 
 pub mod bind;
-pub mod bounded;
 pub mod discover;
-pub mod error;
 pub mod exclude;
 pub mod hcl;
 pub mod json;
@@ -21,7 +19,8 @@ pub mod yaml;
 
 use std::sync::Arc;
 
-use error::{InputError, InputErrors};
+use crate::text::bounded;
+use crate::text::error::{InputError, InputErrors};
 use source::{FileId, Format, SourceFile};
 use walk::{RecordSink, Walker};
 

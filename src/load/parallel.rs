@@ -28,7 +28,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use super::shape::Shape;
 use super::split::{ArraySplitter, MemberScanner, Part, Unsound, is_list_key, skip_value_within, skip_whitespace};
 use super::stream::{Expect, ObjectSeed, Stopped, Walk};
-use crate::locate::pointer;
+use crate::text::pointer;
 
 /// How the parallel parse is tuned.
 #[derive(Debug, Clone, Copy)]

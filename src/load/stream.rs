@@ -10,8 +10,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::shape::{Shape, Text};
-use crate::locate::pointer;
 use crate::model::Kind;
+use crate::text::pointer;
 
 /// A bundle's keys whose values are lists of records (a zone's too).
 pub const BUNDLE_LISTS: [&str; 6] = [

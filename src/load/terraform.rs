@@ -13,12 +13,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::error::InputError;
 use super::source::SourceFile;
 use super::walk::{RecordSink, Walker};
 use crate::adapt::terraform::{self, ResourceType};
 use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::terraform::id_reference;
+use crate::text::error::InputError;
 
 /// Whether a JSON document is one of Terraform's: `terraform show -json` and
 /// `.tfstate` name `terraform_version` as a member of the top-level object,
@@ -282,7 +282,7 @@ fn unknown_pointers(marks: &Value, pointer: &mut String, out: &mut Vec<(String, 
         }
         Value::Object(map) => {
             for (key, value) in map {
-                crate::locate::pointer::push_token(pointer, key);
+                crate::text::pointer::push_token(pointer, key);
                 unknown_pointers(value, pointer, out);
                 pointer.truncate(len);
             }

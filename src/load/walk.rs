@@ -2,7 +2,6 @@
 //! record), classifies records by their fields and hands them to a sink with
 //! where they came from.
 
-use super::error::InputError;
 use super::parallel;
 use super::shape::Shape;
 use super::source::{FileId, Format, SourceFile};
@@ -14,6 +13,7 @@ use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::fields::{Layout, ListFields};
 use crate::model::list::Page;
 use crate::model::origin::{Places, RecordOrigin};
+use crate::text::error::InputError;
 
 /// A problem with a field of a record, relative to the record.
 #[derive(Debug)]

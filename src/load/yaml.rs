@@ -3,7 +3,7 @@
 
 use serde_saphyr::options::DuplicateKeyPolicy;
 
-use super::error::InputError;
+use crate::text::error::InputError;
 use serde::de::DeserializeSeed;
 
 use super::source::SourceFile;
@@ -48,14 +48,14 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
             let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
             let message = explain(&first_line(&e.without_snippet().to_string()), &file.text);
             let not_an_export = message.contains("expected an array of records or an object") && line == 1;
-            let offset = crate::locate::position::offset_of_line(&file.text, line);
+            let offset = crate::text::position::offset_of_line(&file.text, line);
             let offset = offset
                 + file.text[offset..]
                     .chars()
                     .take(column.saturating_sub(1))
                     .map(char::len_utf8)
                     .sum::<usize>();
-            let pointer = crate::locate::pointer::abbreviate(&pointer_at(&file.text, offset));
+            let pointer = crate::text::pointer::abbreviate(&pointer_at(&file.text, offset));
             let place = if pointer.is_empty() {
                 String::new()
             } else {

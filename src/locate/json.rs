@@ -164,7 +164,7 @@ fn decode_string(raw: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::pointer::tokens;
+    use crate::text::pointer::tokens;
 
     fn at<'t>(text: &'t str, pointer: &str) -> (&'t str, usize) {
         let f = find(text, 0, &tokens(pointer));
@@ -250,7 +250,7 @@ pub fn pointer_at(text: &str, start: usize, target: usize) -> String {
             Frame::Object {
                 key: Some(k),
                 awaiting_key: false,
-            } => super::pointer::push_token(&mut pointer, k),
+            } => crate::text::pointer::push_token(&mut pointer, k),
             Frame::Array { index } => pointer.push_str(&format!("/{index}")),
             _ => break,
         }

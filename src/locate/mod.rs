@@ -3,8 +3,6 @@
 
 pub mod hcl;
 pub mod json;
-pub mod pointer;
-pub mod position;
 pub mod yaml;
 
 mod resolve;

@@ -1,8 +1,10 @@
 use std::collections::{HashMap, HashSet};
 
-use super::{hcl, json, pointer, position::positions_of_offsets_on, yaml};
+use super::{hcl, json, yaml};
 use crate::load::source::{FileId, Format, SourceFile};
 use crate::model::origin::RecordOrigin;
+use crate::text::pointer;
+use crate::text::position::positions_of_offsets_on;
 
 /// A resolved location. `pointer` is the value actually found: the one asked
 /// for, or its nearest existing parent when the field is absent.

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_saphyr::granit_parser::{Event, Parser};
 
-use super::pointer::push_token;
+use crate::text::pointer::push_token;
 
 enum Frame {
     Map {

@@ -67,6 +67,14 @@ impl Kind {
         }
     }
 
+    /// What a list of records of this kind holds, in words: `pools`.
+    pub fn records_in_words(self) -> &'static str {
+        match self {
+            Kind::Account | Kind::List => "records",
+            kind => kind.nouns().1,
+        }
+    }
+
     /// Settings objects come one per zone, never in lists.
     pub fn is_single_object(self) -> bool {
         matches!(self, Kind::TotalTls | Kind::UniversalSsl)

@@ -101,7 +101,7 @@ pub fn lists(pages: &[Page]) -> Vec<ExportList> {
             ExportList {
                 kind,
                 id: kind.as_str().to_string(),
-                name: crate::facts::export::records_in_words(kind).to_string(),
+                name: kind.records_in_words().to_string(),
                 zone,
                 origin: members[0].origin.clone(),
                 fields: members[0].fields,

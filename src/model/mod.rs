@@ -86,7 +86,7 @@ pub struct Inventory {
     pub duplicates: usize,
     /// Resources read but not analysed, with where they are and why (a
     /// Terraform plan's values known only after apply).
-    pub not_analysed: Vec<crate::load::error::InputError>,
+    pub not_analysed: Vec<crate::text::error::InputError>,
 }
 
 impl Inventory {

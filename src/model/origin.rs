@@ -226,10 +226,7 @@ mod tests {
             let origin = places.origin(FileId(0), pointer, Some(0));
             assert_eq!(origin.pointer(), pointer);
             assert_eq!(origin.list_and_index(), None, "{pointer}");
-            assert_eq!(
-                origin.anchor().map(|a| a.tokens),
-                Some(crate::locate::pointer::tokens(pointer).len())
-            );
+            assert_eq!(origin.anchor().map(|a| a.tokens), Some(crate::text::pointer::tokens(pointer).len()));
         }
         // Escaped tokens before an index: the list keeps them as they are.
         let listed = places.origin(FileId(0), "/a~1b/x~0y/7", Some(0));
@@ -237,7 +234,7 @@ mod tests {
         assert_eq!(listed.pointer(), "/a~1b/x~0y/7");
         assert_eq!(
             listed.anchor().map(|a| a.tokens),
-            Some(crate::locate::pointer::tokens("/a~1b/x~0y/7").len())
+            Some(crate::text::pointer::tokens("/a~1b/x~0y/7").len())
         );
     }
 

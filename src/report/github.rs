@@ -149,7 +149,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
 
 /// `,line=L,col=C` for an error at a place in its file; nothing for a file
 /// that could not be read at all.
-fn position(e: &crate::load::error::InputError) -> String {
+fn position(e: &crate::text::error::InputError) -> String {
     if e.has_place() {
         format!(",line={},col={}", e.line, e.column)
     } else {

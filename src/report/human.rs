@@ -13,7 +13,6 @@ use super::summary::Summary;
 use super::terminal::{escaped, shown_source, wrap};
 use super::{Context, Which};
 use crate::findings::{Finding, Severity};
-use crate::model::Kind;
 use crate::words::plural;
 
 struct Report<'a> {
@@ -209,18 +208,7 @@ fn closing_line(summary: &Summary) -> String {
         .records
         .iter()
         .map(|(kind, n)| {
-            let (one, many) = match kind {
-                Kind::NotificationPolicy => ("notification policy", "notification policies"),
-                Kind::CertificatePack => ("certificate pack", "certificate packs"),
-                Kind::CustomCertificate => ("custom certificate", "custom certificates"),
-                Kind::CustomHostname => ("custom hostname", "custom hostnames"),
-                Kind::TotalTls => ("Total TLS setting", "Total TLS settings"),
-                Kind::UniversalSsl => ("Universal SSL setting", "Universal SSL settings"),
-                Kind::DnsRecord => ("DNS record", "DNS records"),
-                Kind::Pool => ("pool", "pools"),
-                Kind::Account => ("account", "accounts"),
-                Kind::List => ("list", "lists"),
-            };
+            let (one, many) = kind.nouns();
             plural(*n, one, many)
         })
         .collect();

@@ -123,7 +123,7 @@ pub struct Layout {
 /// rule pack): what each format says instead of findings, so that every
 /// requested report exists and names every error (CI uploads it anyway).
 pub struct Failure<'a> {
-    pub errors: &'a [crate::load::error::InputError],
+    pub errors: &'a [crate::text::error::InputError],
     /// The rules the run would have applied (for SARIF's metadata).
     pub rules: &'a RuleSet,
     /// The as-of date, when it was read before the failure.

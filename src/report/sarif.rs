@@ -443,7 +443,7 @@ fn tool(rules: &crate::engine::RuleSet) -> Tool<'_> {
 
 /// An input error (or a skipped file) as a notification, at its place when
 /// it is about a file.
-fn error_notification<'a>(e: &'a crate::load::error::InputError, id: &'a str, level: &'static str) -> Notification<'a> {
+fn error_notification<'a>(e: &'a crate::text::error::InputError, id: &'a str, level: &'static str) -> Notification<'a> {
     let place = || {
         plain_location(&Place {
             file: e.file.clone(),

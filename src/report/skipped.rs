@@ -3,7 +3,7 @@
 //! repository's fixtures, a tool's cache) — `--show-files` lists them all.
 //! Machine formats always list every file.
 
-use crate::load::error::InputError;
+use crate::text::error::InputError;
 
 /// More files than this with one reason are counted on one line.
 const LISTED_PER_REASON: usize = 3;

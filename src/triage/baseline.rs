@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Place;
-use crate::load::error::InputError;
-use crate::locate::position::{offset_of_line_byte_column, positions_of_offsets};
+use crate::text::error::InputError;
+use crate::text::position::{offset_of_line_byte_column, positions_of_offsets};
 
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -114,11 +114,11 @@ impl Baseline {
             ));
         }
         let bound = if max_input == 0 {
-            crate::load::bounded::DEFAULT_MAX_INPUT
+            crate::text::bounded::DEFAULT_MAX_INPUT
         } else {
             max_input
         };
-        let raw = crate::load::bounded::read(Some(path), bound, "--max-input-size")
+        let raw = crate::text::bounded::read(Some(path), bound, "--max-input-size")
             .map_err(|e| InputError::unreadable(file, format!("cannot read baseline: {e}")))?;
         let text = String::from_utf8(raw).map_err(|e| {
             InputError::unreadable(

@@ -18,7 +18,6 @@ use hcl_edit::Span;
 use hcl_edit::structure::Body;
 use serde_json::Value;
 
-use super::error::InputError;
 use super::source::SourceFile;
 use super::walk::{RecordSink, Walker};
 use crate::adapt::terraform::{self, ResourceType};
@@ -26,6 +25,7 @@ use crate::model::Kind;
 use crate::model::certificate::Zone;
 use crate::model::dns::absolute_name;
 use crate::model::terraform::id_reference;
+use crate::text::error::InputError;
 use config::Configuration;
 pub use config::Configurations;
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use hcl_edit::expr::Expression;
 use serde_json::Value;
 
-use crate::load::bounded;
+use crate::text::bounded;
 
 /// A value a variables file gives.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@ use hcl_edit::structure::{Block, Body};
 use serde_json::{Map, Value};
 
 use super::eval::{Eval, Scope};
-use crate::locate::pointer::push_token;
+use crate::text::pointer::push_token;
 
 /// A value of a resource not known before apply.
 #[derive(Debug, Clone, PartialEq)]

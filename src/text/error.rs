@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::locate::position::position_of_offset;
+use super::position::position_of_offset;
 
 /// How the message of a file that is not an export begins.
 pub const NOT_ANALYSED: &str = "not an export edgeaudit analyses: ";
