@@ -30,9 +30,7 @@ const MAX_ELEMENT_DEPTH: usize = 100;
 /// time: a part holds every event of its elements until it is replayed.
 const MAX_ELEMENT_BYTES: usize = 4 << 20;
 
-/// The structure is not plainly sound here: parse the document in one pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unsound;
+pub use super::structural::Unsound;
 
 /// Consecutive elements of one array.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,7 +25,7 @@
 
 use std::borrow::Cow;
 
-use super::certificate::Authority;
+use super::ca::Authority;
 use super::word::Word;
 
 #[derive(Clone, PartialEq, Eq)]

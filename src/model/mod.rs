@@ -1,6 +1,7 @@
 //! Typed, normalised resources, grouped by account.
 
 pub mod as_of;
+pub mod ca;
 pub mod certificate;
 pub mod dns;
 pub mod duplicates;

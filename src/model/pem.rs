@@ -23,7 +23,7 @@ pub struct ChainCertificate {
     /// From the certificate's signature algorithm, as the API's `signature`
     /// (`SHA256WithRSA`): the issuer's key, which decides the chain (an
     /// ECDSA key signed by R10 is on the RSA chain).
-    pub key_type: super::certificate::KeyType,
+    pub key_type: super::ca::KeyType,
 }
 
 impl ChainCertificate {
@@ -37,7 +37,7 @@ impl ChainCertificate {
         [self.issuer_o.as_deref(), self.issuer_cn.as_deref()]
             .into_iter()
             .flatten()
-            .any(super::certificate::issuer_is_lets_encrypt)
+            .any(super::ca::issuer_is_lets_encrypt)
     }
 }
 
@@ -117,8 +117,8 @@ fn attribute(name: &X509Name, oid: &x509_parser::der_parser::oid::Oid) -> Option
 }
 
 /// The key type of a signature algorithm, by its OID.
-fn key_type(oid: &str) -> super::certificate::KeyType {
-    use super::certificate::KeyType;
+fn key_type(oid: &str) -> super::ca::KeyType {
+    use super::ca::KeyType;
     if oid.starts_with("1.2.840.113549.1.1.") {
         // sha*WithRSAEncryption, RSASSA-PSS
         KeyType::Rsa
