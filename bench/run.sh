@@ -17,6 +17,8 @@
 #   bench/run.sh                 the whole suite (about ten minutes on 2 cores)
 #   HOSTNAMES=250000 bench/run.sh   a smaller first section
 #   EXTRA=1 bench/run.sh         also markdown, plan, and a baseline + waivers (pools)
+#   EDGEAUDIT=/tmp/old/edgeaudit bench/run.sh   measure another build (a before/after
+#                                  comparison runs the script once with each)
 set -euo pipefail
 # EPOCHREALTIME and awk read a point as the decimal separator.
 export LC_ALL=C
@@ -28,7 +30,8 @@ pools=200000
 yaml_hostnames=100000
 data=bench-data
 as_of=(--as-of 2024-10-01)
-check=(./target/release/edgeaudit check --fail-on never --no-config "${as_of[@]}")
+edgeaudit="${EDGEAUDIT:-./target/release/edgeaudit}"
+check=("$edgeaudit" check --fail-on never --no-config "${as_of[@]}")
 
 command -v jq >/dev/null || { echo "installing jq"; apt-get install -y jq >/dev/null; }
 [ -x /usr/bin/time ] || { echo "installing time"; apt-get install -y time >/dev/null; }
@@ -151,15 +154,15 @@ r=$(ratio "$jq_s" "$json"); line "jq / json" "${r}x (target >= 10x: $(verdict "$
 rss_line "$file" "$rss" 1.3
 if [ -n "${EXTRA:-}" ]; then
   markdown=$(median "${check[@]}" "$file" --format markdown)
-  plan_s=$(median ./target/release/edgeaudit plan "$file" --format json "${as_of[@]}")
-  ./target/release/edgeaudit check "$file" --no-config --quiet "${as_of[@]}" --write-baseline "$data/baseline.json" > /dev/null 2>&1 || true
+  plan_s=$(median "$edgeaudit" plan "$file" --format json "${as_of[@]}")
+  "$edgeaudit" check "$file" --no-config --quiet "${as_of[@]}" --write-baseline "$data/baseline.json" > /dev/null 2>&1 || true
   {
     echo "waivers:"
     for i in $(seq 1 50); do
       printf '  - {rule: "*", resource: "*/%04x*", reason: "benchmark", expires: 2999-12-31}\n' "$i"
     done
   } > "$data/waivers.yaml"
-  triaged=$(median ./target/release/edgeaudit check "$file" --format json --fail-on never "${as_of[@]}" --config "$data/waivers.yaml" --baseline "$data/baseline.json")
+  triaged=$(median "$edgeaudit" check "$file" --format json --fail-on never "${as_of[@]}" --config "$data/waivers.yaml" --baseline "$data/baseline.json")
   r=$(ratio "$markdown" "$json"); line "markdown / json" "${r}x (one page, linear)"
   r=$(ratio "$plan_s" "$json"); line "plan / check" "${r}x (informational)"
   r=$(ratio "$triaged" "$json"); line "full baseline + 50 waivers / check" "${r}x (informational)"

@@ -1,8 +1,12 @@
 //! Work spread over the threads `EDGEAUDIT_THREADS` allows, with results
-//! in the order of the work: output never depends on the thread count.
+//! in the order of the work: output never depends on the thread count. The
+//! threads are rayon's; this module only sizes its pools and keeps each
+//! stage's results in order.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
 
 /// `EDGEAUDIT_THREADS`, else the cores this process may use (cgroup quotas
 /// and affinity included); `1` makes every stage run on one thread.
@@ -17,142 +21,109 @@ pub fn count() -> usize {
     })
 }
 
+/// A rayon pool of `threads` workers, made once per size: a stage asks for
+/// the threads it may use (tests ask for several counts in one process).
+/// `None` when the system gives no thread: the caller works alone.
+fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(pool) = pools.get(&threads) {
+        return Some(pool.clone());
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|k| format!("edgeaudit-{k}"))
+            .build()
+            .ok()?,
+    );
+    pools.insert(threads, pool.clone());
+    Some(pool)
+}
+
 /// `f` of each item, in the items' order, computed on up to `threads`
-/// threads (each takes the next item not yet taken).
+/// threads.
 pub fn ordered_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(f).collect();
+    match pool(threads).filter(|_| threads > 1) {
+        Some(pool) => pool.install(|| items.par_iter().map(&f).collect()),
+        None => items.iter().map(f).collect(),
     }
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else { return };
-            let result = f(item);
-            if let Some(slot) = results.get(i) {
-                *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(result);
-            }
-        }
-    };
-    spread(threads, &work, work);
-    // Every slot was filled: each index below `items.len()` was taken once.
-    results
-        .into_iter()
-        .filter_map(|slot| slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()))
-        .collect()
 }
 
-/// `f` on consecutive chunks of `items`, on up to `threads` threads.
+/// `f` on consecutive chunks of `items`, on up to `threads` threads: a few
+/// chunks a thread, so that one slow chunk does not hold the rest.
 pub fn for_each_chunk_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut [T]) + Sync) {
     let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return f(items);
+    match pool(threads).filter(|_| threads > 1) {
+        Some(pool) => {
+            let size = items.len().div_ceil(threads * 4);
+            pool.install(|| items.par_chunks_mut(size).for_each(&f));
+        }
+        None => f(items),
     }
-    // A few chunks a thread, so that one slow chunk does not hold the rest;
-    // each handed out once, through a slot its taker empties.
-    let size = items.len().div_ceil(threads * 4);
-    let chunks: Vec<Mutex<Option<&mut [T]>>> = items.chunks_mut(size).map(|chunk| Mutex::new(Some(chunk))).collect();
-    ordered_map(&chunks, threads, |slot| {
-        if let Some(chunk) = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
-            f(chunk);
-        }
-    });
 }
 
-/// Runs `helper` on up to `threads - 1` other threads (fewer when the system
-/// gives no more: the work is the same) while `here` runs on this one, and
-/// returns once all are done.
+/// Runs `helper` on `threads - 1` of the pool's threads while `here` runs
+/// on this one, and returns once all are done (`here` does the work alone
+/// when no thread can be had: the work is the same).
 pub fn spread<R>(threads: usize, helper: &(impl Fn() + Sync), here: impl FnOnce() -> R) -> R {
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            if std::thread::Builder::new().spawn_scoped(scope, helper).is_err() {
-                break;
+    // The stage's pool (of `threads`, the size every stage asks for): one
+    // set of threads for the whole run; a worker the helpers leave idle sleeps.
+    match pool(threads).filter(|_| threads > 1) {
+        Some(pool) => pool.in_place_scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|_| helper());
             }
-        }
-        here()
-    })
+            here()
+        }),
+        None => here(),
+    }
 }
 
-/// `render` of each item `items()` yields, handed to `consume` in the
-/// items' order, rendered on up to `renderers` threads. Renderer `k` of `n`
-/// renders batches k, k + n, … of [`BATCH`] consecutive items, and the
-/// batches are taken back round-robin (one item at a time, the threads spent
-/// a tenth of a large report waking each other). A renderer whose thread
-/// cannot be had renders its batches here, when they are due.
-pub fn rendered_in_order<I: Iterator, T: Send, R>(
-    items: &(impl Fn() -> I + Sync),
-    renderers: usize,
-    render: &(impl Fn(I::Item) -> T + Sync),
-    consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
-) -> R {
-    // One renderer is this thread (`EDGEAUDIT_THREADS=1` runs every stage on one).
-    let spawnable = if renderers <= 1 { 0 } else { usize::MAX };
-    rendered_on(items, renderers, render, consume, spawnable)
-}
-
+/// Items rendered in windows of this many per renderer.
 const BATCH: usize = 256;
 
-/// Where renderer `k`'s batches come from.
-enum Batches<'a, T> {
-    Thread(std::sync::mpsc::Receiver<Vec<T>>),
-    Here(Box<dyn Iterator<Item = Vec<T>> + 'a>),
-}
-
-/// [`rendered_in_order`] with at most `spawnable` threads to be had (tests
-/// take the fallback this way).
-fn rendered_on<I: Iterator, T: Send, R>(
+/// `render` of each item `items()` yields, handed to `consume` in the
+/// items' order: windows of items are rendered on up to `renderers` threads
+/// (a rayon parallel map, which keeps order) while this thread consumes the
+/// windows already rendered; at most a few windows are held at once.
+pub fn rendered_in_order<I, T, R>(
     items: &(impl Fn() -> I + Sync),
     renderers: usize,
     render: &(impl Fn(I::Item) -> T + Sync),
     consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
-    spawnable: usize,
-) -> R {
-    let renderers = renderers.max(1);
-    let share = move |k: usize| {
-        let mut mine = items()
-            .enumerate()
-            .filter(move |(n, _)| (n / BATCH) % renderers == k)
-            .map(|(_, item)| item);
-        std::iter::from_fn(move || {
-            let batch: Vec<T> = mine.by_ref().take(BATCH).map(render).collect();
-            (!batch.is_empty()).then_some(batch)
-        })
+) -> R
+where
+    I: Iterator,
+    I::Item: Send,
+    T: Send,
+{
+    let Some(pool) = pool(renderers).filter(|_| renderers > 1) else {
+        // One renderer is this thread (`EDGEAUDIT_THREADS=1` runs every stage on one).
+        return consume(&mut items().map(render));
     };
-    std::thread::scope(|scope| {
-        let mut sources: Vec<Batches<'_, T>> = (0..renderers)
-            .map(|k| {
-                let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(4);
-                let spawned = k < spawnable
-                    && std::thread::Builder::new()
-                        .spawn_scoped(scope, move || {
-                            for batch in share(k) {
-                                // The receiver is gone when writing failed: stop quietly.
-                                if tx.send(batch).is_err() {
-                                    return;
-                                }
-                            }
-                        })
-                        .is_ok();
-                if spawned {
-                    Batches::Thread(rx)
-                } else {
-                    Batches::Here(Box::new(share(k)))
+    let window = BATCH * renderers;
+    pool.in_place_scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(2);
+        scope.spawn(move |_| {
+            let mut items = items();
+            loop {
+                let batch: Vec<I::Item> = items.by_ref().take(window).collect();
+                if batch.is_empty() {
+                    return;
                 }
-            })
-            .collect();
-        // A renderer's batches end after its last; then the others' have too.
-        let mut turn = 0;
-        let mut batches = std::iter::from_fn(|| {
-            let source = sources.get_mut(turn % renderers)?;
-            turn += 1;
-            match source {
-                Batches::Thread(rx) => rx.recv().ok(),
-                Batches::Here(batches) => batches.next(),
+                let rendered: Vec<T> = batch.into_par_iter().map(render).collect();
+                // The receiver is gone when consuming stopped (a write failed): stop quietly.
+                if tx.send(rendered).is_err() {
+                    return;
+                }
             }
         });
-        consume(&mut (&mut batches).flatten())
+        consume(&mut rx.into_iter().flatten())
     })
 }
 
@@ -183,14 +154,27 @@ mod tests {
     }
 
     #[test]
-    fn rendered_items_come_back_in_order_whatever_threads_can_be_had() {
+    fn helpers_and_this_thread_all_run() {
+        for threads in 1..5 {
+            let ran = std::sync::atomic::AtomicUsize::new(0);
+            let here = super::spread(
+                threads,
+                &|| {
+                    ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                },
+                || 7,
+            );
+            assert_eq!((here, ran.load(std::sync::atomic::Ordering::SeqCst)), (7, threads - 1));
+        }
+    }
+
+    #[test]
+    fn rendered_items_come_back_in_order() {
         let items: Vec<usize> = (0..5 * super::BATCH + 17).collect();
         let doubled: Vec<usize> = items.iter().map(|i| i * 2).collect();
         for renderers in 1..5 {
-            for spawnable in [0, 1, renderers - 1, usize::MAX] {
-                let out = super::rendered_on(&|| items.iter(), renderers, &|&i| i * 2, |it| it.collect::<Vec<_>>(), spawnable);
-                assert_eq!(out, doubled, "{renderers} renderers, {spawnable} threads to be had");
-            }
+            let out = super::rendered_in_order(&|| items.iter(), renderers, &|&i| i * 2, |it| it.collect::<Vec<_>>());
+            assert_eq!(out, doubled, "{renderers} renderers");
         }
         let none: Vec<u8> = super::rendered_in_order(&|| std::iter::empty::<u8>(), 3, &|b| b, |it| it.collect());
         assert!(none.is_empty());
