@@ -137,8 +137,11 @@ mod tests {
     fn a_custom_hostname_is_small() {
         // A million of them are most of the model: each byte of one is a
         // megabyte at a million (`created_at`, for as-of replays, is 16).
+        // Its own values are a plain struct (`hostname_text`): peak memory
+        // at a million stays far under its target (0.37x the input against
+        // 1.3x); a record that grows past this says why here.
         assert_eq!(std::mem::size_of::<IssuedCertificate>(), 48);
-        assert_eq!(std::mem::size_of::<CustomHostname>(), 112);
+        assert_eq!(std::mem::size_of::<CustomHostname>(), 208);
     }
 
     #[test]
