@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 
 use super::exclude::Exclude;
-use super::source::Format;
 use crate::text::error::InputError;
 
 #[derive(Debug, Clone)]
@@ -99,7 +98,10 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 found.errors.extend(skipped);
                 found.errors.push(InputError::unreadable(
                     &display(given),
-                    "no exports (*.json, *.yaml, *.yml, *.zone, *.bind, *.tfstate, *.tf) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
+                    format!(
+                        "no exports ({}) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
+                        super::formats::extension_globs()
+                    ),
                 ));
             }
         } else {
@@ -108,7 +110,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 path: Some(path.to_path_buf()),
                 discovered: false,
             });
-            if Format::from_path(given) == Some(Format::Hcl) {
+            if super::formats::from_path(given).is_some_and(|f| super::formats::spec(f).is_configuration) {
                 configuration_of(path, &display(given), exclude, found, &mut configurations);
             }
         }
@@ -128,7 +130,7 @@ fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Disc
     }
     let mut beside = Discovered::default();
     walk(dir, &dir_name, exclude, &mut beside, Some(1));
-    let is_tf = |file: &str| Format::from_path(file) == Some(Format::Hcl);
+    let is_tf = |file: &str| super::formats::from_path(file).is_some_and(|f| super::formats::spec(f).is_configuration);
     found.inputs.extend(beside.inputs.into_iter().filter(|i| is_tf(&i.name)));
     found.skipped.extend(beside.skipped.into_iter().filter(|s| is_tf(&s.file)));
     // A configuration's file, or its directory, that cannot be read leaves
@@ -187,7 +189,7 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered, max_d
         } else {
             format!("{name}/{relative}")
         };
-        let looks_like_export = Format::from_path(&entry.file_name().to_string_lossy()).is_some();
+        let looks_like_export = super::formats::from_path(&entry.file_name().to_string_lossy()).is_some();
         let skip = |reason: &str| InputError::unreadable(&child, "").not_analysed(reason);
         if file_type.is_symlink() {
             match std::fs::metadata(entry.path()) {

@@ -4,6 +4,7 @@
 pub mod bind;
 pub mod discover;
 pub mod exclude;
+pub mod formats;
 pub mod hcl;
 pub mod json;
 pub mod parallel;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use crate::text::bounded;
 use crate::text::error::{InputError, InputErrors};
 use source::{FileId, Format, SourceFile};
-use walk::{RecordSink, Walker};
+use walk::RecordSink;
 
 use crate::model::Kind;
 
@@ -118,7 +119,9 @@ pub fn parse_files<S: RecordSink>(
             Ok(()) => {}
             // A `.tf` file without resources of ours (variables, providers) is
             // part of its configuration even when named: listed, not an error.
-            Err(mut e) if e.len() == 1 && e[0].not_an_export && (files[i].discovered || files[i].format == Format::Hcl) => {
+            Err(mut e)
+                if e.len() == 1 && e[0].not_an_export && (files[i].discovered || formats::spec(files[i].format).is_configuration) =>
+            {
                 skipped.extend(e.pop())
             }
             Err(e) => errors.extend(e),
@@ -153,7 +156,7 @@ fn parse_file<S: RecordSink>(
     let file = &files[id.0 as usize];
     // An empty `.tf` file (an `outputs.tf` placeholder) is one without
     // resources, listed like the others by the Terraform reader.
-    if file.text.trim().is_empty() && file.format != Format::Hcl {
+    if file.text.trim().is_empty() && !formats::spec(file.format).is_configuration {
         return Err(vec![InputError::at_line_column(
             &file.name,
             1,
@@ -161,17 +164,7 @@ fn parse_file<S: RecordSink>(
             "the file is empty: expected a JSON or YAML export",
         )]);
     }
-    let walker = |sink| Walker::new(files, id, sink, options.kind);
-    match file.format {
-        Format::Json if terraform::is_terraform(&file.text) => terraform::walk(file, walker(sink)),
-        Format::Json => json::walk(files, id, sink, options.kind),
-        Format::Yaml => yaml::walk(file, walker(sink)),
-        Format::Bind => bind::walk(file, walker(sink)),
-        Format::Hcl => {
-            let (body, configuration) = configurations.take(files, id);
-            hcl::walk(file, walker(sink), body, configuration)
-        }
-    }
+    formats::walk(files, id, options, sink, configurations)
 }
 
 fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, InputError> {
@@ -207,12 +200,12 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
 fn source_file(input: &discover::Input, options: &LoadOptions, text: text::Text) -> SourceFile {
     // A file's extension wins over `--input-format`; for standard input the
     // option wins over the extension of `--stdin-filename`.
-    let by_name = Format::from_path(&input.name);
+    let by_name = formats::from_path(&input.name);
     let format = match input.path {
         Some(_) => by_name.or(options.input_format),
         None => options.input_format.or(by_name),
     }
-    .unwrap_or_else(|| sniff(&text));
+    .unwrap_or_else(|| formats::sniff(&text));
     SourceFile {
         name: input.name.clone(),
         text: Arc::new(text),
@@ -234,16 +227,6 @@ fn lone_carriage_returns_to_line_feeds(bytes: &mut [u8]) {
             bytes[at] = b'\n';
         }
         from = at + 1;
-    }
-}
-
-/// JSON when the first significant character opens an object or array.
-fn sniff(text: &str) -> Format {
-    match text.trim_start().as_bytes().first() {
-        Some(b'{' | b'[') => Format::Json,
-        // A BIND zone file starts with `;` comments or a `$` directive; YAML comments use `#`.
-        Some(b';' | b'$') => Format::Bind,
-        _ => Format::Yaml,
     }
 }
 

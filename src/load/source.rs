@@ -15,24 +15,6 @@ pub enum Format {
     Hcl,
 }
 
-impl Format {
-    /// The format a path's extension names, if any.
-    pub fn from_path(path: &str) -> Option<Format> {
-        let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".json") || lower.ends_with(".tfstate") {
-            Some(Format::Json)
-        } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
-            Some(Format::Yaml)
-        } else if lower.ends_with(".zone") || lower.ends_with(".bind") {
-            Some(Format::Bind)
-        } else if lower.ends_with(".tf") {
-            Some(Format::Hcl)
-        } else {
-            None
-        }
-    }
-}
-
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path as given on the command line (or found under a directory given

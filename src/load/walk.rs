@@ -4,7 +4,7 @@
 
 use super::parallel;
 use super::shape::Shape;
-use super::source::{FileId, Format, SourceFile};
+use super::source::{FileId, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
 use super::text::Releaser;
 use crate::locate::{Locator, fill_positions};
@@ -323,11 +323,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// a JSON object's `{`, a YAML mapping's first key (a block mapping has
     /// no opening token; `locate::yaml::record_field` reads the rest).
     fn anchor(&self, shape: &Shape<'_>) -> Option<usize> {
-        match self.file.format {
-            Format::Json => shape.json_offset(&self.file.text),
-            Format::Yaml => shape.key_offset(&self.file.text),
-            _ => None,
-        }
+        super::formats::anchor(self.file.format, shape, &self.file.text)
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::eval::{Eval, Scope};
 use super::tree::{META_BLOCKS, resource_blocks};
 use crate::adapt::terraform::resource_type;
-use crate::load::source::{FileId, Format, SourceFile};
+use crate::load::source::{FileId, SourceFile};
 use crate::model::terraform::Generation;
 use crate::model::terraform::{configuration_account, id_reference};
 
@@ -45,7 +45,7 @@ impl Configurations {
         let dir = dir_of(&files[id.0 as usize].name);
         if !self.by_dir.contains_key(&dir) {
             let members: Vec<FileId> = (0..files.len())
-                .filter(|&i| files[i].format == Format::Hcl && dir_of(&files[i].name) == dir)
+                .filter(|&i| files[i].format == files[id.0 as usize].format && dir_of(&files[i].name) == dir)
                 .map(|i| FileId(i as u32))
                 .collect();
             for &m in &members {
