@@ -20,7 +20,7 @@ fn main() {
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let ok = if path.ends_with(".yaml") || path.ends_with(".yml") {
         let text = std::str::from_utf8(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let options = edgeaudit::load::yaml::options(text.len());
+        let options = edgeaudit::input::yaml::options(text.len());
         serde_saphyr::from_str_with_options::<IgnoredAny>(text, options).is_ok()
     } else {
         serde_json::from_slice::<IgnoredAny>(&bytes).is_ok()

@@ -12,13 +12,12 @@ use crate::facts::Analysis;
 use crate::findings::Finding;
 use crate::findings::evaluate::evaluate;
 use crate::findings::unjudged::{NotJudged, not_judged};
-use crate::load::source::Format;
-use crate::load::source::SourceFile;
-use crate::load::text::Releaser;
+use crate::input::locate::{Locator, fill_positions};
+use crate::input::source::SourceFile;
 use crate::load::{LoadOptions, load};
-use crate::locate::{Locator, fill_positions, json_field};
 use crate::model::Kind;
 use crate::text::error::{InputError, InputErrors};
+use crate::text::mapped::Releaser;
 use crate::triage::{self, Triage, Triaged};
 
 #[derive(Debug, Clone)]
@@ -131,20 +130,22 @@ pub fn check<R>(
 
     // Findings whose subject has an origin are located in place: pointer and
     // range first, then line and column for all of them, a file at a time.
-    // JSON records on every thread (each is a scan of its own record), the
-    // others with the locator's node maps, built once per file.
+    // Records whose format locates a field from the record alone (a JSON
+    // record's scan) on every thread, the others with the locator, which
+    // keeps what their format builds of a file (a node map) once.
     let files = loaded.files.as_slice();
-    let is_json = |record: &crate::model::origin::RecordOrigin| json_file(files, record).is_some();
+    let alone = |record: &crate::model::origin::RecordOrigin| located_alone(files, record).is_some();
     crate::threads::for_each_chunk_mut(&mut findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on).
         let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
         for f in chunk {
             if let Some(record) = record_of(&analysis, f)
-                && let Some(file) = json_file(files, record)
+                && let Some(file) = located_alone(files, record)
+                && let Some(location) = crate::input::locate::alone(file, record, &f.path)
             {
                 let id = record.file();
-                f.location = json_field(file, record, &f.path);
+                f.location = location;
                 let at = f.location.start;
                 match &mut releaser {
                     Some((current, releaser)) if *current == id => releaser.reached(at),
@@ -159,7 +160,7 @@ pub fn check<R>(
         &loaded.files,
         findings.iter_mut().filter_map(|f| {
             let record = record_of(&analysis, f)?;
-            if !is_json(record) {
+            if !alone(record) {
                 f.location = locator.locate(record, &f.path);
             }
             Some(&mut f.location)
@@ -222,8 +223,9 @@ pub fn check<R>(
 }
 
 /// The JSON file a record is in (findings in it are located on any thread).
-fn json_file<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
-    files.get(record.file().0 as usize).filter(|file| file.format == Format::Json)
+/// The file of `record`, when its format locates a field from the record alone.
+fn located_alone<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
+    files.get(record.file().0 as usize).filter(|file| file.format.locates_alone())
 }
 
 /// The record a finding's field is in: the other copy's for a finding about

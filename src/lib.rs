@@ -1,6 +1,6 @@
 //! edgeaudit: an offline compliance analyzer for edge-service configuration
-//! exports. Data flows one way: load → (adapt →) model → facts → rules →
-//! findings → triage → reports.
+//! exports. Data flows one way: load (each file read by its input format)
+//! → adapt → model → facts → rules → findings → triage → reports.
 
 // Standard output and error are written through `say`, which never panics
 // on a closed pipe; the compiler keeps it so.
@@ -14,10 +14,10 @@ pub mod engine;
 pub mod exit;
 pub mod facts;
 pub mod findings;
+pub mod input;
 pub mod inventory;
 pub mod live;
 pub mod load;
-pub mod locate;
 pub mod model;
 pub mod notices;
 pub mod plan;

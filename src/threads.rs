@@ -127,6 +127,53 @@ where
     })
 }
 
+/// How large inputs are spread over the threads: the JSON parse splits a
+/// file from `from_bytes` into parts of about `part_bytes`, and passes over
+/// a file that large (locating, checking mapped text) use every thread.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub threads: usize,
+    /// Files at least this long are split.
+    pub from_bytes: usize,
+    /// About this many bytes of elements make a part.
+    pub part_bytes: usize,
+}
+
+/// Files smaller than this are parsed in one pass: threads cost more than they save.
+const FROM_BYTES: usize = 8 << 20;
+const PART_BYTES: usize = 1 << 20;
+impl Settings {
+    /// `EDGEAUDIT_THREADS` (see `threads::count`) and, for tests,
+    /// `EDGEAUDIT_SPLIT_BYTES` (split files from that size into parts of
+    /// that size: `1` splits every list into one-element parts).
+    pub fn get() -> Settings {
+        static SETTINGS: OnceLock<Settings> = OnceLock::new();
+        *SETTINGS.get_or_init(|| {
+            let split = std::env::var("EDGEAUDIT_SPLIT_BYTES")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|&n| n > 0);
+            let (from_bytes, part_bytes) = split.map_or((FROM_BYTES, PART_BYTES), |n| (n, n));
+            Settings {
+                threads: crate::threads::count(),
+                from_bytes,
+                part_bytes,
+            }
+        })
+    }
+
+    pub fn applies(&self, len: usize) -> bool {
+        self.threads > 1 && len >= self.from_bytes
+    }
+
+    /// The threads for a pass over a file of `len` bytes: all of them for a
+    /// file as large as the parse splits, one for the rest (a thread per
+    /// small file costs more than it saves).
+    pub fn threads_for(&self, len: usize) -> usize {
+        if self.applies(len) { self.threads } else { 1 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -4,7 +4,7 @@ mod common;
 
 // A whole check of one file: the first byte picks the format, the rest is the file.
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    use edgeaudit::load::source::Format;
+    use edgeaudit::input::source::Format;
     let Some((&pick, rest)) = data.split_first() else { return };
     let format = match pick % 3 {
         0 => Format::Json,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use edgeaudit::adapt::Builder;
-use edgeaudit::load::source::{Format, SourceFile};
+use edgeaudit::input::source::{Format, SourceFile};
 use edgeaudit::load::{LoadOptions, parse_files};
 
 pub fn load(data: &[u8], format: Format, name: &str, analyse: bool) {

@@ -6,96 +6,20 @@ use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
 
-use crate::load::shape::{Shape, SourceFilter, Text};
-use crate::load::walk::{FieldError, RecordSink};
+use crate::input::shape::{Shape, SourceFilter, Text};
+use crate::input::walk::{FieldError, RecordSink};
 use crate::model::certificate::{
     Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, PackCertificate,
     Zone, ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
-use crate::model::fields::{
-    CertificateFields, CustomCertificateFields, HostnameFields, Layout, PackFields, PolicyFields, PoolFields, SettingFields, join,
-};
+use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields, join};
 use crate::model::hostname_text::HostnameStrings;
 use crate::model::list::Page;
 use crate::model::origin::RecordOrigin;
 use crate::model::pem::{Chain, Contradiction};
 use crate::model::word::Words;
 use crate::model::{Account, Inventory, Kind};
-
-/// Where the API keeps each field a rule may point at.
-pub static POOL: PoolFields = PoolFields {
-    id: "/id",
-    name: "/name",
-    notification_email: "/notification_email",
-    notification_filter: "/notification_filter",
-};
-
-pub static POLICY: PolicyFields = PolicyFields {
-    id: "/id",
-    name: "/name",
-    alert_type: "/alert_type",
-    enabled: "/enabled",
-    mechanisms: "/mechanisms",
-    filters: "/filters",
-    pool_id: "/filters/pool_id",
-};
-
-/// An issued certificate's fields, relative to the certificate's object.
-pub const ISSUED: CertificateFields = CertificateFields {
-    id: "/id",
-    issuer: "/issuer",
-    signature: "/signature",
-    bundle_method: "/bundle_method",
-    uploaded_on: "/uploaded_on",
-    expires_on: "/expires_on",
-    status: "/status",
-};
-
-pub static CUSTOM_CERTIFICATE: CustomCertificateFields = CustomCertificateFields {
-    hosts: "/hosts",
-    zone_id: "/zone_id",
-    certificate: "/certificate",
-    issued: ISSUED,
-};
-
-pub static PACK: PackFields = PackFields {
-    id: "/id",
-    pack_type: "/type",
-    hosts: "/hosts",
-    certificate_authority: "/certificate_authority",
-    status: "/status",
-    certificates: "/certificates",
-    issued: ISSUED,
-};
-
-pub static HOSTNAME: HostnameFields = HostnameFields {
-    id: "/id",
-    hostname: "/hostname",
-    certificate_authority: "/ssl/certificate_authority",
-    ssl_method: "/ssl/method",
-    ssl_type: "/ssl/type",
-    wildcard: "/ssl/wildcard",
-    custom_certificate: "/ssl/custom_certificate",
-    certificate: "/ssl",
-    issued: ISSUED,
-};
-
-pub static SETTING: SettingFields = SettingFields {
-    enabled: "/enabled",
-    certificate_authority: "/certificate_authority",
-};
-
-/// The API's exports: every field where the API puts it.
-pub static LAYOUT: Layout = Layout {
-    pool: &POOL,
-    policy: &POLICY,
-    custom_certificate: &CUSTOM_CERTIFICATE,
-    pack: &PACK,
-    hostname: &HOSTNAME,
-    setting: &SETTING,
-    dns_data: "/data",
-};
 
 #[derive(Default)]
 pub struct Builder {
@@ -133,7 +57,7 @@ impl Builder {
 impl RecordSink for Builder {
     fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError> {
         let zone = zone_of(&origin);
-        self.record_as(kind, origin, shape, &LAYOUT, zone)
+        self.record_as(kind, origin, shape, &crate::model::fields::LAYOUT, zone)
     }
 
     fn record_as(
@@ -492,7 +416,7 @@ fn reconcile(certificate: &mut IssuedCertificate, base: &str, fields: &Certifica
 
 /// The uploaded chains of a custom hostname: `ssl.custom_certificate` and
 /// every `ssl.custom_cert_bundle[].custom_certificate`, as one chain.
-fn hostname_chain(ssl: Option<&crate::load::shape::Ssl<'_>>, fields: &HostnameFields) -> Option<Box<Chain>> {
+fn hostname_chain(ssl: Option<&crate::input::shape::Ssl<'_>>, fields: &HostnameFields) -> Option<Box<Chain>> {
     let ssl = ssl?;
     let single = ssl
         .custom_certificate

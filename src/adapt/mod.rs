@@ -6,6 +6,5 @@
 //! reports do not change.
 
 pub mod api;
-pub mod terraform;
 
 pub use api::Builder;

@@ -24,7 +24,6 @@ use crate::live::credentials::Credentials;
 use crate::live::pace::RealClock;
 use crate::load::LoadOptions;
 use crate::load::exclude::{Exclude, Patterns};
-use crate::load::source::Format;
 use crate::model::Kind;
 use crate::text::error::InputError;
 
@@ -129,10 +128,10 @@ pub(crate) fn load_options(
             format!("unknown --kind `{k}`: expected one of {}", kinds.join(", "))
         })?),
     };
-    let input_format = input_format.map(|f| match f {
-        args::InputFormat::Json => Format::Json,
-        args::InputFormat::Yaml => Format::Yaml,
-    });
+    // `--input-format` names a format of the registry.
+    let input_format = input_format
+        .and_then(|f| clap::ValueEnum::to_possible_value(&f))
+        .and_then(|v| crate::input::named(v.get_name()));
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let config_patterns = config.exclude_strings();
     let mut exclude = Exclude {

@@ -202,7 +202,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
             ..Config::default()
         });
     }
-    let spec: ConfigSpec = crate::load::yaml::parse_small(name, text, "config")?;
+    let spec: ConfigSpec = crate::input::yaml::parse_small(name, text, "config")?;
     let place = |line: usize, column: usize| Place {
         file: name.to_string(),
         line,

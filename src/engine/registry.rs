@@ -40,7 +40,7 @@ impl RuleSet {
     }
 
     pub fn add_pack(&mut self, name: &str, text: &str) -> Result<(), InputError> {
-        let pack: PackSpec = crate::load::yaml::parse_small(name, text, "rule pack")?;
+        let pack: PackSpec = crate::input::yaml::parse_small(name, text, "rule pack")?;
         for spec in pack.rules {
             let (line, column) = (spec.id.referenced.line() as usize, spec.id.referenced.column() as usize);
             let rule = spec.compile(name).map_err(|e| {

@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn provides_every_catalogue_fact() {
         let cert = CustomCertificate {
-            fields: &crate::adapt::api::CUSTOM_CERTIFICATE,
+            fields: &crate::model::fields::CUSTOM_CERTIFICATE,
             origin: origin(),
             zone_id: None,
             id: "c1".into(),
@@ -279,7 +279,7 @@ mod pack_tests {
 
     fn pack(pack_type: &str) -> CertificatePack {
         CertificatePack {
-            fields: &crate::adapt::api::PACK,
+            fields: &crate::model::fields::PACK,
             origin: origin(),
             id: "p".into(),
             pack_type: pack_type.into(),
@@ -306,7 +306,7 @@ mod pack_tests {
     #[test]
     fn only_universal_packs_can_be_implicit() {
         let settings = |a: Authority| ZoneSetting {
-            fields: &crate::adapt::api::SETTING,
+            fields: &crate::model::fields::SETTING,
             origin: origin(),
             enabled: Some(true),
             authority: a,
@@ -482,7 +482,7 @@ mod hostname_tests {
             from_pem: Default::default(),
         };
         let with = |strings: &HostnameStrings<'_>| {
-            CustomHostname::new(origin(), &crate::adapt::api::HOSTNAME, strings, Some(certificate.clone()), None)
+            CustomHostname::new(origin(), &crate::model::fields::HOSTNAME, strings, Some(certificate.clone()), None)
         };
         let host = with(&strings);
         let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));

@@ -136,7 +136,7 @@ impl Finding {
 }
 
 /// Where a finding points, as every report shows it: the locate stage's result.
-pub use crate::locate::Located as Location;
+pub use crate::input::locate::Located as Location;
 
 /// Why a finding does not count: accepted by a waiver or the baseline
 /// (set by the triage stage).

@@ -100,7 +100,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                     &display(given),
                     format!(
                         "no exports ({}) in this directory, once .gitignore, .ignore and the exclude patterns are applied",
-                        super::formats::extension_globs()
+                        crate::input::extension_globs()
                     ),
                 ));
             }
@@ -110,7 +110,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 path: Some(path.to_path_buf()),
                 discovered: false,
             });
-            if super::formats::from_path(given).is_some_and(|f| super::formats::spec(f).is_configuration) {
+            if crate::input::from_path(given).is_some_and(|f| f.is_configuration()) {
                 configuration_of(path, &display(given), exclude, found, &mut configurations);
             }
         }
@@ -124,13 +124,13 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
 /// `done` holds the directories already brought in.
 fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Discovered, done: &mut std::collections::HashSet<String>) {
     let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let dir_name = crate::load::hcl::config::dir_of(name);
+    let dir_name = crate::input::hcl::config::dir_of(name);
     if !done.insert(dir_name.clone()) {
         return;
     }
     let mut beside = Discovered::default();
     walk(dir, &dir_name, exclude, &mut beside, Some(1));
-    let is_tf = |file: &str| super::formats::from_path(file).is_some_and(|f| super::formats::spec(f).is_configuration);
+    let is_tf = |file: &str| crate::input::from_path(file).is_some_and(|f| f.is_configuration());
     found.inputs.extend(beside.inputs.into_iter().filter(|i| is_tf(&i.name)));
     found.skipped.extend(beside.skipped.into_iter().filter(|s| is_tf(&s.file)));
     // A configuration's file, or its directory, that cannot be read leaves
@@ -189,7 +189,7 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered, max_d
         } else {
             format!("{name}/{relative}")
         };
-        let looks_like_export = super::formats::from_path(&entry.file_name().to_string_lossy()).is_some();
+        let looks_like_export = crate::input::from_path(&entry.file_name().to_string_lossy()).is_some();
         let skip = |reason: &str| InputError::unreadable(&child, "").not_analysed(reason);
         if file_type.is_symlink() {
             match std::fs::metadata(entry.path()) {

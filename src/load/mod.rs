@@ -1,29 +1,18 @@
-//! Stage 1: find the inputs, read each once, parse it into typed shapes and
-//! classify its records, keeping where each came from.
+//! Stage 1: find the inputs and read each once, then hand each to its
+//! format (`input/`), which parses it into typed shapes and classifies its
+//! records, keeping where each came from.
 
-pub mod bind;
 pub mod discover;
 pub mod exclude;
-pub mod formats;
-pub mod hcl;
-pub mod json;
-pub mod parallel;
-pub mod shape;
-pub mod source;
-pub mod split;
-pub mod stream;
-pub(crate) mod structural;
-pub mod terraform;
-pub mod text;
-pub mod walk;
-pub mod yaml;
 
 use std::sync::Arc;
 
+use crate::input::source::{FileId, SourceFile};
+use crate::input::walk::RecordSink;
+use crate::input::{InputFormat, Shared};
 use crate::text::bounded;
 use crate::text::error::{InputError, InputErrors};
-use source::{FileId, Format, SourceFile};
-use walk::RecordSink;
+use crate::text::mapped as text;
 
 use crate::model::Kind;
 
@@ -32,7 +21,7 @@ pub struct LoadOptions {
     /// `--kind`: what a single-object document (or every record) is.
     pub kind: Option<Kind>,
     /// `--input-format`, for stdin and files without a known extension.
-    pub input_format: Option<Format>,
+    pub input_format: Option<&'static dyn InputFormat>,
     /// The config's and the command line's `exclude` patterns.
     pub exclude: exclude::Exclude,
     /// The size bound of each input (`--max-input-size`); 0 means the default.
@@ -113,15 +102,13 @@ pub fn parse_files<S: RecordSink>(
     sink: &mut S,
 ) -> Result<Loaded, InputErrors> {
     let mut skipped = Vec::new();
-    let mut configurations = hcl::Configurations::default();
+    let mut shared = Shared::default();
     for i in 0..files.len() {
-        match parse_file(&files, FileId(i as u32), options, sink, &mut configurations) {
+        match parse_file(&files, FileId(i as u32), options, sink, &mut shared) {
             Ok(()) => {}
             // A `.tf` file without resources of ours (variables, providers) is
             // part of its configuration even when named: listed, not an error.
-            Err(mut e)
-                if e.len() == 1 && e[0].not_an_export && (files[i].discovered || formats::spec(files[i].format).is_configuration) =>
-            {
+            Err(mut e) if e.len() == 1 && e[0].not_an_export && (files[i].discovered || files[i].format.is_configuration()) => {
                 skipped.extend(e.pop())
             }
             Err(e) => errors.extend(e),
@@ -151,12 +138,12 @@ fn parse_file<S: RecordSink>(
     id: FileId,
     options: &LoadOptions,
     sink: &mut S,
-    configurations: &mut hcl::Configurations,
+    shared: &mut Shared,
 ) -> Result<(), Vec<InputError>> {
     let file = &files[id.0 as usize];
     // An empty `.tf` file (an `outputs.tf` placeholder) is one without
     // resources, listed like the others by the Terraform reader.
-    if file.text.trim().is_empty() && !formats::spec(file.format).is_configuration {
+    if file.text.trim().is_empty() && !file.format.is_configuration() {
         return Err(vec![InputError::at_line_column(
             &file.name,
             1,
@@ -164,7 +151,7 @@ fn parse_file<S: RecordSink>(
             "the file is empty: expected a JSON or YAML export",
         )]);
     }
-    formats::walk(files, id, options, sink, configurations)
+    file.format.walk(files, id, options.kind, sink, shared)
 }
 
 fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, InputError> {
@@ -200,12 +187,12 @@ fn read(input: &discover::Input, options: &LoadOptions) -> Result<SourceFile, In
 fn source_file(input: &discover::Input, options: &LoadOptions, text: text::Text) -> SourceFile {
     // A file's extension wins over `--input-format`; for standard input the
     // option wins over the extension of `--stdin-filename`.
-    let by_name = formats::from_path(&input.name);
-    let format = match input.path {
+    let by_name = crate::input::from_path(&input.name);
+    let given = match input.path {
         Some(_) => by_name.or(options.input_format),
         None => options.input_format.or(by_name),
-    }
-    .unwrap_or_else(|| formats::sniff(&text));
+    };
+    let format = crate::input::of_text(given, &text);
     SourceFile {
         name: input.name.clone(),
         text: Arc::new(text),

@@ -354,7 +354,13 @@ mod tests {
                 authority: Some(ca),
                 ..HostnameStrings::default()
             };
-            CustomHostname::new(crate::model::samples::origin(), &crate::adapt::api::HOSTNAME, &strings, None, None)
+            CustomHostname::new(
+                crate::model::samples::origin(),
+                &crate::model::fields::HOSTNAME,
+                &strings,
+                None,
+                None,
+            )
         };
         let google = Authority::Google;
         let mut account = Account {

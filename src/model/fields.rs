@@ -120,3 +120,79 @@ pub fn join(base: &str, field: &str) -> String {
     // machinery cost ten times the copy.
     [base, field].concat()
 }
+
+// The API's layout: where its exports keep each field. Other formats
+// (Terraform) start from it and move what they keep elsewhere.
+
+pub static POOL: PoolFields = PoolFields {
+    id: "/id",
+    name: "/name",
+    notification_email: "/notification_email",
+    notification_filter: "/notification_filter",
+};
+
+pub static POLICY: PolicyFields = PolicyFields {
+    id: "/id",
+    name: "/name",
+    alert_type: "/alert_type",
+    enabled: "/enabled",
+    mechanisms: "/mechanisms",
+    filters: "/filters",
+    pool_id: "/filters/pool_id",
+};
+
+/// An issued certificate's fields, relative to the certificate's object.
+pub const ISSUED: CertificateFields = CertificateFields {
+    id: "/id",
+    issuer: "/issuer",
+    signature: "/signature",
+    bundle_method: "/bundle_method",
+    uploaded_on: "/uploaded_on",
+    expires_on: "/expires_on",
+    status: "/status",
+};
+
+pub static CUSTOM_CERTIFICATE: CustomCertificateFields = CustomCertificateFields {
+    hosts: "/hosts",
+    zone_id: "/zone_id",
+    certificate: "/certificate",
+    issued: ISSUED,
+};
+
+pub static PACK: PackFields = PackFields {
+    id: "/id",
+    pack_type: "/type",
+    hosts: "/hosts",
+    certificate_authority: "/certificate_authority",
+    status: "/status",
+    certificates: "/certificates",
+    issued: ISSUED,
+};
+
+pub static HOSTNAME: HostnameFields = HostnameFields {
+    id: "/id",
+    hostname: "/hostname",
+    certificate_authority: "/ssl/certificate_authority",
+    ssl_method: "/ssl/method",
+    ssl_type: "/ssl/type",
+    wildcard: "/ssl/wildcard",
+    custom_certificate: "/ssl/custom_certificate",
+    certificate: "/ssl",
+    issued: ISSUED,
+};
+
+pub static SETTING: SettingFields = SettingFields {
+    enabled: "/enabled",
+    certificate_authority: "/certificate_authority",
+};
+
+/// The API's exports: every field where the API puts it.
+pub static LAYOUT: Layout = Layout {
+    pool: &POOL,
+    policy: &POLICY,
+    custom_certificate: &CUSTOM_CERTIFICATE,
+    pack: &PACK,
+    hostname: &HOSTNAME,
+    setting: &SETTING,
+    dns_data: "/data",
+};

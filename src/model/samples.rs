@@ -14,7 +14,7 @@ pub fn all_events() -> Vec<Event> {
 
 pub fn pool(id: &str, recipients: &[&str], events: Vec<Event>) -> Pool {
     Pool {
-        fields: &crate::adapt::api::POOL,
+        fields: &crate::model::fields::POOL,
         origin: origin(),
         id: id.into(),
         name: "web".into(),
@@ -38,7 +38,7 @@ pub fn valued(field: &str, values: &[&str]) -> Vec<Valued> {
 /// An enabled health-alert policy e-mailing `recipients`, with no filters.
 pub fn health_policy(recipients: &[&str]) -> Policy {
     Policy {
-        fields: &crate::adapt::api::POLICY,
+        fields: &crate::model::fields::POLICY,
         origin: origin(),
         id: "x".into(),
         name: "x".into(),

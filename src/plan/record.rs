@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
-use crate::load::source::{FileId, Format, SourceFile};
+use crate::input::source::SourceFile;
 use crate::model::Account;
 use crate::model::notification::Policy;
 
@@ -30,52 +30,29 @@ pub fn policy_bodies(files: &[SourceFile], account: &Account) -> BTreeMap<String
     for p in &account.policies {
         *seen.entry(p.id.as_str()).or_default() += 1;
     }
-    let mut yaml_documents: HashMap<FileId, Option<Value>> = HashMap::new();
-    // Byte ranges only: line and column would cost a scan of the file per policy.
-    let mut locator = crate::locate::Locator::new(files);
+    // Each file's format reads its records back (keeping what it parses of a
+    // file once); byte ranges only, no line and column.
+    let mut locator = crate::input::locate::Locator::new(files);
     let mut bodies = BTreeMap::new();
     for policy in &account.policies {
         if policy.id.is_empty() || seen.get(policy.id.as_str()) != Some(&1) || !policy.is_health_alert() {
             continue;
         }
-        if let Some(body) = read(files, &mut locator, policy, &mut yaml_documents) {
+        if let Some(body) = read(&mut locator, policy) {
             bodies.insert(policy.id.clone(), body);
         }
     }
     bodies
 }
 
-fn read(
-    files: &[SourceFile],
-    locator: &mut crate::locate::Locator<'_>,
-    policy: &Policy,
-    yaml_documents: &mut HashMap<FileId, Option<Value>>,
-) -> Option<Map<String, Value>> {
+fn read(locator: &mut crate::input::locate::Locator<'_>, policy: &Policy) -> Option<Map<String, Value>> {
     // Only API exports hold API bodies: a Terraform resource's attributes are
     // not one (every Terraform record has its address), and a PUT behind
     // Terraform's back would be undone by its next apply.
     if policy.origin.address().is_some() {
         return None;
     }
-    let file = files.get(policy.origin.file().0 as usize)?;
-    let record = match file.format {
-        Format::Json => {
-            let at = locator.locate(&policy.origin, "");
-            if at.pointer != policy.origin.pointer() {
-                return None;
-            }
-            // The located range of a container is its opening bracket only.
-            let end = crate::locate::json::value_end(file.text.as_bytes(), at.start);
-            serde_json::from_str::<Value>(file.text.get(at.start..end)?).ok()?
-        }
-        Format::Yaml => yaml_documents
-            .entry(policy.origin.file())
-            .or_insert_with(|| crate::load::yaml::parse_small::<Value>(&file.name, &file.text, "export").ok())
-            .as_ref()?
-            .pointer(&policy.origin.pointer())?
-            .clone(),
-        Format::Bind | Format::Hcl => return None,
-    };
+    let record = locator.read_record(&policy.origin)?;
     let Value::Object(mut body) = record else { return None };
     if body.get("id").and_then(Value::as_str) != Some(policy.id.as_str()) {
         return None;

@@ -14,7 +14,7 @@ pub use crate::model::terraform::Generation;
 impl Generation {
     /// The generation whose layout a pool was read with.
     pub fn of(fields: &PoolFields) -> Generation {
-        if std::ptr::eq(fields, crate::adapt::terraform::V4.pool) {
+        if std::ptr::eq(fields, crate::input::terraform::V4.pool) {
             Generation::V4
         } else {
             Generation::V5
@@ -144,7 +144,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::load::hcl::eval::{Eval, Scope};
+    use crate::input::hcl::eval::{Eval, Scope};
     use crate::model::notification::{EventSource, Health};
 
     fn policy() -> NewPolicy {
@@ -168,9 +168,9 @@ mod tests {
     /// shape of its generation).
     fn read_back(block: &str) -> serde_json::Map<String, Value> {
         let parsed = hcl_edit::parser::parse_body(block).expect("the block is valid HCL");
-        let resource = crate::load::hcl::tree::resource_blocks(&parsed).next().expect("a resource");
+        let resource = crate::input::hcl::tree::resource_blocks(&parsed).next().expect("a resource");
         assert_eq!(resource.name, "web_x_health_alerts");
-        let (values, unknown) = crate::load::hcl::tree::attributes(&Scope::default(), &resource.block.body);
+        let (values, unknown) = crate::input::hcl::tree::attributes(&Scope::default(), &resource.block.body);
         assert_eq!(unknown.len(), 1, "only var.account_id: {unknown:?}");
         values
     }
@@ -182,9 +182,9 @@ mod tests {
             "filters": {"pool_id": ["p1", "p2"], "new_health": ["Unhealthy"]}});
         let block = updated_policy_block("pol-1", &body, "web_x", Some("acc"));
         let parsed = hcl_edit::parser::parse_body(&block).expect("valid HCL");
-        let resource = crate::load::hcl::tree::resource_blocks(&parsed).next().expect("a resource");
+        let resource = crate::input::hcl::tree::resource_blocks(&parsed).next().expect("a resource");
         assert_eq!(resource.name, "web_x");
-        let (values, unknown) = crate::load::hcl::tree::attributes(&Scope::default(), &resource.block.body);
+        let (values, unknown) = crate::input::hcl::tree::attributes(&Scope::default(), &resource.block.body);
         assert_eq!(unknown.len(), 1, "only var.account_id: {unknown:?}");
         for key in ["name", "alert_type", "enabled", "alert_interval", "mechanisms", "filters"] {
             assert_eq!(values[key], body[key], "{key}");

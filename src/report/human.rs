@@ -80,11 +80,11 @@ fn help(ctx: &Context, f: &Finding) -> String {
 /// what would act on the terminal replaced (made once per file, when needed).
 struct Sources<'a> {
     ctx: &'a Context<'a>,
-    shown: std::collections::HashMap<u32, Arc<crate::load::text::Text>>,
+    shown: std::collections::HashMap<u32, Arc<crate::text::mapped::Text>>,
 }
 
 impl Sources<'_> {
-    fn text(&mut self, file: crate::model::origin::FileId) -> Arc<crate::load::text::Text> {
+    fn text(&mut self, file: crate::model::origin::FileId) -> Arc<crate::text::mapped::Text> {
         let source = &self.ctx.outcome.files[file.0 as usize];
         self.shown
             .entry(file.0)

@@ -14,7 +14,7 @@ pub const LABEL_CAP: usize = 120;
 
 pub struct Snippet {
     pub name: String,
-    pub text: Arc<crate::load::text::Text>,
+    pub text: Arc<crate::text::mapped::Text>,
     /// The finding's byte offset, and its 0-based line and column.
     pub anchor: usize,
     pub anchor_line: usize,

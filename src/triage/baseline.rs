@@ -141,8 +141,8 @@ impl Baseline {
             };
             InputError::at_offset(file, text, offset, format!("invalid baseline: {message}"))
         })?;
-        let starts = crate::locate::json::find(text, 0, &["findings"]);
-        let starts = crate::locate::json::element_starts(text, starts.start);
+        let starts = crate::input::json::locate::find(text, 0, &["findings"]);
+        let starts = crate::input::json::locate::element_starts(text, starts.start);
         let positions = positions_of_offsets(text, &starts);
         let at = |i: usize| {
             let (line, column) = positions.get(i).copied().unwrap_or((1, 1));

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::source::SourceFile;
-use super::walk::{RecordSink, Walker};
-use crate::adapt::terraform::{self, ResourceType};
+use crate::input::source::SourceFile;
+use crate::input::terraform::{self, ResourceType};
+use crate::input::walk::Walker;
 use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::terraform::id_reference;
 use crate::text::error::InputError;
@@ -298,10 +298,10 @@ fn unknown_pointers(marks: &Value, pointer: &mut String, out: &mut Vec<(String, 
     }
 }
 
-pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
+pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
     let doc: Document = match serde_json::from_str(&file.text) {
         Ok(doc) => doc,
-        Err(e) => return Err(vec![super::json::error_in(file, &file.text, 0, &e)]),
+        Err(e) => return Err(vec![crate::input::json::walk::error_in(file, &file.text, 0, &e)]),
     };
     if doc.version.is_some_and(|v| v != 4) && doc.resources.is_some() {
         let version = doc.version.unwrap_or_default();
@@ -362,8 +362,8 @@ pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(
                 let message = format!(
                     "{}: `{}` is not known before apply ({why}); {}",
                     f.shown(),
-                    super::hcl::field(at),
-                    super::hcl::UNREADABLE
+                    crate::input::hcl::field(at),
+                    crate::input::hcl::UNREADABLE
                 );
                 w.not_analysed(&format!("{}{at}", f.pointer), &message);
                 continue;

@@ -6,14 +6,14 @@ use serde::de::DeserializeSeed;
 use std::rc::Rc;
 
 use super::parallel;
-use super::source::{FileId, SourceFile};
-use super::walk::{RecordSink, Walker};
+use crate::input::source::{FileId, SourceFile};
+use crate::input::walk::{RecordSink, Walker};
 use crate::model::Kind;
 use crate::text::position::offset_of_line_byte_column;
 
 /// Parses the file and walks it: a large record list on every core
 /// (`parallel.rs`), anything else in one pass.
-pub fn walk<S: RecordSink>(files: &[SourceFile], id: FileId, sink: &mut S, kind: Option<Kind>) -> Result<(), Vec<InputError>> {
+pub fn walk(files: &[SourceFile], id: FileId, sink: &mut dyn RecordSink, kind: Option<Kind>) -> Result<(), Vec<InputError>> {
     let file = &files[id.0 as usize];
     let settings = parallel::Settings::get();
     if settings.applies(file.text.len()) {
@@ -27,7 +27,7 @@ pub fn walk<S: RecordSink>(files: &[SourceFile], id: FileId, sink: &mut S, kind:
 }
 
 /// Parses the file and walks it in the same pass.
-fn one_pass<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
+fn one_pass(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
     walker.run(
         |seed| {
             let mut de = serde_json::Deserializer::from_str(&file.text);
@@ -77,7 +77,7 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     // From the file start, so the pointer is the record's plus the field's;
     // at the end of the text for a truncated file (the innermost open value).
     let eof = e.classify() == serde_json::error::Category::Eof;
-    let pointer = crate::text::pointer::abbreviate(&crate::locate::json::pointer_at(
+    let pointer = crate::text::pointer::abbreviate(&crate::input::json::locate::pointer_at(
         &file.text,
         0,
         if eof { file.text.len() } else { offset },
@@ -99,7 +99,7 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
 /// Whether the error is at an element of the document's own array (`/3`).
 fn is_top_level_element(text: &str, e: &serde_json::Error) -> bool {
     let offset = offset_of_line_byte_column(text, e.line(), e.column());
-    let pointer = crate::locate::json::pointer_at(text, 0, offset.min(text.len()));
+    let pointer = crate::input::json::locate::pointer_at(text, 0, offset.min(text.len()));
     pointer.len() > 1 && pointer[1..].bytes().all(|b| b.is_ascii_digit())
 }
 

@@ -16,7 +16,7 @@ use std::ops::Range;
 /// such lists): an envelope's `result` or a bundle's list; any other member
 /// is parsed as a whole.
 pub fn is_list_key(key: &str) -> bool {
-    key == "result" || super::stream::BUNDLE_LISTS.contains(&key)
+    key == "result" || crate::input::stream::BUNDLE_LISTS.contains(&key)
 }
 
 /// Deeper nesting than this inside an element falls back to the one-pass

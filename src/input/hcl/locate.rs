@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::load::hcl::tree;
+use super::tree;
 
 pub fn node_ranges(text: &str) -> HashMap<String, (usize, usize)> {
     // The file parsed when it was loaded; had it not, it would have no findings.

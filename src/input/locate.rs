@@ -1,9 +1,12 @@
+//! Where a finding points: the value's pointer and byte range, asked of
+//! the record's format, then line and column for all of them at once
+//! ([`fill_positions`]). Computed after the rules ran, only for what they
+//! found.
+
 use std::collections::{HashMap, HashSet};
 
-use super::{hcl, json, yaml};
-use crate::load::source::{FileId, Format, SourceFile};
+use super::source::{FileId, SourceFile};
 use crate::model::origin::RecordOrigin;
-use crate::text::pointer;
 use crate::text::position::positions_of_offsets_on;
 
 /// A resolved location. `pointer` is the value actually found: the one asked
@@ -21,48 +24,55 @@ pub struct Located {
     pub end: usize,
 }
 
-/// Finds where fields are: the value's pointer and byte range now, line and
-/// column later for all of them at once ([`fill_positions`]). A YAML file's
-/// node map is built at most once.
+/// What a format keeps of one file while its records are located or read
+/// back, so that a whole-file pass is made at most once.
+#[derive(Default)]
+pub struct FileCache {
+    /// Pointer → byte range of the file's values (YAML, `.tf`).
+    pub node_map: Option<HashMap<String, (usize, usize)>>,
+    /// The fields the map is built for, when they were
+    /// [prepared](Locator::prepare) (and their parents); else every node.
+    pub prepared: Option<HashSet<String>>,
+    /// One of the file's records could not be read alone: its findings are
+    /// located by the file's pass, so a style of record that never stands
+    /// alone costs one failed try per file, not per finding.
+    pub whole_pass: bool,
+    /// The file's document, read whole once to read records back.
+    pub document: Option<Option<serde_json::Value>>,
+}
+
+/// Finds where fields are, asking each file's format, with what it keeps
+/// of each file.
 pub struct Locator<'f> {
     files: &'f [SourceFile],
-    /// YAML's and HCL's pointer → byte range maps, built once per file.
-    node_maps: HashMap<FileId, HashMap<String, (usize, usize)>>,
-    /// The pointers a YAML file's map was [prepared](Self::prepare) for.
-    prepared: HashMap<FileId, HashSet<String>>,
-    /// YAML files one of whose records could not be read alone: their
-    /// findings are located by the file's pass, so a style of record that
-    /// never stands alone costs one failed try per file, not per finding.
-    whole_pass: HashSet<FileId>,
+    caches: HashMap<FileId, FileCache>,
 }
 
 impl<'f> Locator<'f> {
     pub fn new(files: &'f [SourceFile]) -> Self {
         Locator {
             files,
-            node_maps: HashMap::new(),
-            prepared: HashMap::new(),
-            whole_pass: HashSet::new(),
+            caches: HashMap::new(),
         }
     }
 
-    /// Notes the fields of the YAML files among `fields`: a file's map, when
-    /// a record cannot be read alone, is built for exactly those fields (and
-    /// their parents), rather than for every node. A later
-    /// [`locate`](Self::locate) of another field of such a file builds its
-    /// whole map then (never answers with a parent's place).
+    /// Notes the fields that will be asked for, of the files whose format
+    /// locates better for knowing them (a YAML file's map, when a record
+    /// cannot be read alone, is built for exactly those fields and their
+    /// parents rather than for every node). A later
+    /// [`locate`](Self::locate) of another field builds the whole map then
+    /// (never answers with a parent's place).
     pub fn prepare<'o>(&mut self, fields: impl IntoIterator<Item = (&'o RecordOrigin, &'o str)>) {
-        let mut wanted: HashMap<FileId, Vec<String>> = HashMap::new();
+        let mut wanted: HashMap<FileId, HashSet<String>> = HashMap::new();
         for (origin, path) in fields {
             let id = origin.file();
-            if self.files[id.0 as usize].format == Format::Yaml {
-                wanted.entry(id).or_default().push(origin.field(path));
+            if self.files[id.0 as usize].format.prepares() {
+                wanted.entry(id).or_default().insert(origin.field(path));
             }
         }
-        // Built when a field is not found in its record's own stretch.
-        for (file, fields) in wanted {
-            self.node_maps.remove(&file);
-            self.prepared.insert(file, fields.into_iter().collect());
+        for (id, fields) in wanted {
+            let format = self.files[id.0 as usize].format;
+            format.prepare(self.caches.entry(id).or_default(), fields);
         }
     }
 
@@ -71,45 +81,24 @@ impl<'f> Locator<'f> {
     pub fn locate(&mut self, origin: &RecordOrigin, path: &str) -> Located {
         let id = origin.file();
         let file = &self.files[id.0 as usize];
-        let (pointer, start, end) = match file.format {
-            Format::Json => return json_field(file, origin, path),
-            // Zone-file records are located by their anchor: the record's data.
-            Format::Bind => {
-                let start = origin.anchor().map_or(0, |a| a.offset);
-                let end = file.text[start..].find('\n').map_or(file.text.len(), |i| start + i);
-                (origin.pointer().into_owned(), start, end)
-            }
-            // A record whose first key is known: its own stretch is parsed.
-            Format::Yaml
-                if !self.whole_pass.contains(&id)
-                    && let Some(anchor) = origin.anchor()
-                    && let Some((pointer, start, end)) = yaml::record_field(&file.text, anchor.offset, path) =>
-            {
-                (origin.field(&pointer), start, end)
-            }
-            Format::Yaml => {
-                if origin.anchor().is_some() {
-                    self.whole_pass.insert(id);
-                }
-                let full = origin.field(path);
-                if self.prepared.get(&id).is_some_and(|fields| !fields.contains(&full)) {
-                    self.prepared.remove(&id);
-                    self.node_maps.remove(&id);
-                }
-                let prepared = self.prepared.get(&id);
-                let map = self.node_maps.entry(id).or_insert_with(|| match prepared {
-                    Some(fields) => yaml::node_ranges_of(&file.text, Some(&yaml::with_parents(fields.iter().map(String::as_str)))),
-                    None => yaml::node_ranges(&file.text),
-                });
-                locate_in_map(map, &full)
-            }
-            Format::Hcl => {
-                let map = self.node_maps.entry(id).or_insert_with(|| hcl::node_ranges(&file.text));
-                locate_in_map(map, &origin.field(path))
-            }
-        };
-        located(origin, (pointer, start, end))
+        located(origin, file.format.locate(file, self.caches.entry(id).or_default(), origin, path))
     }
+
+    /// The record at `origin` read back whole, when its format holds API records.
+    pub fn read_record(&mut self, origin: &RecordOrigin) -> Option<serde_json::Value> {
+        let id = origin.file();
+        let file = self.files.get(id.0 as usize)?;
+        file.format.read_record(file, self.caches.entry(id).or_default(), origin)
+    }
+}
+
+/// The field `path` of the record at `origin`, when its format locates it
+/// from the record alone: needs no cache, so findings can be located on any
+/// thread.
+pub fn alone(file: &SourceFile, origin: &RecordOrigin, path: &str) -> Option<Located> {
+    file.format
+        .locates_alone()
+        .then(|| located(origin, file.format.locate(file, &mut FileCache::default(), origin, path)))
 }
 
 /// A value found at `pointer`, bytes `start..end`; line and column later.
@@ -137,9 +126,9 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
         let offsets: Vec<usize> = group.iter().flat_map(|l| [l.start, l.end]).collect();
         // Each thread passes over its own stretch of the file and gives back
         // the pages behind it.
-        let threads = crate::load::parallel::Settings::get().threads_for(file.text.len());
+        let threads = crate::threads::Settings::get().threads_for(file.text.len());
         let resolved = positions_of_offsets_on(&file.text, &offsets, threads, |from| {
-            let mut releaser = crate::load::text::Releaser::new(&file.text, from);
+            let mut releaser = crate::text::mapped::Releaser::new(&file.text, from);
             move |at| releaser.reached(at)
         });
         for (l, pair) in group.iter_mut().zip(resolved.chunks_exact(2)) {
@@ -149,28 +138,8 @@ pub fn fill_positions<'l>(files: &[SourceFile], locations: impl Iterator<Item = 
     }
 }
 
-/// The field `path` of a JSON record (a scan of the record alone when its
-/// start is known): needs no map, so findings can be located on any thread.
-pub fn json_field(file: &SourceFile, origin: &RecordOrigin, path: &str) -> Located {
-    located(origin, locate_json(&file.text, origin, path))
-}
-
-fn locate_json(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
-    match origin.anchor() {
-        // The anchor is the record's own first byte: walk the field's path from there.
-        Some(anchor) => {
-            let hit = json::find(text, anchor.offset, &pointer::tokens(path));
-            (origin.field(pointer::prefix(path, hit.matched)), hit.start, hit.end)
-        }
-        None => {
-            let full = origin.field(path);
-            let hit = json::find(text, 0, &pointer::tokens(&full));
-            (pointer::prefix(&full, hit.matched).to_string(), hit.start, hit.end)
-        }
-    }
-}
-
-pub(super) fn locate_in_map(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
+/// The nearest of `full` and its parents that `map` holds.
+pub fn locate_in_map(map: &HashMap<String, (usize, usize)>, full: &str) -> (String, usize, usize) {
     let mut candidate = full;
     loop {
         if let Some(&(s, e)) = map.get(candidate) {
@@ -188,13 +157,12 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::load::source::Format;
 
     fn yaml_file(name: &str, text: &str) -> [SourceFile; 1] {
         [SourceFile {
             name: name.into(),
             text: Arc::new(text.to_string().into()),
-            format: Format::Yaml,
+            format: &crate::input::yaml::YAML,
             discovered: false,
         }]
     }
@@ -233,11 +201,14 @@ mod tests {
         locator.prepare([(&first, "/ssl/method"), (&second, "/ssl/method")]);
         let a = locator.locate(&first, "/ssl/method");
         assert_eq!((a.pointer.as_str(), &text[a.start..a.end]), ("/result/0/ssl/method", "http"));
-        assert!(locator.node_maps.is_empty(), "found in its record's stretch: no pass over the file");
+        assert!(
+            locator.caches[&FileId(0)].node_map.is_none(),
+            "found in its record's stretch: no pass over the file"
+        );
         // Anchored (`&b` on the line above): the whole file's pass, same answer.
         let b = locator.locate(&second, "/ssl/method");
         assert_eq!((b.pointer.as_str(), &text[b.start..b.end]), ("/result/1/ssl/method", "txt"));
-        assert!(!locator.node_maps.is_empty());
+        assert!(locator.caches[&FileId(0)].node_map.is_some());
         let absent = locator.locate(&first, "/ssl/certificate_authority");
         assert_eq!(absent.pointer, "/result/0/ssl");
     }
@@ -251,7 +222,7 @@ mod tests {
         locator.prepare([(&quoted, "/ssl/method"), (&plain, "/ssl/method")]);
         let a = locator.locate(&quoted, "/ssl/method");
         assert_eq!((a.pointer.as_str(), &text[a.start..a.end]), ("/result/0/ssl/method", "http"));
-        assert!(locator.whole_pass.contains(&crate::model::origin::FileId(0)));
+        assert!(locator.caches[&FileId(0)].whole_pass);
         // No stretch tried again for this file: the pass answers, the same.
         let b = locator.locate(&plain, "/ssl/method");
         assert_eq!((b.pointer.as_str(), &text[b.start..b.end]), ("/result/1/ssl/method", "txt"));

@@ -103,7 +103,7 @@ impl Text {
     /// large file in a stretch a thread.
     fn is_clean_utf8(&self) -> bool {
         let Text::Mapped { map, .. } = self else { return true };
-        let threads = super::parallel::Settings::get().threads_for(map.len());
+        let threads = crate::threads::Settings::get().threads_for(map.len());
         is_clean_utf8_on(map, threads, |range| self.release_bytes(range))
     }
 
@@ -500,7 +500,7 @@ mod tests {
         let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
             .args([
                 "--exact",
-                "load::text::tests::a_mapped_file_that_shrinks_is_an_input_error_naming_it_not_a_crash",
+                "text::mapped::tests::a_mapped_file_that_shrinks_is_an_input_error_naming_it_not_a_crash",
                 "--nocapture",
             ])
             .env("EDGEAUDIT_SHRINK_CHILD", &path)

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::eval::{Eval, Scope};
 use super::tree::{META_BLOCKS, resource_blocks};
-use crate::adapt::terraform::resource_type;
-use crate::load::source::{FileId, SourceFile};
+use crate::input::source::{FileId, SourceFile};
+use crate::input::terraform::resource_type;
 use crate::model::terraform::Generation;
 use crate::model::terraform::{configuration_account, id_reference};
 

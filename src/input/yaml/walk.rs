@@ -6,8 +6,8 @@ use serde_saphyr::options::DuplicateKeyPolicy;
 use crate::text::error::InputError;
 use serde::de::DeserializeSeed;
 
-use super::source::SourceFile;
-use super::walk::{RecordSink, Walker};
+use crate::input::source::SourceFile;
+use crate::input::walk::Walker;
 
 /// The parser's options for an input of `input_len` bytes (also the
 /// benchmark's YAML floor, `examples/scan_floor.rs`).
@@ -41,7 +41,7 @@ pub fn options(input_len: usize) -> serde_saphyr::Options {
 }
 
 /// Parses the file and walks it in the same pass.
-pub fn walk<S: RecordSink>(file: &SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
+pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
     walker.run(
         |seed| serde_saphyr::with_deserializer_from_str_with_options(&file.text, options(file.text.len()), |de| seed.deserialize(de)),
         |e| {
@@ -85,7 +85,7 @@ pub fn parse_small<T: serde::de::DeserializeOwned>(name: &str, text: &str, what:
 /// The pointer of the node starting at `offset`, if the document's events
 /// reach it (they stop at a syntax error).
 fn pointer_at(text: &str, offset: usize) -> String {
-    crate::locate::yaml::node_ranges(text)
+    crate::input::yaml::locate::node_ranges(text)
         .into_iter()
         .filter(|(_, (start, end))| *start <= offset && offset <= (*end).max(*start))
         .max_by_key(|(pointer, (start, _))| (*start, pointer.len()))

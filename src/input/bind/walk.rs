@@ -13,8 +13,8 @@
 
 use std::borrow::Cow;
 
-use super::shape::{Shape, Text};
-use super::walk::{RecordSink, Walker};
+use crate::input::shape::{Shape, Text};
+use crate::input::walk::Walker;
 use crate::model::Kind;
 use crate::model::dns::absolute_name;
 use crate::text::error::InputError;
@@ -97,7 +97,7 @@ fn domain_header(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-pub fn walk<S: RecordSink>(file: &super::source::SourceFile, walker: Walker<'_, S>) -> Result<(), Vec<InputError>> {
+pub fn walk(file: &crate::input::source::SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
     walker.run_lines(|w| {
         let text = w.file().text.clone();
         let mut origin: Option<String> = None;

@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod eval;
+pub mod locate;
 pub mod tfvars;
 pub mod tree;
 
@@ -18,9 +19,9 @@ use hcl_edit::Span;
 use hcl_edit::structure::Body;
 use serde_json::Value;
 
-use super::source::SourceFile;
-use super::walk::{RecordSink, Walker};
-use crate::adapt::terraform::{self, ResourceType};
+use crate::input::source::SourceFile;
+use crate::input::terraform::{self, ResourceType};
+use crate::input::walk::Walker;
 use crate::model::Kind;
 use crate::model::certificate::Zone;
 use crate::model::dns::absolute_name;
@@ -29,12 +30,56 @@ use crate::text::error::InputError;
 use config::Configuration;
 pub use config::Configurations;
 
+pub struct Hcl;
+
+/// Terraform source's entry in the registry.
+pub static HCL: Hcl = Hcl;
+
+impl super::InputFormat for Hcl {
+    fn name(&self) -> &'static str {
+        "hcl"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["tf"]
+    }
+
+    // Only ever named: `.tf` files are found by their name, never sniffed.
+
+    fn is_configuration(&self) -> bool {
+        true
+    }
+
+    fn walk(
+        &self,
+        files: &[SourceFile],
+        id: super::source::FileId,
+        kind: Option<Kind>,
+        sink: &mut dyn super::walk::RecordSink,
+        shared: &mut super::Shared,
+    ) -> Result<(), Vec<InputError>> {
+        let (body, configuration) = shared.configurations.take(files, id);
+        walk(&files[id.0 as usize], Walker::new(files, id, sink, kind), body, configuration)
+    }
+
+    fn locate(
+        &self,
+        file: &SourceFile,
+        cache: &mut super::locate::FileCache,
+        origin: &crate::model::origin::RecordOrigin,
+        path: &str,
+    ) -> (String, usize, usize) {
+        let map = cache.node_map.get_or_insert_with(|| locate::node_ranges(&file.text));
+        super::locate::locate_in_map(map, &origin.field(path))
+    }
+}
+
 /// Meta-arguments that make one block stand for several instances.
 const REPEATERS: [&str; 2] = ["count", "for_each"];
 
-pub fn walk<S: RecordSink>(
+pub fn walk(
     file: &SourceFile,
-    walker: Walker<'_, S>,
+    walker: Walker<'_>,
     body: Result<Body, hcl_edit::parser::Error>,
     configuration: &Configuration,
 ) -> Result<(), Vec<InputError>> {

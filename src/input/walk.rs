@@ -2,18 +2,18 @@
 //! record), classifies records by their fields and hands them to a sink with
 //! where they came from.
 
-use super::parallel;
+use super::json::parallel;
 use super::shape::Shape;
 use super::source::{FileId, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
-use super::text::Releaser;
-use crate::locate::{Locator, fill_positions};
+use crate::input::locate::{Locator, fill_positions};
 use crate::model::Kind;
 use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::fields::{Layout, ListFields};
 use crate::model::list::Page;
 use crate::model::origin::{Places, RecordOrigin};
 use crate::text::error::InputError;
+use crate::text::mapped::Releaser;
 
 /// A problem with a field of a record, relative to the record.
 #[derive(Debug)]
@@ -54,11 +54,11 @@ pub trait RecordSink {
     fn unknown_values(&mut self, origin: &RecordOrigin, values: Vec<crate::model::unknown::UnknownValue>);
 }
 
-pub struct Walker<'f, S> {
+pub struct Walker<'f> {
     file: &'f SourceFile,
     file_id: FileId,
     files: &'f [SourceFile],
-    sink: &'f mut S,
+    sink: &'f mut dyn RecordSink,
     /// `--kind`: what the document's records are.
     kind: Option<Kind>,
     account: Option<String>,
@@ -98,8 +98,8 @@ static API_LIST: ListFields = ListFields {
 /// At most this many unrecognised records are located one by one; the rest are counted.
 const UNRECOGNISED_LOCATED: usize = 20;
 
-impl<'f, S: RecordSink> Walker<'f, S> {
-    pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut S, kind: Option<Kind>) -> Self {
+impl<'f> Walker<'f> {
+    pub fn new(files: &'f [SourceFile], file_id: FileId, sink: &'f mut dyn RecordSink, kind: Option<Kind>) -> Self {
         let file = &files[file_id.0 as usize];
         Walker {
             file,
@@ -269,11 +269,11 @@ impl<'f, S: RecordSink> Walker<'f, S> {
         kind: Kind,
         pointer: &str,
         address: std::sync::Arc<str>,
-        normalised: crate::adapt::terraform::Normalised,
+        normalised: crate::input::terraform::Normalised,
         zone: Option<ZoneKey>,
     ) -> Result<(), Stopped> {
         let origin = self.origin(pointer, None).with_address(address);
-        let crate::adapt::terraform::Normalised { record, layout, unknown } = normalised;
+        let crate::input::terraform::Normalised { record, layout, unknown } = normalised;
         let result = match super::stream::shape_of(&record) {
             Ok(shape) => self.sink.record_as(kind, origin.clone(), &shape, layout, zone).map(|()| {
                 if !unknown.is_empty() {
@@ -323,7 +323,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     /// a JSON object's `{`, a YAML mapping's first key (a block mapping has
     /// no opening token; `locate::yaml::record_field` reads the rest).
     fn anchor(&self, shape: &Shape<'_>) -> Option<usize> {
-        super::formats::anchor(self.file.format, shape, &self.file.text)
+        self.file.format.anchor(shape, &self.file.text)
     }
 
     fn error_at(&self, origin: &RecordOrigin, path: &str, message: &str) -> InputError {
@@ -427,7 +427,7 @@ impl<'f, S: RecordSink> Walker<'f, S> {
     }
 }
 
-impl<'f, 'de, S: RecordSink> Walk<'de> for Walker<'f, S> {
+impl<'f, 'de> Walk<'de> for Walker<'f> {
     fn split_list(&mut self, pointer: &str, expect: Expect) -> Option<Result<(), Stopped>> {
         let (cursor, settings) = self.split.clone()?;
         let open = cursor.take_list()?;

@@ -21,64 +21,22 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex};
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::shape::Shape;
 use super::split::{ArraySplitter, MemberScanner, Part, Unsound, is_list_key, skip_value_within, skip_whitespace};
-use super::stream::{Expect, ObjectSeed, Stopped, Walk};
+use crate::input::shape::Shape;
+use crate::input::stream::{Expect, ObjectSeed, Stopped, Walk};
 use crate::text::pointer;
 
-/// How the parallel parse is tuned.
-#[derive(Debug, Clone, Copy)]
-pub struct Settings {
-    pub threads: usize,
-    /// Files at least this long are split.
-    pub from_bytes: usize,
-    /// About this many bytes of elements make a part.
-    pub part_bytes: usize,
-}
+/// How large files are split among the threads (the threads module keeps it: locating and reading mapped text use it too).
+pub use crate::threads::Settings;
 
-/// Files smaller than this are parsed in one pass: threads cost more than they save.
-const FROM_BYTES: usize = 8 << 20;
-const PART_BYTES: usize = 1 << 20;
 /// Until a list this long was parsed in parallel, a member longer than this
 /// (a bundle's `zones` after a few `pools`) sends the document to the
 /// one-pass parse rather than be scanned, then parsed on one thread.
 const WHOLE_MEMBER_BYTES: usize = 1 << 20;
-
-impl Settings {
-    /// `EDGEAUDIT_THREADS` (see `threads::count`) and, for tests,
-    /// `EDGEAUDIT_SPLIT_BYTES` (split files from that size into parts of
-    /// that size: `1` splits every list into one-element parts).
-    pub fn get() -> Settings {
-        static SETTINGS: OnceLock<Settings> = OnceLock::new();
-        *SETTINGS.get_or_init(|| {
-            let split = std::env::var("EDGEAUDIT_SPLIT_BYTES")
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .filter(|&n| n > 0);
-            let (from_bytes, part_bytes) = split.map_or((FROM_BYTES, PART_BYTES), |n| (n, n));
-            Settings {
-                threads: crate::threads::count(),
-                from_bytes,
-                part_bytes,
-            }
-        })
-    }
-
-    pub fn applies(&self, len: usize) -> bool {
-        self.threads > 1 && len >= self.from_bytes
-    }
-
-    /// The threads for a pass over a file of `len` bytes: all of them for a
-    /// file as large as the parse splits, one for the rest (a thread per
-    /// small file costs more than it saves).
-    pub fn threads_for(&self, len: usize) -> usize {
-        if self.applies(len) { self.threads } else { 1 }
-    }
-}
 
 /// What the walk receives, recorded by a worker to be replayed in order.
 pub enum Event<'a> {
@@ -511,7 +469,7 @@ impl<'de> SeqAccess<'de> for Empty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::stream::ContainerSeed;
+    use crate::input::stream::ContainerSeed;
 
     /// Records events, taking split lists from the parallel parse.
     struct SplitRecorder<'a> {

@@ -2,6 +2,9 @@
 //! value (a record's first byte), without building a tree: it skips every
 //! value off the path. Used only for findings, and only over one record.
 
+use crate::model::origin::RecordOrigin;
+use crate::text::pointer;
+
 /// Where a pointer led: the byte range of the deepest value that exists on its
 /// path, and how many of its tokens were matched (fewer than asked when a
 /// field is absent — the finding then points at the nearest existing parent).
@@ -128,7 +131,7 @@ pub fn value_end(bytes: &[u8], pos: usize) -> usize {
     match bytes.get(pos) {
         Some(b'"') => string_end(bytes, pos).unwrap_or(bytes.len()),
         // Unclosed: to the end, as for a string.
-        Some(b'{' | b'[') => crate::load::structural::container_end(bytes, pos, usize::MAX, usize::MAX).unwrap_or(bytes.len()),
+        Some(b'{' | b'[') => crate::input::json::structural::container_end(bytes, pos, usize::MAX, usize::MAX).unwrap_or(bytes.len()),
         Some(_) => {
             let mut p = pos;
             while p < bytes.len() && !matches!(bytes[p], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
@@ -159,6 +162,24 @@ fn decode_string(raw: &[u8]) -> Option<String> {
     }
     let quoted = [b"\"".as_slice(), raw, b"\""].concat();
     serde_json::from_slice::<String>(&quoted).ok()
+}
+
+/// The field `path` of the record at `origin`: its pointer (the nearest
+/// existing parent when the field is absent) and byte range, found by a scan
+/// of the record alone when its start is known, else from the document's root.
+pub fn field(text: &str, origin: &RecordOrigin, path: &str) -> (String, usize, usize) {
+    match origin.anchor() {
+        // The anchor is the record's own first byte: walk the field's path from there.
+        Some(anchor) => {
+            let hit = find(text, anchor.offset, &pointer::tokens(path));
+            (origin.field(pointer::prefix(path, hit.matched)), hit.start, hit.end)
+        }
+        None => {
+            let full = origin.field(path);
+            let hit = find(text, 0, &pointer::tokens(&full));
+            (pointer::prefix(&full, hit.matched).to_string(), hit.start, hit.end)
+        }
+    }
 }
 
 #[cfg(test)]

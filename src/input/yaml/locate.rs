@@ -250,7 +250,7 @@ pub fn record_field(text: &str, key: usize, path: &str) -> Option<(String, usize
         let whole = found.root_end.is_some_and(|e| e < stretch.len() || end == text.len());
         if whole {
             // Offsets in the stretch, past the padding, are offsets from `start`.
-            let (pointer, s, e) = super::resolve::locate_in_map(&found.ranges, path);
+            let (pointer, s, e) = crate::input::locate::locate_in_map(&found.ranges, path);
             return Some((pointer, s.saturating_sub(pad) + start, e.saturating_sub(pad) + start));
         }
         if end == text.len() {

@@ -12,9 +12,8 @@
 
 use serde_json::{Map, Value};
 
-use super::api;
 use crate::model::Kind;
-use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields};
+use crate::model::fields::{self, CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields};
 use crate::model::terraform::Generation;
 use crate::model::unknown::UnknownValue;
 
@@ -42,14 +41,14 @@ pub fn resource_type(name: &str) -> Option<ResourceType> {
 
 static V4_POOL: PoolFields = PoolFields {
     notification_filter: "/notification_filter/0",
-    ..api::POOL
+    ..fields::POOL
 };
 
 static V4_POLICY: PolicyFields = PolicyFields {
     mechanisms: "/email_integration",
     filters: "/filters/0",
     pool_id: "/filters/0/pool_id",
-    ..api::POLICY
+    ..fields::POLICY
 };
 
 static V4_HOSTNAME: HostnameFields = HostnameFields {
@@ -61,14 +60,14 @@ static V4_HOSTNAME: HostnameFields = HostnameFields {
     certificate: "/ssl/0",
     id: "/id",
     hostname: "/hostname",
-    issued: api::ISSUED,
+    issued: fields::ISSUED,
 };
 
 static V4_CUSTOM_SSL: CustomCertificateFields = CustomCertificateFields {
     certificate: "/custom_ssl_options/0/certificate",
     issued: CertificateFields {
         bundle_method: "/custom_ssl_options/0/bundle_method",
-        ..api::ISSUED
+        ..fields::ISSUED
     },
     hosts: "/hosts",
     zone_id: "/zone_id",
@@ -79,16 +78,16 @@ pub static V4: Layout = Layout {
     pool: &V4_POOL,
     policy: &V4_POLICY,
     custom_certificate: &V4_CUSTOM_SSL,
-    pack: &api::PACK,
+    pack: &fields::PACK,
     hostname: &V4_HOSTNAME,
-    setting: &api::SETTING,
+    setting: &fields::SETTING,
     dns_data: "/data/0",
 };
 
 /// Provider v5: the API's own shape.
 pub static V5: Layout = Layout {
     dns_data: "/data",
-    ..api::LAYOUT
+    ..fields::LAYOUT
 };
 
 /// A v4 nested block: the first element of a list (`[{…}]`), or the object

@@ -5,16 +5,6 @@ use std::sync::Arc;
 
 pub use crate::model::origin::FileId;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Json,
-    Yaml,
-    /// The service's BIND zone export (read for its CAA records).
-    Bind,
-    /// Terraform source (`.tf`).
-    Hcl,
-}
-
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path as given on the command line (or found under a directory given
@@ -22,8 +12,9 @@ pub struct SourceFile {
     pub name: String,
     /// Shared with snippets, so the text is never copied; mapped from the
     /// file when it is large.
-    pub text: Arc<super::text::Text>,
-    pub format: Format,
+    pub text: Arc<crate::text::mapped::Text>,
+    /// Its format, which reads, locates and reads back its records.
+    pub format: &'static dyn super::InputFormat,
     /// Met while walking a directory rather than named by the user: a file that
     /// is not an export is then skipped instead of failing the run.
     pub discovered: bool,
