@@ -2,7 +2,7 @@
 """The import graph of src/: which module uses which (`use crate::a::b`,
 `crate::a::b::` paths, `super::` resolved), outside `#[cfg(test)]` items, and
 its circles (strongly connected components), at two levels: top-level
-modules (`load`, `model`, …) and files (`load/split`, `model/list`, …).
+modules (`load`, `model`, …) and files (`input/json`, `model/list`, …).
 
     python3 .ci/import_graph.py          prints the circles; exit 1 if any
 """

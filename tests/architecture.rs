@@ -226,3 +226,47 @@ fn no_import_circles() {
     assert!(circles.is_empty(), "import circles:\n{text}");
     assert!(text.contains("circles inside a folder:"), "the script ran:\n{text}");
 }
+
+/// What names one input format in code: its registry entry (`json::JSON`, …)
+/// or a comparison of a format's name.
+fn format_names(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, _) in code.match_indices("::") {
+        let word: String = code[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if ["JSON", "YAML", "BIND", "HCL", "TFSTATE"].contains(&word.as_str()) {
+            found.push(word);
+        }
+    }
+    for needle in ["format.name() ==", "format.name() !="] {
+        found.extend(code.match_indices(needle).map(|(_, m)| m.to_string()));
+    }
+    found
+}
+
+/// Input formats are known to the registry only (`src/input/mod.rs` and the
+/// formats' own folders): nothing else asks which format a file is, it asks
+/// the file's format (`SourceFile::format`) what it can do.
+#[test]
+fn no_code_outside_the_input_stage_names_a_format() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    let mut offenders = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(root.join("src/input"))) {
+        let code = std::fs::read_to_string(file).expect("read");
+        for name in format_names(&without_tests(&code)) {
+            offenders.push(format!("{}: {name}", file.strip_prefix(&root).unwrap_or(file).display()));
+        }
+    }
+    assert!(offenders.is_empty(), "ask the file's format instead:\n{}", offenders.join("\n"));
+}
+
+#[test]
+fn the_format_scan_sees_registry_entries_and_name_comparisons() {
+    let code = "fn a(f: &SourceFile) -> bool { f.format == &input::yaml::YAML || f.format.name() == \"bind\" }";
+    assert_eq!(format_names(code), ["YAML", "format.name() =="]);
+    assert!(format_names("fn b(f: &SourceFile) -> bool { f.format.locates_alone() }").is_empty());
+}

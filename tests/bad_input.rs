@@ -26,6 +26,25 @@ fn truncated_json() {
 }
 
 #[test]
+fn a_json_lines_file_with_a_broken_line() {
+    let good = b"{\"id\": \"a\", \"hostname\": \"a.example\"}\n\n";
+    let err = rejects("hostnames.jsonl", &[&good[..], b"{\"id\": \"b\",\n"].concat(), 3, 11);
+    assert!(err.contains("truncated JSON on this line"), "{err}");
+    let err = rejects("hostnames.ndjson", &[&good[..], b"{\"id\": \"b\"} {}\n"].concat(), 3, 13);
+    assert!(
+        err.contains("invalid JSON on this line") && err.contains("one JSON object per line"),
+        "{err}"
+    );
+    let err = rejects(
+        "hostnames.jsonl",
+        &[&good[..], b"{\"id\": 7, \"hostname\": \"b\"}\n"].concat(),
+        3,
+        8,
+    );
+    assert!(err.contains("/1/id: invalid type: integer `7`, expected a string"), "{err}");
+}
+
+#[test]
 fn trailing_garbage() {
     let err = rejects("pools.json", b"{\"result\": []}\n}", 2, 1);
     assert!(err.contains("trailing characters"), "{err}");

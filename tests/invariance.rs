@@ -117,6 +117,12 @@ fn pages(v: &Value) -> Option<Vec<Value>> {
     )
 }
 
+/// One JSON text per line, with a blank line and CR LF line ends among them.
+fn json_lines(items: &[Value]) -> String {
+    let lines: Vec<String> = items.iter().map(|v| serde_json::to_string(v).expect("json")).collect();
+    format!("{}\r\n\n", lines.join("\r\n"))
+}
+
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).expect("json")
 }
@@ -126,7 +132,7 @@ fn findings_do_not_depend_on_how_the_account_was_exported() {
     for source in SOURCES {
         let expected = identities(&[source]);
         assert!(!expected.is_empty(), "{source} has findings to compare");
-        let variants: [(&str, &Rewrite); 6] = [
+        let variants: [(&str, &Rewrite); 7] = [
             ("renamed", &|stem, v| vec![(format!("renamed-{stem}.json"), pretty(&v))]),
             ("reversed", &|stem, mut v| {
                 reverse_lists(&mut v);
@@ -137,6 +143,16 @@ fn findings_do_not_depend_on_how_the_account_was_exported() {
             }),
             ("YAML", &|stem, v| {
                 vec![(format!("{stem}.yaml"), serde_saphyr::to_string(&v).expect("yaml"))]
+            }),
+            // One line per element of a list (a record, or a page's
+            // envelope), or a list envelope on one line; a bundle and a single
+            // setting (`{"result": {…}}`, whose identity is its place) stay JSON.
+            ("JSON Lines", &|stem, v| match &v {
+                Value::Array(items) => vec![(format!("{stem}.jsonl"), json_lines(items))],
+                Value::Object(o) if o.get("result").is_some_and(Value::is_array) => {
+                    vec![(format!("{stem}.ndjson"), json_lines(std::slice::from_ref(&v)))]
+                }
+                _ => vec![(format!("{stem}.json"), pretty(&v))],
             }),
             ("pages in one file", &|stem, v| match pages(&v) {
                 Some(p) => vec![(format!("{stem}.json"), pretty(&Value::Array(p)))],

@@ -22,7 +22,12 @@ fn check_locations(dir: &std::path::Path) -> usize {
             loc["line"].as_u64().unwrap_or(0) as usize,
             loc["column"].as_u64().unwrap_or(0) as usize,
         );
-        let document: serde_json::Value = if file.ends_with(".json") {
+        let is_json = file.ends_with(".json") || file.ends_with(".jsonl");
+        let document: serde_json::Value = if file.ends_with(".jsonl") {
+            // JSON Lines: the file is one list, a line an element.
+            let lines = text.lines().filter(|l| !l.trim().is_empty());
+            serde_json::Value::Array(lines.map(|l| serde_json::from_str(l).expect("a JSON line")).collect())
+        } else if is_json {
             serde_json::from_str(&text).expect("json")
         } else {
             serde_saphyr::from_str(&text).expect("yaml")
@@ -31,7 +36,7 @@ fn check_locations(dir: &std::path::Path) -> usize {
             .pointer(pointer)
             .unwrap_or_else(|| panic!("{file}: {pointer} names no value"));
         match value {
-            serde_json::Value::String(s) if file.ends_with(".json") => {
+            serde_json::Value::String(s) if is_json => {
                 assert!(
                     rest.starts_with(&serde_json::to_string(s).expect("quote")),
                     "{file}:{pointer} at {rest:.40}"
@@ -42,8 +47,10 @@ fn check_locations(dir: &std::path::Path) -> usize {
                 "{file}:{pointer} at {rest:.40}"
             ),
             serde_json::Value::Bool(b) => assert!(rest.starts_with(&b.to_string()), "{file}:{pointer} at {rest:.40}"),
-            serde_json::Value::Object(_) if file.ends_with(".json") => assert!(rest.starts_with('{'), "{file}:{pointer} at {rest:.40}"),
-            serde_json::Value::Array(_) if file.ends_with(".json") => assert!(rest.starts_with('['), "{file}:{pointer} at {rest:.40}"),
+            serde_json::Value::Object(_) if is_json => assert!(rest.starts_with('{'), "{file}:{pointer} at {rest:.40}"),
+            // A JSON Lines file as a whole (an account's finding) is its first line.
+            serde_json::Value::Array(_) if pointer.is_empty() && file.ends_with(".jsonl") => {}
+            serde_json::Value::Array(_) if is_json => assert!(rest.starts_with('['), "{file}:{pointer} at {rest:.40}"),
             _ => {}
         }
     }
@@ -53,6 +60,43 @@ fn check_locations(dir: &std::path::Path) -> usize {
 #[test]
 fn every_demo_finding_points_at_its_value() {
     assert_eq!(check_locations(&common::root().join("fixtures/demo")), 19);
+}
+
+#[test]
+fn json_lines_findings_point_at_their_values() {
+    // The demo with its pools and its zone's hostnames one record per line.
+    let demo = common::root().join("fixtures/demo");
+    let dir = temp_dir(&[]);
+    for entry in std::fs::read_dir(&demo).expect("demo") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().expect("name").to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(dir.path().join(&name), &text).expect("write");
+    }
+    let pools: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(demo.join("pools.json")).expect("pools")).expect("json");
+    let lines: Vec<String> = pools["result"]
+        .as_array()
+        .expect("a pool list")
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    std::fs::remove_file(dir.path().join("pools.json")).expect("remove");
+    // Blank lines between records are skipped; the pointer counts records.
+    std::fs::write(dir.path().join("pools.jsonl"), format!("\n{}\n", lines.join("\n\n"))).expect("write");
+    let findings = check_locations(dir.path());
+    assert_eq!(findings, 19, "the same findings as the JSON export");
+    let doc = json(&common::run_in(
+        dir.path(),
+        &["check", ".", "--format", "json", "--select", "LB001", "--as-of", "2024-10-01"],
+    ));
+    let at = &doc["findings"][0]["location"];
+    assert_eq!(at["file"], "pools.jsonl");
+    assert!(
+        at["pointer"]
+            .as_str()
+            .is_some_and(|p| p.starts_with('/') && !p.starts_with("/result")),
+        "{at}"
+    );
 }
 
 #[test]

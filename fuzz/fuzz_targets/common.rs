@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use edgeaudit::adapt::Builder;
-use edgeaudit::input::source::{Format, SourceFile};
+use edgeaudit::input::InputFormat;
+use edgeaudit::input::source::SourceFile;
 use edgeaudit::load::{LoadOptions, parse_files};
 
-pub fn load(data: &[u8], format: Format, name: &str, analyse: bool) {
+pub fn load(data: &[u8], format: &'static dyn InputFormat, name: &str, analyse: bool) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let file = SourceFile {
         name: name.to_string(),

@@ -3,5 +3,5 @@
 mod common;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    common::load(data, edgeaudit::input::source::Format::Yaml, "input", false);
+    common::load(data, &edgeaudit::input::yaml::YAML, "input", false);
 });

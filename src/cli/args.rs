@@ -75,6 +75,8 @@ pub enum Color {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InputFormat {
     Json,
+    /// JSON Lines: one record per line.
+    Jsonl,
     Yaml,
 }
 
@@ -87,8 +89,8 @@ pub enum InputFormat {
   edgeaudit check exports/ --baseline .edgeaudit-baseline.json     fail only on new findings
   edgeaudit explain LB001                           what a rule means and what to do")]
 pub struct CheckArgs {
-    /// Files or directories (walked recursively for *.json, *.yaml, *.yml, *.zone, *.bind,
-    /// *.tfstate and *.tf; `.tfvars` beside a `.tf` are read with it); `-` reads stdin.
+    /// Files or directories (walked recursively for *.json, *.jsonl, *.ndjson, *.yaml, *.yml,
+    /// *.zone, *.bind, *.tfstate and *.tf; `.tfvars` beside a `.tf` are read with it); `-` reads stdin.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
     /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown or junit; repeat it, and add `=FILE` to write one to a file

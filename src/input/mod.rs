@@ -15,6 +15,7 @@
 pub mod bind;
 pub mod hcl;
 pub mod json;
+pub mod jsonl;
 pub mod locate;
 pub mod shape;
 pub mod source;
@@ -122,7 +123,7 @@ impl PartialEq for dyn InputFormat {
 
 /// Every format, in the order sniffing asks them (YAML, which takes any
 /// text, last).
-pub static FORMATS: [&dyn InputFormat; 5] = [&json::JSON, &tfstate::TFSTATE, &bind::BIND, &hcl::HCL, &yaml::YAML];
+pub static FORMATS: [&dyn InputFormat; 6] = [&json::JSON, &jsonl::JSONL, &tfstate::TFSTATE, &bind::BIND, &hcl::HCL, &yaml::YAML];
 
 /// What the formats keep between the files of one load.
 #[derive(Default)]
@@ -192,7 +193,11 @@ mod tests {
         assert_eq!(sniff("pools: []").name(), "yaml");
         assert_eq!(sniff("").name(), "yaml");
         assert!(hcl::HCL.is_configuration() && !json::JSON.is_configuration());
-        assert_eq!(extension_globs(), "*.json, *.tfstate, *.zone, *.bind, *.tf, *.yaml, *.yml");
+        assert_eq!(
+            extension_globs(),
+            "*.json, *.jsonl, *.ndjson, *.tfstate, *.zone, *.bind, *.tf, *.yaml, *.yml"
+        );
+        assert_eq!(name(from_path("hostnames.ndjson")), Some("jsonl"));
         for format in FORMATS {
             assert_eq!(named(format.name()), Some(format));
         }

@@ -155,7 +155,7 @@ impl<'f> Walker<'f> {
         parse_error: impl FnOnce(E) -> InputError,
     ) -> Result<(), Vec<InputError>> {
         self.run_lines(|w| {
-            let expect = w.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
+            let expect = w.expect();
             match parse(ContainerSeed {
                 walk: &mut *w,
                 pointer: String::new(),
@@ -223,6 +223,18 @@ impl<'f> Walker<'f> {
     pub fn record_at(&mut self, kind: Kind, shape: &Shape<'_>, offset: usize) -> Result<(), Stopped> {
         let origin = self.origin("", Some(offset));
         self.hand_over(kind, origin, shape)
+    }
+
+    /// What the document's records are expected to be: `--kind`'s, else
+    /// recognised by their fields.
+    pub fn expect(&self) -> Expect {
+        self.kind.map(Expect::Kind).unwrap_or(Expect::ByShape)
+    }
+
+    /// Whether the walk stopped at an error it keeps (the parser's error
+    /// that unwound it is then not the one to report).
+    pub fn stopped(&self) -> bool {
+        self.error.is_some()
     }
 
     pub fn file_id(&self) -> FileId {

@@ -1,5 +1,5 @@
 //! Which files to read: paths as given, directories walked recursively in
-//! sorted order for `*.json`, `*.yaml`, `*.yml` and BIND zone exports
+//! sorted order for `*.json`, JSON Lines (`*.jsonl`, `*.ndjson`), `*.yaml`, `*.yml` and BIND zone exports
 //! (`*.zone`, `*.bind`), Terraform state (`*.tfstate`) and source (`*.tf`;
 //! a named `.tf` file brings the other `.tf` files of its directory, its
 //! configuration, as a module needs all of them), respecting `.gitignore`, `.ignore` and the

@@ -111,7 +111,7 @@ fn starts_a_comment(text: &str, offset: usize) -> bool {
 
 /// serde_json reports a type error after the value it rejected; a person
 /// wants the value's first character. `end` is the value's last byte.
-fn scalar_start(bytes: &[u8], end: usize) -> usize {
+pub fn scalar_start(bytes: &[u8], end: usize) -> usize {
     let is_scalar = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+');
     match bytes.get(end) {
         Some(b'"') => {
