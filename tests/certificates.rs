@@ -330,3 +330,43 @@ fn ca004_sends_no_request_without_the_hostnames_validation() {
         "{unknown}"
     );
 }
+
+/// CA011's remedy is one PATCH of the zone's Universal SSL settings, planned
+/// once however many universal packs the zone has, with what `apply` checks
+/// first; a zone the export does not name gets a person's step.
+#[test]
+fn a_zones_universal_ssl_is_moved_once_for_all_its_packs() {
+    let export = br#"zones:
+  - zone_id: 11111111111111111111111111111111
+    universal_ssl: {enabled: true, certificate_authority: lets_encrypt}
+    certificate_packs:
+      - {id: p1, type: universal, hosts: [a.example], status: active, certificate_authority: lets_encrypt, certificates: []}
+      - {id: p2, type: universal, hosts: [b.example], status: active, certificate_authority: lets_encrypt, certificates: []}
+  - universal_ssl: {enabled: true, certificate_authority: lets_encrypt}
+    certificate_packs:
+      - {id: p3, type: universal, hosts: [c.example], status: active, certificate_authority: lets_encrypt, certificates: []}
+"#;
+    let dir = temp_dir(&[("zones.yaml", export)]);
+    let path = path_str(&dir.path().join("zones.yaml"));
+    let findings = report(&path, "CA011", "2024-10-01");
+    assert_eq!(findings["findings"].as_array().map(Vec::len), Some(3), "{findings:#}");
+    let r = run(&["plan", &path, "--format", "json", "--as-of", "2024-10-01", "--no-config"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let plan = json(&r);
+    let steps = plan["accounts"][0]["steps"].as_array().expect("steps");
+    let sets: Vec<&serde_json::Value> = steps.iter().filter(|s| s["kind"] == "set_universal_ssl").collect();
+    assert_eq!(sets.len(), 1, "one request for the zone: {steps:#?}");
+    assert_eq!(sets[0]["method"], "PATCH");
+    assert_eq!(sets[0]["path"], "/zones/11111111111111111111111111111111/ssl/universal/settings");
+    assert_eq!(sets[0]["body"], serde_json::json!({"certificate_authority": "google"}));
+    assert_eq!(sets[0]["expects"], serde_json::json!({"certificate_authority": "lets_encrypt"}));
+    let manual: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["kind"] == "manual")
+        .filter_map(|s| s["reason"].as_str())
+        .collect();
+    assert!(
+        manual.len() == 1 && manual[0].contains("CA011: the export does not give the zone id"),
+        "{manual:?}"
+    );
+}

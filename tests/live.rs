@@ -86,6 +86,13 @@ fn account(pools: usize, hostnames: usize) -> State {
         zone: ZONE.into(),
         custom_hostnames,
         total_tls: json!({"enabled": true, "certificate_authority": "lets_encrypt", "validity_period": 90}),
+        // Let's Encrypt named in the settings: chosen, so never switched by the service (CA011).
+        universal_ssl: json!({"enabled": true, "certificate_authority": "lets_encrypt"}),
+        certificate_packs: vec![json!({
+            "id": "3822ff90-ea29-44df-9e55-21300bb9419b", "type": "universal", "status": "active",
+            "hosts": ["customer.example", "*.customer.example"], "certificate_authority": "lets_encrypt",
+            "validity_days": 90, "certificates": []
+        })],
         ..State::default()
     }
 }
@@ -205,6 +212,7 @@ fn assert_done(service: &Service, plan: &Value, initial_policies: usize) {
             assert_ne!(host["ssl"]["certificate_authority"], "lets_encrypt");
         }
         assert_eq!(state.total_tls["certificate_authority"], "google");
+        assert_eq!(state.universal_ssl["certificate_authority"], "google");
     });
 }
 
@@ -333,6 +341,7 @@ fn at_every_request_every_fault_loses_no_alert_and_a_rerun_converges() {
         "clear_pool",
         "edit_custom_hostname",
         "set_total_tls",
+        "set_universal_ssl",
     ] {
         assert!(count_kind(&plan, kind) > 0, "the plan has a {kind} step: {plan:#}");
     }

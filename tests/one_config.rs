@@ -177,7 +177,7 @@ fn show_config_names_the_file_and_the_values_in_force() {
         assert!(r.stdout.lines().any(|l| l == line), "{line}:\n{}", r.stdout);
     }
     assert!(
-        r.stdout.contains("rules: 17 (CA001,") && !r.stdout.contains("EX001"),
+        r.stdout.contains("rules: 18 (CA001,") && !r.stdout.contains("EX001"),
         "{}",
         r.stdout
     );
@@ -209,7 +209,7 @@ fn plan_and_inventory_show_their_config_in_checks_words() {
     ] {
         assert!(plan.stdout.lines().any(|l| l == line), "{line}:\n{}", plan.stdout);
     }
-    assert!(plan.stdout.lines().any(|l| l.starts_with("rules: 22 (")), "{}", plan.stdout);
+    assert!(plan.stdout.lines().any(|l| l.starts_with("rules: 23 (")), "{}", plan.stdout);
     assert!(
         !plan.stdout.contains("fail_on") && !plan.stdout.contains("baseline"),
         "{}",

@@ -249,7 +249,7 @@ fn markdown_report_snapshot() {
 fn junit_report_snapshot() {
     let out = run(&["check", "fixtures/demo", "--format", "junit", "--as-of", AS_OF]).stdout;
     assert!(
-        out.contains(r#"<testsuites name="edgeaudit" tests="24" failures="15" skipped="0">"#),
+        out.contains(r#"<testsuites name="edgeaudit" tests="25" failures="15" skipped="0">"#),
         "{out}"
     );
     assert_eq!(

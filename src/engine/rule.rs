@@ -53,6 +53,9 @@ pub enum RemedyKind {
     CustomHostnameCa,
     /// Move Total TLS to another CA.
     TotalTlsCa,
+    /// Move a zone's Universal SSL to another CA (its universal certificate
+    /// pack is then issued again by it).
+    UniversalSslCa,
     /// A policy's filter value to correct: a plan's policy update respells
     /// what it can; the rest is a person's decision.
     PolicyFilterValue,
@@ -68,6 +71,7 @@ impl RemedyKind {
             RemedyKind::ClearPages => Some(Kind::Account),
             RemedyKind::CustomHostnameCa => Some(Kind::CustomHostname),
             RemedyKind::TotalTlsCa => Some(Kind::TotalTls),
+            RemedyKind::UniversalSslCa => Some(Kind::CertificatePack),
             RemedyKind::PolicyFilterValue => Some(Kind::NotificationPolicy),
             RemedyKind::Manual => None,
         }
@@ -86,6 +90,7 @@ impl RemedyKind {
             RemedyKind::ClearPages => "clear_pages",
             RemedyKind::CustomHostnameCa => "custom_hostname_ca",
             RemedyKind::TotalTlsCa => "total_tls_ca",
+            RemedyKind::UniversalSslCa => "universal_ssl_ca",
             RemedyKind::PolicyFilterValue => "policy_filter_value",
             RemedyKind::Manual => "manual",
         }
@@ -255,8 +260,8 @@ pub struct RuleSpec {
     #[serde(default)]
     pub action: Option<RuleAction>,
     /// `replace_then_clear`, `clear_pool`, `clear_pages`,
-    /// `custom_hostname_ca`, `total_tls_ca`, `policy_filter_value` or
-    /// `manual`; absent: the remedy is not an action.
+    /// `custom_hostname_ca`, `total_tls_ca`, `universal_ssl_ca`,
+    /// `policy_filter_value` or `manual`; absent: the remedy is not an action.
     #[serde(default)]
     pub remedy: Option<Spanned<RemedyKind>>,
 }

@@ -286,6 +286,12 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
         Bool,
         "the CA was chosen explicitly: every pack but a universal one, which only when the zone's Universal SSL settings name a CA",
     ),
+    choice(
+        "universal_authority",
+        AUTHORITIES,
+        "the CA the zone's Universal SSL settings name, which its universal certificates are issued from (`unknown` when they name none or are not in the export)",
+    ),
+    spec("zone_id", Text, "the zone's id (`{zone_id}` when the export does not say)"),
     spec(
         "status",
         Text,
@@ -450,6 +456,8 @@ pub fn reads(kind: Kind, fact: &str) -> Option<&'static [&'static str]> {
         (Kind::CertificatePack, "hosts") => &["/hosts"],
         (Kind::CertificatePack, "authority") => &["/certificate_authority"],
         (Kind::CertificatePack, "explicit") => &["/type"],
+        // Read from the zone's Universal SSL settings, not from the pack.
+        (Kind::CertificatePack, "universal_authority") => &[],
         (Kind::CertificatePack, "status") => &["/status", "/certificates"],
         (Kind::CertificatePack, "expires_on") => &["/certificates"],
         (Kind::CustomHostname, "hostname" | "hosts") => &["/hostname"],

@@ -177,6 +177,7 @@ mod tests {
 pub struct CertificatePackFacts<'a> {
     pack: &'a crate::model::certificate::CertificatePack,
     zone_universal_ssl: Option<&'a crate::model::certificate::ZoneSetting>,
+    zone: Option<&'a crate::model::certificate::Zone>,
 }
 
 impl<'a> CertificatePackFacts<'a> {
@@ -184,7 +185,24 @@ impl<'a> CertificatePackFacts<'a> {
         pack: &'a crate::model::certificate::CertificatePack,
         zone_universal_ssl: Option<&'a crate::model::certificate::ZoneSetting>,
     ) -> Self {
-        CertificatePackFacts { pack, zone_universal_ssl }
+        CertificatePackFacts {
+            pack,
+            zone_universal_ssl,
+            zone: None,
+        }
+    }
+
+    /// The pack's zone, which its requests are addressed to.
+    pub fn in_zone(mut self, zone: Option<&'a crate::model::certificate::Zone>) -> Self {
+        self.zone = zone;
+        self
+    }
+
+    /// The CA the zone's Universal SSL settings name, which the service
+    /// issues the zone's universal certificates from.
+    fn universal_authority(&self) -> crate::model::certificate::Authority {
+        self.zone_universal_ssl
+            .map_or(crate::model::certificate::Authority::Unknown, |s| s.authority.clone())
     }
 
     fn explicit(&self) -> bool {
@@ -199,6 +217,10 @@ impl<'a> CertificatePackFacts<'a> {
 impl Facts for CertificatePackFacts<'_> {
     fn subject(&self) -> Subject<'_> {
         self.pack.subject()
+    }
+
+    fn zone_id(&self) -> Option<&str> {
+        self.zone.and_then(|z| z.id.as_deref())
     }
 
     fn made(&self) -> Option<crate::model::as_of::Made> {
@@ -221,6 +243,8 @@ impl Facts for CertificatePackFacts<'_> {
             "hosts" => Fact::new(text_items(p.hosts.iter().map(String::as_str)), at.hosts),
             "authority" => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
             "explicit" => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
+            "universal_authority" => Fact::new(static_text(self.universal_authority().as_str()), at.certificate_authority),
+            "zone_id" => Fact::new(text(self.zone_id().unwrap_or("{zone_id}")), at.certificate_authority),
             "status" => match active().next() {
                 Some((i, _)) => Fact::at(static_text("active"), join(&at.certificate(i), at.issued.status)),
                 None => Fact::new(text(&p.status), at.status),
@@ -327,6 +351,31 @@ mod pack_tests {
         );
         let advanced = pack("advanced");
         assert_eq!(explicit(&CertificatePackFacts::new(&advanced, None)), Some(Value::Bool(true)));
+        // What the settings name, whatever the pack's own CA is now.
+        let named = |f: &CertificatePackFacts| f.get("universal_authority").map(|f| f.value);
+        assert_eq!(
+            named(&CertificatePackFacts::new(&universal, Some(&chosen))),
+            Some(static_text("lets_encrypt"))
+        );
+        assert_eq!(
+            named(&CertificatePackFacts::new(&universal, Some(&settings(Authority::Google)))),
+            Some(static_text("google"))
+        );
+        assert_eq!(
+            named(&CertificatePackFacts::new(&universal, Some(&unset))),
+            Some(static_text("unknown"))
+        );
+        assert_eq!(named(&CertificatePackFacts::new(&universal, None)), Some(static_text("unknown")));
+        let zone = crate::model::certificate::Zone {
+            key: (crate::model::origin::FileId(0), 0),
+            id: Some("9a7806061c88ada191ed06f989cc3dac".into()),
+            name: None,
+        };
+        assert_eq!(CertificatePackFacts::new(&universal, None).zone_id(), None);
+        assert_eq!(
+            CertificatePackFacts::new(&universal, None).in_zone(Some(&zone)).zone_id(),
+            Some("9a7806061c88ada191ed06f989cc3dac")
+        );
         crate::facts::tests::provides_its_catalogue(&CertificatePackFacts::new(&advanced, None));
         crate::facts::tests::provides_its_catalogue(&TotalTlsFacts::new(&chosen, None));
     }

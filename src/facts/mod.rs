@@ -322,7 +322,7 @@ impl<'a> Analysis<'a> {
                 let pack = account.certificate_packs.get(i)?;
                 let universal = pack.zone.and_then(|zone| self.universal_ssl[a].get(&zone).copied());
                 Some(f(&export::WithCopies::new(
-                    &certificate::CertificatePackFacts::new(pack, universal),
+                    &certificate::CertificatePackFacts::new(pack, universal).in_zone(account.zone(pack.zone)),
                     account.conflicts_of(Kind::CertificatePack, i),
                     &self.files,
                 )

@@ -164,6 +164,16 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
             }],
             None => manual(format!("the export does not give the zone id: find it, then: {}", message())),
         },
+        RemedyKind::UniversalSslCa => match facts.zone_id() {
+            Some(zone) => vec![Action {
+                request: Request::SetUniversalSsl {
+                    zone_id: zone.to_string(),
+                    body: json!({"certificate_authority": MOVE_TO}),
+                },
+                depends_on: Vec::new(),
+            }],
+            None => manual(format!("the export does not give the zone id: find it, then: {}", message())),
+        },
         // A person's decision; a filter value the plan respells is settled by the plan's update.
         RemedyKind::PolicyFilterValue | RemedyKind::Manual => manual(message()),
     }

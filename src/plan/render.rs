@@ -43,7 +43,9 @@ impl Tally {
                 Request::UpdatePolicy { .. } => t.updates += 1,
                 Request::ClearPage { .. } => t.page_clears += 1,
                 Request::ClearPool { .. } => t.pool_clears += 1,
-                Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } => t.certificate_changes += 1,
+                Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } | Request::SetUniversalSsl { .. } => {
+                    t.certificate_changes += 1
+                }
                 Request::Manual { .. } | Request::Terraform(_) => t.manual += 1,
             }
         }
@@ -174,7 +176,9 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
         Request::EditCustomHostname { hostname_id, .. } => {
             step["expects"] = json!({"certificate_authority": Request::MOVES_OFF, "hostname_id": hostname_id});
         }
-        Request::SetTotalTls { .. } => step["expects"] = json!({"certificate_authority": Request::MOVES_OFF}),
+        Request::SetTotalTls { .. } | Request::SetUniversalSsl { .. } => {
+            step["expects"] = json!({"certificate_authority": Request::MOVES_OFF})
+        }
         _ => {}
     }
     step

@@ -44,6 +44,9 @@ pub enum Request {
     },
     /// `POST /zones/{zone_id}/acm/total_tls`.
     SetTotalTls { zone_id: String, body: Value },
+    /// `PATCH /zones/{zone_id}/ssl/universal/settings`: the CA the zone's
+    /// universal certificates are issued from.
+    SetUniversalSsl { zone_id: String, body: Value },
     /// A decision for a person: what to do, and why it is not automated.
     Manual { rule: String, what: String },
     /// An edit of a Terraform configuration (the remedy of a resource of
@@ -115,7 +118,7 @@ pub fn segment(id: &str) -> String {
 
 impl Request {
     /// The CA the certificate requests move off: the plan makes them only for
-    /// a custom hostname or Total TLS on Let's Encrypt, and `apply` sends one
+    /// a custom hostname, Total TLS or Universal SSL on Let's Encrypt, and `apply` sends one
     /// only while the resource is still on it.
     pub const MOVES_OFF: &'static str = "lets_encrypt";
 
@@ -128,6 +131,7 @@ impl Request {
             Request::ClearPool { .. } => "clear_pool",
             Request::EditCustomHostname { .. } => "edit_custom_hostname",
             Request::SetTotalTls { .. } => "set_total_tls",
+            Request::SetUniversalSsl { .. } => "set_universal_ssl",
             Request::Manual { .. } => "manual",
             Request::Terraform(_) => "terraform",
         }
@@ -137,7 +141,10 @@ impl Request {
         Some(match self {
             Request::CreatePolicy { .. } | Request::SetTotalTls { .. } => "POST",
             Request::UpdatePolicy { .. } => "PUT",
-            Request::ClearPage { .. } | Request::ClearPool { .. } | Request::EditCustomHostname { .. } => "PATCH",
+            Request::ClearPage { .. }
+            | Request::ClearPool { .. }
+            | Request::EditCustomHostname { .. }
+            | Request::SetUniversalSsl { .. } => "PATCH",
             Request::Manual { .. } | Request::Terraform(_) => return None,
         })
     }
@@ -163,6 +170,7 @@ impl Request {
                 format!("/zones/{}/custom_hostnames/{}", segment(zone_id), segment(hostname_id))
             }
             Request::SetTotalTls { zone_id, .. } => format!("/zones/{}/acm/total_tls", segment(zone_id)),
+            Request::SetUniversalSsl { zone_id, .. } => format!("/zones/{}/ssl/universal/settings", segment(zone_id)),
             Request::Manual { .. } | Request::Terraform(_) => return None,
         })
     }
@@ -182,9 +190,10 @@ impl Request {
     pub fn body_ref(&self) -> Option<Body<'_>> {
         match self {
             Request::CreatePolicy { body, .. } => Some(Body::Policy(body)),
-            Request::UpdatePolicy { body, .. } | Request::EditCustomHostname { body, .. } | Request::SetTotalTls { body, .. } => {
-                Some(Body::Json(body))
-            }
+            Request::UpdatePolicy { body, .. }
+            | Request::EditCustomHostname { body, .. }
+            | Request::SetTotalTls { body, .. }
+            | Request::SetUniversalSsl { body, .. } => Some(Body::Json(body)),
             Request::ClearPage { .. } | Request::ClearPool { .. } => Some(Body::ClearEmail),
             Request::Manual { .. } | Request::Terraform(_) => None,
         }
@@ -240,6 +249,10 @@ impl Request {
             ),
             Request::SetTotalTls { .. } => {
                 "move Total TLS off Let's Encrypt: its certificates then chain to a CA legacy clients trust".to_string()
+            }
+            Request::SetUniversalSsl { .. } => {
+                "move Universal SSL off Let's Encrypt: the zone's universal certificate is issued again by a CA legacy clients trust"
+                    .to_string()
             }
             Request::Manual { rule, what } => format!("{rule}: {what}"),
             Request::Terraform(TerraformEdit::AddResource { address, pools, .. }) => format!(

@@ -325,7 +325,8 @@ impl Service {
                 self.pools[i].recipients.clear();
             }
             // Certificate changes and manual steps do not touch notifications.
-            Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } | Request::Manual { .. } => {}
+            Request::EditCustomHostname { .. } | Request::SetTotalTls { .. } | Request::SetUniversalSsl { .. } | Request::Manual { .. } => {
+            }
             // Applied by Terraform, not by the service: a plan holding one proves nothing.
             Request::Terraform(_) => return Err("a Terraform edit cannot be replayed on the service".to_string()),
         }

@@ -72,10 +72,13 @@ pub struct State {
     /// Pool records as the API returns them.
     pub pools: Vec<Value>,
     pub policies: Vec<Value>,
-    /// One zone: its id, custom hostnames and Total TLS settings.
+    /// One zone: its id, custom hostnames, Total TLS and Universal SSL
+    /// settings (`null`: enabled, no CA named) and certificate packs.
     pub zone: String,
     pub custom_hostnames: Vec<Value>,
     pub total_tls: Value,
+    pub universal_ssl: Value,
+    pub certificate_packs: Vec<Value>,
     /// A fault at the k-th request (1-based), and from there on when `persistent`.
     pub fault: Option<(usize, Fault)>,
     pub persistent: bool,
@@ -313,6 +316,14 @@ fn query(target: &str, key: &str) -> Option<usize> {
     q.split('&').find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
 }
 
+fn universal_ssl(state: &State) -> Value {
+    if state.universal_ssl.is_null() {
+        json!({"enabled": true})
+    } else {
+        state.universal_ssl.clone()
+    }
+}
+
 fn page(records: &[Value], target: &str, default_per_page: usize) -> Value {
     let per_page = query(target, "per_page").unwrap_or(default_per_page).max(1);
     let page = query(target, "page").unwrap_or(1).max(1);
@@ -522,8 +533,25 @@ fn handle_zone(state: &mut State, method: &str, rest: &str, target: &str, body: 
             }
         }
         ("GET", "/acm/total_tls") => (200, ok(state.total_tls.clone())),
-        ("GET", "/ssl/certificate_packs" | "/custom_certificates" | "/dns_records") => (200, page(&[], target, 20)),
-        ("GET", "/ssl/universal/settings") => (200, ok(json!({"enabled": true}))),
+        ("GET", "/ssl/certificate_packs") => (200, page(&state.certificate_packs, target, 20)),
+        ("GET", "/custom_certificates" | "/dns_records") => (200, page(&[], target, 20)),
+        ("GET", "/ssl/universal/settings") => (200, ok(universal_ssl(state))),
+        // The zone's universal certificates are issued again by the CA named.
+        ("PATCH", "/ssl/universal/settings") => {
+            let mut settings = universal_ssl(state);
+            for field in ["enabled", "certificate_authority"] {
+                if let Some(value) = body.get(field) {
+                    settings[field] = value.clone();
+                }
+            }
+            if let Some(ca) = body.get("certificate_authority") {
+                for pack in state.certificate_packs.iter_mut().filter(|p| p["type"] == "universal") {
+                    pack["certificate_authority"] = ca.clone();
+                }
+            }
+            state.universal_ssl = settings.clone();
+            (200, ok(settings))
+        }
         ("POST", "/acm/total_tls") => {
             state.total_tls =
                 json!({"enabled": body["enabled"], "certificate_authority": body["certificate_authority"], "validity_period": 90});

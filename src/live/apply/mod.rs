@@ -294,7 +294,7 @@ impl<'a> AccountRun<'a> {
             Kind::CreatePolicy => Ok(self.check_create(step)),
             Kind::UpdatePolicy => self.check_update(step),
             Kind::ClearPage | Kind::ClearPool => self.check_clear(step),
-            Kind::EditCustomHostname | Kind::SetTotalTls => self.check_certificate(step),
+            Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => self.check_certificate(step),
             Kind::Manual | Kind::Terraform => Ok(Ready::Done("a step for a person".into())),
         }
     }

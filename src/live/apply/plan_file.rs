@@ -48,6 +48,7 @@ pub enum Kind {
     ClearPool,
     EditCustomHostname,
     SetTotalTls,
+    SetUniversalSsl,
     Manual,
     Terraform,
 }
@@ -85,6 +86,7 @@ fn endpoint(kind: &Kind) -> Option<(&'static str, &'static str)> {
         Kind::ClearPool => ("PATCH", "/load_balancers/pools/"),
         Kind::EditCustomHostname => ("PATCH", "/custom_hostnames/"),
         Kind::SetTotalTls => ("POST", "/acm/total_tls"),
+        Kind::SetUniversalSsl => ("PATCH", "/ssl/universal/settings"),
         Kind::Manual | Kind::Terraform => return None,
     })
 }
@@ -156,14 +158,14 @@ fn check_step(step: &Step, account: &str) -> Result<(), String> {
         return Err("no `body`".into());
     }
     let rest = match step.kind {
-        Kind::EditCustomHostname | Kind::SetTotalTls => path
+        Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => path
             .strip_prefix("/zones/")
             .and_then(|r| r.split_once('/'))
             .map(|(_, r)| format!("/{r}")),
         _ => path.strip_prefix(&format!("/accounts/{account}")).map(str::to_string),
     };
     let fits = rest.as_deref().is_some_and(|r| match step.kind {
-        Kind::CreatePolicy | Kind::SetTotalTls => r == shape,
+        Kind::CreatePolicy | Kind::SetTotalTls | Kind::SetUniversalSsl => r == shape,
         _ => r.starts_with(shape) && r.len() > shape.len(),
     });
     if !fits || path.contains("..") || path.contains('#') {
