@@ -103,7 +103,7 @@ fn select_and_ignore_take_ids_and_prefixes() {
     assert_eq!(
         demo_rules(&["--ignore", "LB00"]),
         vec![
-            "CA001", "CA002", "CA003", "CA004", "CA005", "CA006", "CA007", "CA008", "CA009", "CA010"
+            "CA001", "CA002", "CA003", "CA004", "CA005", "CA006", "CA007", "CA008", "CA009", "CA010", "CA011"
         ]
     );
     assert_eq!(demo_rules(&["--ignore", "LB,CA"]), Vec::<String>::new());
@@ -137,7 +137,7 @@ fn several_formats_in_one_run() {
     assert!(
         std::fs::read_to_string(&report)
             .expect("report written")
-            .contains("Found 19 findings")
+            .contains("Found 20 findings")
     );
     let clash = run(&[
         "check",

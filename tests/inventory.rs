@@ -8,7 +8,7 @@ use common::{json, run};
 fn every_certificate_of_the_demo_is_listed_with_its_chain_status() {
     let doc = json(&run(&["inventory", "fixtures/demo", "--format", "json"]));
     let rows = doc["certificates"].as_array().expect("certificates");
-    assert_eq!(rows.len(), 12);
+    assert_eq!(rows.len(), 13);
     let by_host = |host: &str| {
         rows.iter()
             .find(|r| r["hosts"].as_str().unwrap_or_default().contains(host))
@@ -41,8 +41,8 @@ fn the_ca_filter_keeps_the_free_public_ca() {
     let rows = doc["certificates"].as_array().expect("certificates");
     assert_eq!(
         rows.len(),
-        9,
-        "12 less the google pack, the google hostname and the default-CA hostname"
+        10,
+        "13 less the google pack, the google hostname and the default-CA hostname"
     );
     assert!(rows.iter().all(|r| r["ca"] == "lets_encrypt"));
     let google = json(&run(&["inventory", "fixtures/demo", "--ca", "GOOGLE", "--format", "json"]));
@@ -58,11 +58,11 @@ fn csv_and_table_render_the_same_rows() {
         lines[0],
         "kind,id,hosts,ca,explicit,bundle_method,key_type,uploaded,expires,chain,file,pointer"
     );
-    assert_eq!(lines.len(), 13);
+    assert_eq!(lines.len(), 14);
     assert!(lines.iter().all(|l| l.split(',').count() == 12), "no field needs quoting here");
     let table = run(&["inventory", "fixtures/demo"]);
     assert!(table.stdout.starts_with("kind "));
-    assert!(table.stdout.trim_end().ends_with("12 certificate(s)"));
+    assert!(table.stdout.trim_end().ends_with("13 certificate(s)"));
 }
 
 #[test]

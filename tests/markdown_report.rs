@@ -30,10 +30,10 @@ fn the_report_opens_with_five_lines_by_migration_and_by_action() {
         lines,
         [
             "- **Pool notifications**: 8 findings (2 errors, 5 warnings, 1 note) on 1 account, 4 pools and 3 notification policies",
-            "- **Let's Encrypt chain**: 11 findings (3 errors, 5 warnings, 3 notes) on 2 certificate packs, 4 custom certificates, 2 custom hostnames and 1 Total TLS setting",
+            "- **Let's Encrypt chain**: 12 findings (3 errors, 6 warnings, 3 notes) on 3 certificate packs, 4 custom certificates, 2 custom hostnames and 1 Total TLS setting",
             "- **Clear now**: 1 pool — every legacy e-mail is delivered by a policy; clear `notification_email` (LB002)",
             "- **Create a policy first**: 3 pools — create the policy that delivers the legacy e-mails, then clear; `edgeaudit plan` writes both (LB001, LB003)",
-            "- **Choose a CA**: 1 certificate pack, 2 custom hostnames and 1 Total TLS setting — stay on Let's Encrypt unless another CA is chosen, or allowed by CAA (CA002, CA003, CA004, CA005)",
+            "- **Choose a CA**: 2 certificate packs, 2 custom hostnames and 1 Total TLS setting — stay on Let's Encrypt unless another CA is chosen, or allowed by CAA (CA002, CA003, CA004, CA005, CA011)",
             "",
         ],
         "{page}"
@@ -117,7 +117,7 @@ fn the_timeline_draws_certificates_against_the_changes_dates() {
     }
     // A bar per dated certificate: the cross-signed chain first and marked.
     let bars: Vec<&&str> = chart.iter().filter(|l| l.contains(", 20") && !l.contains("milestone")).collect();
-    assert_eq!(bars.len(), 7, "{}", chart.join("\n"));
+    assert_eq!(bars.len(), 8, "{}", chart.join("\n"));
     assert_eq!(
         *bars[0],
         "    shop.example.com (custom certificate cross-signed chain) : crit, done, 2024-06-02, 2024-08-31"
@@ -127,7 +127,7 @@ fn the_timeline_draws_certificates_against_the_changes_dates() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("7 of 12 certificates drawn (not drawn: 5 without an upload and an expiry date in the export).")),
+            .any(|l| l.starts_with("8 of 13 certificates drawn (not drawn: 5 without an upload and an expiry date in the export).")),
         "{lines:?}"
     );
 }

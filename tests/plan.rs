@@ -277,7 +277,7 @@ fn findings_carry_their_remedy_as_actions_that_agree_with_their_messages() {
                 );
             }
         }
-        let expected: BTreeSet<String> = ["LB001", "LB002", "LB003", "LB004", "CA003", "CA004"]
+        let expected: BTreeSet<String> = ["LB001", "LB002", "LB003", "LB004", "CA003", "CA004", "CA011"]
             .iter()
             .map(|s| s.to_string())
             .collect();

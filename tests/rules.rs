@@ -231,3 +231,32 @@ fn replacement_policy_reproduces_the_legacy_notification() {
     assert_eq!(body["filters"]["event_source"], serde_json::json!(["pool", "origin"]));
     assert_eq!(body["mechanisms"]["email"], serde_json::json!([{"id": "eu-ops@example.com"}]));
 }
+
+/// The README says every LB and CA rule fires on the demo at least once,
+/// today and as of 2024-10-01: a new rule comes with a demo resource.
+#[test]
+fn every_lb_and_ca_rule_fires_on_the_demo() {
+    let listed = json(&run(&["rules", "--format", "json"]));
+    let ids: std::collections::BTreeSet<String> = listed
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .filter(|id| id.starts_with("LB") || id.starts_with("CA"))
+        .map(str::to_string)
+        .collect();
+    assert!(ids.len() >= 18, "{ids:?}");
+    for as_of in [None, Some("2024-10-01")] {
+        let mut args = vec!["check", "fixtures/demo", "--format", "json", "--no-config"];
+        args.extend(as_of.iter().flat_map(|d| ["--as-of", *d]));
+        let doc = json(&run(&args));
+        let fired: std::collections::BTreeSet<String> = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str().map(str::to_string))
+            .collect();
+        let missing: Vec<&String> = ids.difference(&fired).collect();
+        assert!(missing.is_empty(), "as of {as_of:?}, no demo finding of {missing:?}");
+    }
+}

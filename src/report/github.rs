@@ -122,7 +122,10 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             out,
             "::notice title=edgeaudit: more findings::{}",
             escape_data(&format!(
-                "{errors} errors, {warnings} warnings and {notices} notices more are not annotated: GitHub shows {ANNOTATIONS_PER_LEVEL} of each level per step. Every finding is in the SARIF upload (code scanning) and in --format json."
+                "{}, {} and {} more are not annotated: GitHub shows {ANNOTATIONS_PER_LEVEL} of each level per step. Every finding is in the SARIF upload (code scanning) and in --format json.",
+                crate::words::plural(errors, "error", "errors"),
+                crate::words::plural(warnings, "warning", "warnings"),
+                crate::words::plural(notices, "notice", "notices")
             ))
         )?;
     }
