@@ -1,6 +1,7 @@
 //! Stage 6: every format renders the same sorted list of findings.
 
 mod actions;
+pub mod views;
 pub mod concise;
 pub mod github;
 pub mod human;

@@ -6,28 +6,12 @@
 
 use std::fmt::Write as _;
 
-use chrono::NaiveDate;
-
 use super::super::Context;
-use crate::inventory::Row;
+use crate::report::views::timeline::{Timeline, ca_words, cross_signed, timeline};
 use crate::words::plural;
 
 /// Bars drawn at most.
 pub const MAX_BARS: usize = 30;
-
-/// The CA as people name it.
-fn ca_words(ca: &str) -> &str {
-    match ca {
-        "lets_encrypt" => "Let's Encrypt",
-        "google" => "Google Trust Services",
-        "ssl_com" => "SSL.com",
-        "digicert" => "DigiCert",
-        "default" => "Default CA",
-        "unknown" => "CA not exported",
-        "other" => "Other CAs",
-        other => other,
-    }
-}
 
 /// Text from an export as a Mermaid task name: a task's name ends at `:`,
 /// and `#`, `;` and markup mean something too, so only plain characters pass.
@@ -46,53 +30,16 @@ fn task_name(s: &str) -> String {
     cleaned.trim().to_string()
 }
 
-fn cross_signed(row: &Row) -> bool {
-    matches!(row.chain, "cross_signed" | "dst_cross_signed")
-}
-
-/// A bar: what it is drawn from, and its order (smaller first).
-struct Bar {
-    order: (bool, bool, NaiveDate, String),
-    row: Row,
-    from: NaiveDate,
-    until: NaiveDate,
-}
-
-fn date(s: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
-}
-
 pub fn write(ctx: &Context, page: &mut String) {
-    let mut bars: Vec<Bar> = Vec::new();
-    let (mut certificates, mut undated) = (0usize, 0usize);
-    crate::inventory::for_each_row(
-        ctx.analysis.inventory(),
-        |_| String::new(),
-        |row| {
-            certificates += 1;
-            let (Some(from), Some(until)) = (date(&row.uploaded), date(&row.expires)) else {
-                undated += 1;
-                return;
-            };
-            if until < from {
-                undated += 1;
-                return;
-            }
-            let order = (!cross_signed(&row), row.ca != "lets_encrypt", until, row.hosts.clone());
-            bars.push(Bar { order, row, from, until });
-            // Keep the first bars only: a million hostnames are never held.
-            if bars.len() >= MAX_BARS * 8 {
-                bars.sort_by(|a, b| a.order.cmp(&b.order));
-                bars.truncate(MAX_BARS);
-            }
-        },
-    );
+    let Timeline {
+        bars,
+        certificates,
+        drawable,
+        undated,
+    } = timeline(ctx, MAX_BARS);
     if certificates == 0 {
         return;
     }
-    bars.sort_by(|a, b| a.order.cmp(&b.order));
-    let drawable = bars.len();
-    bars.truncate(MAX_BARS);
     let _ = writeln!(page, "\n## Certificates against the chain change\n");
     if bars.is_empty() {
         let _ = writeln!(
