@@ -14,6 +14,7 @@ pub mod engine;
 pub mod exit;
 pub mod facts;
 pub mod findings;
+pub mod html;
 pub mod input;
 pub mod inventory;
 pub mod live;

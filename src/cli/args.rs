@@ -93,7 +93,7 @@ pub struct CheckArgs {
     /// *.zone, *.bind, *.tfstate and *.tf; `.tfvars` beside a `.tf` are read with it); `-` reads stdin.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
-    /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown or junit; repeat it, and add `=FILE` to write one to a file
+    /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown, junit or html (a page to open in a browser); repeat it, and add `=FILE` to write one to a file
     /// (e.g. `--format human --format sarif=out.sarif`).
     /// Default: human.
     #[arg(help_heading = "Output", long, value_name = "FORMAT[=FILE]")]
@@ -173,6 +173,8 @@ pub enum PlanFormat {
     Shell,
     /// The new `cloudflare_notification_policy` blocks, and the pools to remove `notification_email` from.
     Terraform,
+    /// A page to open in a browser or attach to a change ticket: the steps in order.
+    Html,
 }
 
 #[derive(Debug, Args)]

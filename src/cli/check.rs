@@ -31,7 +31,7 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
         };
         let format = <Format as clap::ValueEnum>::from_str(name, false)
             .ok()
-            .ok_or_else(|| format!("unknown format `{name}`: expected human, concise, json, sarif, github, markdown or junit"))?;
+            .ok_or_else(|| format!("unknown format `{name}`: expected human, concise, json, sarif, github, markdown, junit or html"))?;
         outputs.push(Output {
             format,
             path: path.or_else(|| args.output.clone()),

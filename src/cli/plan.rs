@@ -81,6 +81,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         PlanFormat::Shell => return fail(SHELL_RETIRED),
         PlanFormat::Markdown => render::markdown(&plans, as_of),
         PlanFormat::Terraform => render::terraform(&plans, &names),
+        PlanFormat::Html => crate::plan::html::html(&plans, as_of),
     };
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write {path}: {e}")),

@@ -86,13 +86,13 @@ impl Tally {
 }
 
 /// The account as a path writes it: its id, or the shell variable / placeholder.
-fn account_in_path(plan: &AccountPlan, placeholder: &str) -> String {
+pub(super) fn account_in_path(plan: &AccountPlan, placeholder: &str) -> String {
     plan.account_id
         .as_deref()
         .map_or_else(|| placeholder.to_string(), super::request::segment)
 }
 
-fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Request)> {
+pub(super) fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Request)> {
     plans
         .iter()
         .flat_map(|p| p.steps.iter().map(move |s| (p, s)))

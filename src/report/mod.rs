@@ -1,9 +1,9 @@
 //! Stage 6: every format renders the same sorted list of findings.
 
 mod actions;
-pub mod views;
 pub mod concise;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
@@ -15,6 +15,7 @@ pub mod skipped;
 pub mod snippet;
 pub mod summary;
 pub mod terminal;
+pub mod views;
 
 use crate::check::Outcome;
 use crate::engine::RuleSet;
@@ -34,6 +35,9 @@ pub enum Format {
     Github,
     Markdown,
     Junit,
+    /// A self-contained page to open in a browser: summary, certificate
+    /// timeline, coverage matrix, filterable findings.
+    Html,
 }
 
 /// Which findings a report writes.
@@ -141,6 +145,7 @@ pub fn render_failure(format: Format, failure: &Failure, out: &mut dyn std::io::
         Format::Github => github::failure(failure, out),
         Format::Markdown => markdown::failure(failure, out),
         Format::Junit => junit::failure(failure, out),
+        Format::Html => html::failure(failure, out),
     }
 }
 
@@ -155,6 +160,7 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
         Format::Github => github::render(ctx, out),
         Format::Markdown => markdown::render(ctx, out),
         Format::Junit => junit::render(ctx, out),
+        Format::Html => html::render(ctx, out),
     }
 }
 

@@ -1,89 +1,17 @@
 //! The five lines a Markdown report opens with: each migration's findings
 //! and what they are about, then the three things people act on — pools to
 //! clear now, pools that need a policy first, resources that need a CA
-//! chosen. Grouped by the rules' own `migration` and `action`, counted per
-//! resource (a resource with two findings is one to act on).
+//! chosen (`report/views/overview.rs` groups them).
 
-use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
 use super::super::Context;
-use crate::engine::rule::{Migration, RuleAction};
-use crate::facts::SubjectRef;
-use crate::findings::Severity;
-use crate::model::Kind;
-use crate::words::plural;
-
-/// What the findings of one group are: counts by severity, the resources
-/// they are about (by kind), and the rules that made them.
-#[derive(Default)]
-struct Tally {
-    by_severity: BTreeMap<Severity, usize>,
-    resources: HashSet<SubjectRef>,
-    rules: std::collections::BTreeSet<String>,
-}
-
-impl Tally {
-    fn add(&mut self, f: &crate::findings::Finding) {
-        *self.by_severity.entry(f.severity).or_default() += 1;
-        self.resources.insert(f.subject);
-        self.rules.insert(f.rule.id.clone());
-    }
-
-    fn findings(&self) -> usize {
-        self.by_severity.values().sum()
-    }
-
-    /// `2 pools and 1 notification policy`
-    fn resources_words(&self) -> String {
-        let mut by_kind: BTreeMap<Kind, usize> = BTreeMap::new();
-        for r in &self.resources {
-            *by_kind.entry(r.kind).or_default() += 1;
-        }
-        let parts: Vec<String> = by_kind
-            .into_iter()
-            .map(|(kind, n)| {
-                let (one, many) = kind.nouns();
-                plural(n, one, many)
-            })
-            .collect();
-        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-        crate::words::list(&parts)
-    }
-
-    fn rules_words(&self) -> String {
-        self.rules.iter().cloned().collect::<Vec<_>>().join(", ")
-    }
-
-    /// `3 findings (1 error, 2 warnings)`
-    fn findings_words(&self) -> String {
-        let severities: Vec<String> = [Severity::Error, Severity::Warning, Severity::Note]
-            .into_iter()
-            .filter_map(|s| {
-                let n = *self.by_severity.get(&s).unwrap_or(&0);
-                (n > 0).then(|| match s {
-                    Severity::Error => plural(n, "error", "errors"),
-                    Severity::Warning => plural(n, "warning", "warnings"),
-                    Severity::Note => plural(n, "note", "notes"),
-                })
-            })
-            .collect();
-        format!("{} ({})", plural(self.findings(), "finding", "findings"), severities.join(", "))
-    }
-}
+use crate::engine::rule::Migration;
+use crate::report::views::overview::{ACTIONS, tallies};
 
 /// The five lines, as a list, and a blank line.
 pub fn write(ctx: &Context, page: &mut String) {
-    let mut migrations: BTreeMap<Migration, Tally> = BTreeMap::new();
-    let mut actions: BTreeMap<RuleAction, Tally> = BTreeMap::new();
-    for f in ctx.outcome.findings.iter().filter(|f| !f.is_suppressed()) {
-        if let Some(m) = f.rule.migration {
-            migrations.entry(m).or_default().add(f);
-        }
-        if let Some(a) = f.rule.action {
-            actions.entry(a).or_default().add(f);
-        }
-    }
+    let (migrations, actions) = tallies(ctx);
     for migration in [Migration::Notifications, Migration::Certificates] {
         let line = match migrations.get(&migration) {
             Some(t) => format!("{} on {}", t.findings_words(), t.resources_words()),
@@ -91,21 +19,7 @@ pub fn write(ctx: &Context, page: &mut String) {
         };
         let _ = writeln!(page, "- **{}**: {line}", migration.words());
     }
-    let actions_lines = [
-        (
-            RuleAction::ClearNow,
-            "every legacy e-mail is delivered by a policy; clear `notification_email`",
-        ),
-        (
-            RuleAction::CreatePolicyFirst,
-            "create the policy that delivers the legacy e-mails, then clear; `edgeaudit plan` writes both",
-        ),
-        (
-            RuleAction::ChooseCa,
-            "stay on Let's Encrypt unless another CA is chosen, or allowed by CAA",
-        ),
-    ];
-    for (action, what) in actions_lines {
+    for (action, what) in ACTIONS {
         let line = match actions.get(&action) {
             Some(t) => format!("{} — {what} ({})", t.resources_words(), t.rules_words()),
             None => "none".to_string(),

@@ -3,4 +3,5 @@
 //! the HTML report show the same thing.
 
 pub mod coverage;
+pub mod overview;
 pub mod timeline;

@@ -1,0 +1,163 @@
+//! The findings that count, by rule (most severe first), each with its
+//! severity in words, its place, its resource and its message; a form above
+//! them filters by severity and resource kind on the page alone. At most
+//! [`MAX_LISTED`] are listed ([`PER_RULE`] of a rule), the rest counted.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::super::Context;
+use crate::findings::Severity;
+use crate::html::escape;
+use crate::words::plural;
+
+/// Findings listed at most, in all and per rule: a browser shows 10,000
+/// in well under its 2 s budget, and a report of a million hostnames stays
+/// a file people can attach.
+pub const MAX_LISTED: usize = 10_000;
+pub const PER_RULE: usize = 2_000;
+
+/// A rule's findings at one severity: how many, and the indexes listed.
+type Groups<'a> = BTreeMap<(Reverse<Severity>, &'a str), (usize, Vec<usize>)>;
+
+pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    // Group the active findings: (severity desc, rule) → indexes.
+    let mut groups: Groups = BTreeMap::new();
+    let mut kinds: BTreeSet<&'static str> = BTreeSet::new();
+    let mut severities: BTreeSet<Severity> = BTreeSet::new();
+    let mut accepted = 0usize;
+    for (i, f) in ctx.outcome.findings.iter().enumerate() {
+        if f.is_suppressed() {
+            accepted += 1;
+            continue;
+        }
+        let group = groups.entry((Reverse(f.severity), f.rule.id.as_str())).or_default();
+        group.0 += 1;
+        if group.1.len() < PER_RULE {
+            group.1.push(i);
+        }
+    }
+    // The overall bound, taken rule by rule in the listing's order.
+    let mut room = MAX_LISTED;
+    for (_, listed) in groups.values_mut() {
+        listed.truncate(room);
+        room -= listed.len();
+    }
+    let mut listed = vec![false; ctx.outcome.findings.len()];
+    for (_, indexes) in groups.values() {
+        for &i in indexes {
+            listed[i] = true;
+            let f = &ctx.outcome.findings[i];
+            kinds.insert(f.subject.kind.as_str());
+            severities.insert(f.severity);
+        }
+    }
+    let total: usize = groups.values().map(|g| g.0).sum();
+    let shown: usize = groups.values().map(|g| g.1.len()).sum();
+    let mut page = String::new();
+    page.push_str("<section id=\"findings\" aria-labelledby=\"findings-h\">\n<h2 id=\"findings-h\">Findings</h2>\n");
+    if total == 0 {
+        page.push_str("<p>No findings.</p>\n</section>\n");
+        return out.write_all(page.as_bytes());
+    }
+    // Hidden until the script runs: without it, every finding shows.
+    page.push_str(
+        "<form id=\"filters\" class=\"no-print\" hidden aria-label=\"Filter the findings\">\n<fieldset><legend>Severity</legend>",
+    );
+    for s in [Severity::Error, Severity::Warning, Severity::Note] {
+        if severities.contains(&s) {
+            let _ = write!(
+                page,
+                "<label><input type=\"checkbox\" name=\"severity\" value=\"{s}\" checked> {s}</label>"
+            );
+        }
+    }
+    page.push_str("</fieldset>\n<fieldset><legend>Resource kind</legend>");
+    for k in &kinds {
+        let _ = write!(
+            page,
+            "<label><input type=\"checkbox\" name=\"kind\" value=\"{k}\" checked> {}</label>",
+            k.replace('_', " ")
+        );
+    }
+    page.push_str("</fieldset>\n</form>\n");
+    let _ = writeln!(
+        page,
+        "<p id=\"shown\" aria-live=\"polite\">{shown} of {shown} listed findings shown</p>"
+    );
+    let mut left = Vec::new();
+    if shown < total {
+        left.push(format!(
+            "{} not listed here (at most {PER_RULE} of a rule and {MAX_LISTED} in all); <code>--format json</code> and SARIF have every one",
+            plural(total - shown, "finding", "findings")
+        ));
+    }
+    if accepted > 0 {
+        left.push(format!(
+            "{} accepted by waivers or the baseline, not listed",
+            plural(accepted, "finding", "findings")
+        ));
+    }
+    if !left.is_empty() {
+        let _ = writeln!(page, "<p class=\"note\">{}.</p>", left.join("; "));
+    }
+    out.write_all(page.as_bytes())?;
+    page.clear();
+    // Messages are rendered (on other threads) for the listed findings only, in order.
+    let order: Vec<usize> = groups.values().flat_map(|g| g.1.iter().copied()).collect();
+    let messages: BTreeMap<usize, String> = ctx.with_messages_where(
+        |i, _| listed[i],
+        |messages| {
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            sorted.into_iter().zip(messages).collect()
+        },
+    );
+    for ((Reverse(severity), id), (count, indexes)) in &groups {
+        let rule = ctx.rules.get(id);
+        let name = rule.map_or("", |r| r.name.as_str());
+        let link = rule.and_then(|r| crate::engine::docs::page_url(r));
+        let _ = writeln!(
+            page,
+            "<section class=\"rule\" data-rule=\"{}\">\n<h3><span class=\"sev sev-{severity}\">{severity}</span> {} <code>{}</code> · {}</h3>",
+            escape(id),
+            match link {
+                Some(url) => format!("<a href=\"{}\">{}</a>", escape(&url), escape(id)),
+                None => escape(id),
+            },
+            escape(name),
+            if *count > indexes.len() {
+                format!("{} listed of {count}", indexes.len())
+            } else {
+                plural(*count, "finding", "findings")
+            }
+        );
+        page.push_str("<ol class=\"findings\">\n");
+        for &i in indexes {
+            let f = &ctx.outcome.findings[i];
+            let r = ctx.resource(f);
+            let resource = match (r.name.is_empty(), r.id.is_empty()) {
+                (false, false) if r.name != r.id => format!("{} ({})", escape(&r.name), escape(&r.id)),
+                (false, _) => escape(&r.name),
+                _ => escape(&r.id),
+            };
+            let _ = writeln!(
+                page,
+                "<li class=\"finding sev-{severity}\" data-severity=\"{severity}\" data-kind=\"{}\"><span class=\"sev sev-{severity}\">{severity}</span> <strong>{}</strong> {resource} <span class=\"where\"><code>{}:{}:{}</code> <code>{}</code></span><p>{}</p></li>",
+                r.kind.as_str(),
+                r.kind.as_str().replace('_', " "),
+                escape(ctx.file(f)),
+                f.location.line,
+                f.location.column,
+                escape(&f.location.pointer),
+                escape(messages.get(&i).map_or("", String::as_str)),
+            );
+        }
+        page.push_str("</ol>\n</section>\n");
+        // Written a rule at a time: the page is never held whole.
+        out.write_all(page.as_bytes())?;
+        page.clear();
+    }
+    out.write_all(b"</section>\n")
+}
