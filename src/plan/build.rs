@@ -259,24 +259,37 @@ pub fn notification_steps_seen(
     bodies: &BTreeMap<String, serde_json::Map<String, Value>>,
     held: &std::collections::HashSet<String>,
 ) -> NotificationSteps {
-    let mut service = Service::of(account).holding(held);
-    let mut updates = super::complete::correct(&mut service, bodies);
-    let per_pool = updates.len() + per_pool_requests(&service);
-    super::complete::complete(&mut service, bodies, &mut updates);
-    let corrected = std::mem::take(&mut updates.corrected);
-    let mut steps = updates.requests();
-    let created = creates(&service);
-    for step in &created {
-        // Creates cannot fail on the model.
-        let _ = service.apply(step);
+    let plan = |complete: bool| {
+        let mut service = Service::of(account).holding(held);
+        let mut updates = super::complete::correct(&mut service, bodies);
+        let per_pool = updates.len() + per_pool_requests(&service);
+        if complete {
+            super::complete::complete(&mut service, bodies, &mut updates);
+        }
+        let corrected = std::mem::take(&mut updates.corrected);
+        let mut steps = updates.requests();
+        let created = creates(&service);
+        for step in &created {
+            // Creates cannot fail on the model.
+            let _ = service.apply(step);
+        }
+        steps.extend(created);
+        steps.extend(clears(&service, per_page.max(1), page_wide));
+        NotificationSteps {
+            steps,
+            corrected,
+            per_pool_requests: per_pool,
+        }
+    };
+    let completed = plan(true);
+    // Completing an existing policy can leave a pool needing events that no
+    // one new policy's filters hold (two creates where one did): then the
+    // plan without completions, which never needs more requests than pool by
+    // pool, is the one made.
+    if completed.steps.len() > completed.per_pool_requests {
+        return plan(false);
     }
-    steps.extend(created);
-    steps.extend(clears(&service, per_page.max(1), page_wide));
-    NotificationSteps {
-        steps,
-        corrected,
-        per_pool_requests: per_pool,
-    }
+    completed
 }
 
 /// A group of pools that need the same events sent to the same recipients.
