@@ -252,6 +252,14 @@ fn markdown_report_snapshot() {
     insta::assert_snapshot!("demo_markdown", out);
 }
 
+/// The demo's HTML page, whole (its behaviour in a browser: tests/html_report.rs).
+#[test]
+fn html_report_snapshot() {
+    let out = run(&["check", "fixtures/demo", "--format", "html", "--as-of", AS_OF]).stdout;
+    assert!(out.starts_with("<!DOCTYPE html>") && out.ends_with("</html>\n"), "{out}");
+    insta::assert_snapshot!("demo_html", out);
+}
+
 #[test]
 fn junit_report_snapshot() {
     let out = run(&["check", "fixtures/demo", "--format", "junit", "--as-of", AS_OF]).stdout;
@@ -305,6 +313,7 @@ fn every_format_is_written_on_input_errors() {
     ]);
     let at = |name: &str| common::path_str(&dir.path().join(name));
     let (sarif, junit, markdown, json_out, human) = (at("r.sarif"), at("r.xml"), at("r.md"), at("r.json"), at("r.txt"));
+    let html = at("r.html");
     let r = common::run_in(
         dir.path(),
         &[
@@ -320,6 +329,8 @@ fn every_format_is_written_on_input_errors() {
             &format!("json={json_out}"),
             "--format",
             &format!("human={human}"),
+            "--format",
+            &format!("html={html}"),
             "--format",
             "github",
         ],
@@ -375,6 +386,12 @@ fn every_format_is_written_on_input_errors() {
     assert!(
         markdown.contains("| exports/a.json | 2 | 1 | truncated JSON") && markdown.contains("| exports/b.yaml | 1 | 4 |"),
         "{markdown}"
+    );
+    let html = read(&html);
+    assert!(html.contains("<h1>edgeaudit: the input could not be analysed</h1>"), "{html}");
+    assert!(
+        html.contains("<td><code>exports/a.json</code></td><td class=\"num\">2</td><td class=\"num\">1</td><td>truncated JSON"),
+        "{html}"
     );
     let json_doc: serde_json::Value = serde_json::from_str(&read(&json_out)).expect("JSON");
     assert_eq!(json_doc["success"], false);

@@ -323,7 +323,7 @@ fn every_format_renders_the_triaged_run() {
         "--color",
         "never",
     ];
-    for format in ["human", "json", "sarif", "github", "markdown", "junit"] {
+    for format in ["human", "json", "sarif", "github", "markdown", "junit", "html"] {
         let mut args = base.to_vec();
         args.extend(["--format", format]);
         let r = run_in(dir.path(), &args);

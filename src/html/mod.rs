@@ -36,6 +36,22 @@ pub fn push_escaped(out: &mut String, s: &str) {
     }
 }
 
+/// Text written with Markdown's code spans (`` `notification_email` ``), as
+/// the rules' and reports' own words are: escaped, each span in `<code>`.
+pub fn with_code_spans(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, part) in s.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push_str("<code>");
+            push_escaped(&mut out, part);
+            out.push_str("</code>");
+        } else {
+            push_escaped(&mut out, part);
+        }
+    }
+    out
+}
+
 /// The policy: nothing from the network or the disk, no script but the
 /// page's own (by its hash), no form, no base URL, no frame.
 pub fn content_security_policy() -> String {
@@ -81,6 +97,15 @@ mod tests {
         );
         assert_eq!(escape("a\u{1b}[31mb\u{7}"), "a\\u{1b}[31mb\\u{7}");
         assert_eq!(escape("line\nnext\ttab"), "line\nnext\ttab");
+    }
+
+    #[test]
+    fn code_spans_become_code_and_stay_escaped() {
+        assert_eq!(
+            with_code_spans("clear `notification_email` <now>"),
+            "clear <code>notification_email</code> &lt;now&gt;"
+        );
+        assert_eq!(with_code_spans("`<b>`"), "<code>&lt;b&gt;</code>");
     }
 
     #[test]

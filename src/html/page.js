@@ -27,20 +27,24 @@
     }
     if (shown) { shown.textContent = visible + " of " + findings.length + " listed findings shown"; }
   }
-  // `#severity=error,warning&kind=pool`: only those ticked.
-  var wanted = {};
-  location.hash.replace(/^#/, "").split("&").forEach(function (part) {
-    var kv = part.split("=");
-    if (kv.length === 2 && (kv[0] === "severity" || kv[0] === "kind")) {
-      wanted[kv[0]] = decodeURIComponent(kv[1]).split(",");
-    }
-  });
-  ["severity", "kind"].forEach(function (name) {
-    if (!wanted[name]) { return; }
-    var boxes = form.querySelectorAll("input[name='" + name + "']");
-    for (var i = 0; i < boxes.length; i++) { boxes[i].checked = wanted[name].indexOf(boxes[i].value) >= 0; }
-  });
+  // `#severity=error,warning&kind=pool`: only those ticked (a link to a
+  // filtered view; read on load and whenever the address's fragment changes).
+  function fromHash() {
+    var wanted = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var kv = part.split("=");
+      if (kv.length === 2 && (kv[0] === "severity" || kv[0] === "kind")) {
+        wanted[kv[0]] = decodeURIComponent(kv[1]).split(",");
+      }
+    });
+    ["severity", "kind"].forEach(function (name) {
+      var boxes = form.querySelectorAll("input[name='" + name + "']");
+      for (var i = 0; i < boxes.length; i++) { boxes[i].checked = !wanted[name] || wanted[name].indexOf(boxes[i].value) >= 0; }
+    });
+    apply();
+  }
+  window.addEventListener("hashchange", fromHash);
   form.addEventListener("change", apply);
   form.hidden = false;
-  apply();
+  fromHash();
 })();

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::super::Context;
-use crate::html::escape;
+use super::text;
 use crate::report::views::coverage::rows;
 use crate::words::plural;
 
@@ -19,8 +19,29 @@ fn list(values: &[String]) -> String {
     if values.is_empty() {
         "—".to_string()
     } else {
-        values.iter().map(|v| escape(v)).collect::<Vec<_>>().join(", ")
+        values.iter().map(|v| text(v)).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// `pool Healthy, pool Unhealthy, origin Unhealthy` as `pool: Healthy,
+/// Unhealthy · origin: Unhealthy` (events are `source health`).
+fn events(values: &[String]) -> String {
+    let mut by_source: Vec<(&str, Vec<&str>)> = Vec::new();
+    for v in values {
+        let (source, health) = v.split_once(' ').unwrap_or((v.as_str(), ""));
+        match by_source.iter_mut().find(|(s, _)| *s == source) {
+            Some((_, healths)) => healths.push(health),
+            None => by_source.push((source, vec![health])),
+        }
+    }
+    if by_source.is_empty() {
+        return "—".to_string();
+    }
+    by_source
+        .iter()
+        .map(|(source, healths)| format!("{}: {}", text(source), text(&healths.join(", "))))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 pub fn write(ctx: &Context, page: &mut String) {
@@ -46,7 +67,7 @@ pub fn write(ctx: &Context, page: &mut String) {
     page.push_str("<p class=\"note\">A pool's legacy <code>notification_email</code> can be cleared once every event and recipient it e-mails is delivered by a covering policy: rows with a gap need a policy first.</p>\n");
     page.push_str("<div class=\"scroll\"><table class=\"matrix\">\n<thead><tr><th scope=\"col\">Pool</th><th scope=\"col\">Legacy recipients</th><th scope=\"col\">Events</th><th scope=\"col\">Covered</th>");
     for (name, _) in &policies {
-        let _ = write!(page, "<th scope=\"col\">{}</th>", escape(name));
+        let _ = write!(page, "<th scope=\"col\">{}</th>", text(name));
     }
     page.push_str("<th scope=\"col\">Not delivered by any policy</th></tr></thead>\n<tbody>\n");
     for row in shown {
@@ -64,18 +85,18 @@ pub fn write(ctx: &Context, page: &mut String) {
             ""
         };
         let name = if row.name == row.id {
-            escape(&row.name)
+            text(&row.name)
         } else {
-            format!("{} <span class=\"muted\">({})</span>", escape(&row.name), escape(&row.id))
+            format!("{}<br><small class=\"muted\">{}</small>", text(&row.name), text(&row.id))
         };
         let _ = write!(
             page,
             "<tr class=\"{}\" data-pool=\"{}\" data-coverage=\"{}\"><th scope=\"row\">{name}</th><td>{}</td><td>{}</td><td>{}{accepted}</td>",
             if gap { "gap" } else { "covered" },
-            escape(&row.id),
-            escape(&row.coverage),
+            text(&row.id),
+            text(&row.coverage),
             list(&row.recipients),
-            list(&row.events),
+            events(&row.events),
             verdict,
         );
         for (name, _) in &policies {
@@ -87,7 +108,7 @@ pub fn write(ctx: &Context, page: &mut String) {
         }
         let mut gaps = Vec::new();
         if !row.uncovered_events.is_empty() {
-            gaps.push(format!("events: {}", list(&row.uncovered_events)));
+            gaps.push(format!("events: {}", events(&row.uncovered_events)));
         }
         if !row.uncovered_recipients.is_empty() {
             gaps.push(format!("recipients: {}", list(&row.uncovered_recipients)));

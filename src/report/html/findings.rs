@@ -138,9 +138,9 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
             let f = &ctx.outcome.findings[i];
             let r = ctx.resource(f);
             let resource = match (r.name.is_empty(), r.id.is_empty()) {
-                (false, false) if r.name != r.id => format!("{} ({})", escape(&r.name), escape(&r.id)),
-                (false, _) => escape(&r.name),
-                _ => escape(&r.id),
+                (false, false) if r.name != r.id => format!("{} ({})", super::text(&r.name), super::text(&r.id)),
+                (false, _) => super::text(&r.name),
+                _ => super::text(&r.id),
             };
             let _ = writeln!(
                 page,

@@ -15,6 +15,11 @@ mod timeline;
 use super::Context;
 use crate::html::{escape, head, tail};
 
+/// Text from an export on the page: escaped, and no longer than a report shows.
+fn text(s: &str) -> String {
+    escape(&crate::findings::shown(s))
+}
+
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut page = String::new();
     head(&format!("edgeaudit report · as of {}", ctx.outcome.as_of), &mut page);

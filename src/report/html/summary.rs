@@ -71,7 +71,12 @@ pub fn write(ctx: &Context, page: &mut String) {
     page.push_str("</tbody>\n</table></div>\n<ul class=\"actions\">\n");
     for (action, what) in ACTIONS {
         let line = match actions.get(&action) {
-            Some(t) => format!("{} — {} ({})", escape(&t.resources_words()), escape(what), escape(&t.rules_words())),
+            Some(t) => format!(
+                "{} — {} ({})",
+                escape(&t.resources_words()),
+                crate::html::with_code_spans(what),
+                escape(&t.rules_words())
+            ),
             None => "none".to_string(),
         };
         let _ = writeln!(page, "<li><strong>{}</strong>: {line}</li>", escape(action.words()));

@@ -22,7 +22,7 @@ const WIDTH: f64 = 1000.0;
 const LABELS: f64 = 300.0;
 const ROW: f64 = 20.0;
 /// Above the first bar: the dates' labels and the axis.
-const TOP: f64 = 56.0;
+const TOP: f64 = 70.0;
 
 fn x_of(day: NaiveDate, from: NaiveDate, until: NaiveDate) -> f64 {
     let span = (until - from).num_days().max(1) as f64;
@@ -59,7 +59,8 @@ fn label(bar: &Bar) -> String {
     let mut hosts = bar.row.hosts.split_whitespace();
     let first = hosts.next().unwrap_or(bar.row.id.as_str());
     let more = hosts.count();
-    let first: String = first.chars().take(40).collect();
+    let first: String = first.chars().take(32).collect();
+    // (escaped where it is written)
     let more = if more > 0 { format!(" +{more}") } else { String::new() };
     format!("{first}{more}")
 }
@@ -124,7 +125,8 @@ pub fn write(ctx: &Context, page: &mut String) {
             TOP - 6.0,
             height - 20.0
         );
-        if i % every == 0 {
+        // Labelled where the label fits inside the chart.
+        if i % every == 0 && x + 24.0 < WIDTH {
             let _ = writeln!(
                 page,
                 "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
@@ -141,7 +143,8 @@ pub fn write(ctx: &Context, page: &mut String) {
     marks.push((as_of, format!("as of {as_of}"), "date as-of"));
     for (k, (day, text, class)) in marks.iter().enumerate() {
         let x = x_of(*day, from, until);
-        let y = if k % 2 == 0 { 14.0 } else { 30.0 };
+        // A row of its own each: close dates' labels never overlap.
+        let y = 12.0 + 13.0 * k as f64;
         let _ = writeln!(
             page,
             "<g class=\"{class}\" data-date=\"{day}\"><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><text x=\"{x:.1}\" y=\"{y}\" text-anchor=\"middle\">{}</text></g>",
@@ -162,21 +165,33 @@ pub fn write(ctx: &Context, page: &mut String) {
         if expired {
             classes.push("expired");
         }
-        let mut words = format!("{} ({})", label(bar), bar.row.kind.replace('_', " "));
+        let words = format!("{} ({})", label(bar), bar.row.kind.replace('_', " "));
+        // What the bar's colour and hatching say, in words after it.
+        let mut state = Vec::new();
         if crossed {
-            words.push_str(" · cross-signed chain");
+            state.push("cross-signed chain");
         }
         if expired {
-            words.push_str(" · expired");
+            state.push("expired");
         }
+        let state = if state.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<text class=\"state\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                (x2 + 4.0).min(WIDTH - 4.0),
+                y + ROW * 0.7,
+                state.join(" · ")
+            )
+        };
         let _ = writeln!(
             page,
-            "<g class=\"{}\" data-ca=\"{}\" data-from=\"{}\" data-until=\"{}\"><title>{}: {}, {} to {}{}{}</title><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect class=\"bar ca-{}{}\" x=\"{x1:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"2\"/></g>",
+            "<g class=\"{}\" data-ca=\"{}\" data-from=\"{}\" data-until=\"{}\"><title>{}: {}, {} to {}{}{}</title><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect class=\"bar ca-{}{}\" x=\"{x1:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"2\"/>{state}</g>",
             classes.join(" "),
             ca_class(&bar.row.ca),
             bar.from,
             bar.until,
-            escape(&bar.row.hosts),
+            super::text(&bar.row.hosts),
             escape(ca_words(&bar.row.ca)),
             bar.from,
             bar.until,
