@@ -121,6 +121,7 @@ run_sarif=("${check[@]}" "$file" --format sarif)
 run_jq=(jq '[.result[] | select(.ssl.certificate_authority == "lets_encrypt")] | length' "$file")
 interleaved floor=run_floor json=run_json sarif=run_sarif jq=run_jq
 floor=${med[floor]} json=${med[json]} sarif=${med[sarif]} jq_s=${med[jq]}
+json_1m=$json
 rss=$(peak "${check[@]}" "$file" --format json)
 echo
 echo "1. $hostnames custom hostnames, JSON ($(mb "$file"))"
@@ -247,7 +248,7 @@ if [ -x /usr/bin/chromium ]; then
   line "$findings_10k findings: load and layout" "$render_10k s (target <= 2 s: $(verdict "$render_10k" '<=' 2))"
   line "$hostnames hostnames: size, findings listed" "$(mb_of "$data/report-1m.html") MB, $listed_1m (target <= 20 MB: $(verdict "$(mb_of "$data/report-1m.html")" '<=' 20))"
   line "$hostnames hostnames: load and layout" "$render_1m s"
-  line "$hostnames hostnames: check --format html" "$html_1m s ($(ratio "$html_1m" "$json")x the JSON report)"
+  line "$hostnames hostnames: check --format html" "$html_1m s ($(ratio "$html_1m" "$json_1m")x the JSON report)"
   rm -rf "$profile"
 else
   echo "5. The HTML report: skipped, no /usr/bin/chromium (apt-get install chromium)"

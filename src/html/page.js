@@ -18,12 +18,14 @@
     for (var i = 0; i < findings.length; i++) {
       var f = findings[i];
       var show = severities[f.getAttribute("data-severity")] === true && kinds[f.getAttribute("data-kind")] === true;
-      f.hidden = !show;
+      // Written only when it changes: an untouched element costs no style work.
+      if (f.hidden === show) { f.hidden = !show; }
       if (show) { visible++; }
     }
     for (var j = 0; j < groups.length; j++) {
       var g = groups[j];
-      g.hidden = g.querySelector("li.finding:not([hidden])") === null && g.querySelector("li.finding") !== null;
+      var empty = g.querySelector("li.finding:not([hidden])") === null && g.querySelector("li.finding") !== null;
+      if (g.hidden !== empty) { g.hidden = empty; }
     }
     if (shown) { shown.textContent = visible + " of " + findings.length + " listed findings shown"; }
   }

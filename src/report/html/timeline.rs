@@ -95,7 +95,7 @@ pub fn write(ctx: &Context, page: &mut String) {
     let height = TOP + ROW * drawn.bars.len() as f64 + 24.0;
     let _ = writeln!(
         page,
-        "<figure>\n<svg class=\"timeline\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-labelledby=\"timeline-title timeline-desc\" xmlns=\"http://www.w3.org/2000/svg\">"
+        "<figure>\n<div class=\"scroll\"><svg class=\"timeline\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-labelledby=\"timeline-title timeline-desc\" xmlns=\"http://www.w3.org/2000/svg\">"
     );
     let _ = writeln!(
         page,
@@ -211,7 +211,8 @@ pub fn write(ctx: &Context, page: &mut String) {
             ROW - 6.0,
         );
     }
-    page.push_str("</svg>\n");
+    // At 200 % zoom the chart keeps its size and scrolls sideways rather than shrink its text.
+    page.push_str("</svg></div>\n");
     let mut left = Vec::new();
     if drawn.drawable > drawn.bars.len() {
         left.push(format!("{} more with both dates", drawn.drawable - drawn.bars.len()));
