@@ -2,7 +2,8 @@
 //! escaping, and the page shell the HTML report and the HTML plan share —
 //! inline style and script only, under a Content-Security-Policy that lets
 //! the page load nothing and run no script but its own. A leaf: it knows
-//! nothing of findings or plans.
+//! nothing of findings or plans (it shares the terminal reports' list of
+//! characters that must be shown rather than obeyed, `words`).
 
 use sha2::Digest as _;
 
@@ -12,8 +13,9 @@ pub const STYLE: &str = include_str!("page.css");
 pub const SCRIPT: &str = include_str!("page.js");
 
 /// `s` as HTML text or attribute value: `&`, `<`, `>`, `"` and `'` escaped,
-/// and control characters (but tab and line feed) shown as `\u{…}`, as the
-/// terminal reports show them.
+/// and what acts on a terminal (control characters but tab and line feed,
+/// invisible and bidirectional marks: `words::acts_on_terminal`) written as
+/// `\u001b`, as every other report writes them.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     push_escaped(&mut out, s);
@@ -30,7 +32,7 @@ pub fn push_escaped(out: &mut String, s: &str) {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\t' | '\n' => out.push(c),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if crate::words::acts_on_terminal(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -95,7 +97,12 @@ mod tests {
             escape("<script>alert('x')</script> & \"q\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
         );
-        assert_eq!(escape("a\u{1b}[31mb\u{7}"), "a\\u{1b}[31mb\\u{7}");
+        assert_eq!(escape("a\u{1b}[31mb\u{7}"), "a\\u001b[31mb\\u0007");
+        assert_eq!(
+            escape("admin\u{202E}gpj.exe"),
+            "admin\\u202egpj.exe",
+            "a bidirectional override is shown, not obeyed"
+        );
         assert_eq!(escape("line\nnext\ttab"), "line\nnext\ttab");
     }
 

@@ -37,44 +37,43 @@ fn shares(counts: &[usize], budget: usize) -> Vec<usize> {
     taken
 }
 
-/// A rule's findings at one severity: how many, and the indexes listed.
-type Groups<'a> = BTreeMap<(Reverse<Severity>, &'a str), (usize, Vec<usize>)>;
+/// A rule's findings at one severity: how many, how many may be listed,
+/// and the indexes listed.
+#[derive(Default)]
+struct Group {
+    count: usize,
+    room: usize,
+    listed: Vec<usize>,
+}
 
 pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    // Group the active findings: (severity desc, rule) → count, then the
-    // first of each group up to its share of the listing.
-    let mut groups: Groups = BTreeMap::new();
+    let findings = &ctx.outcome.findings;
+    // Count the active findings by (severity desc, rule), share the listing
+    // among the groups, then take the first of each group up to its share.
+    let mut groups: BTreeMap<(Reverse<Severity>, &str), Group> = BTreeMap::new();
+    for f in findings.iter().filter(|f| !f.is_suppressed()) {
+        groups.entry((Reverse(f.severity), f.rule.id.as_str())).or_default().count += 1;
+    }
+    let counts: Vec<usize> = groups.values().map(|g| g.count).collect();
+    for (group, room) in groups.values_mut().zip(shares(&counts, MAX_LISTED)) {
+        group.room = room;
+    }
+    let mut listed = vec![false; findings.len()];
     let mut kinds: BTreeSet<&'static str> = BTreeSet::new();
     let mut severities: BTreeSet<Severity> = BTreeSet::new();
-    let mut accepted = 0usize;
-    for f in &ctx.outcome.findings {
-        if f.is_suppressed() {
-            accepted += 1;
-            continue;
-        }
-        groups.entry((Reverse(f.severity), f.rule.id.as_str())).or_default().0 += 1;
-    }
-    let counts: Vec<usize> = groups.values().map(|g| g.0).collect();
-    let room: BTreeMap<(Reverse<Severity>, &str), usize> = groups.keys().copied().zip(shares(&counts, MAX_LISTED)).collect();
-    for (i, f) in ctx.outcome.findings.iter().enumerate() {
-        let key = (Reverse(f.severity), f.rule.id.as_str());
-        if let (false, Some(group), Some(&room)) = (f.is_suppressed(), groups.get_mut(&key), room.get(&key))
-            && group.1.len() < room
+    for (i, f) in findings.iter().enumerate().filter(|(_, f)| !f.is_suppressed()) {
+        if let Some(group) = groups.get_mut(&(Reverse(f.severity), f.rule.id.as_str()))
+            && group.listed.len() < group.room
         {
-            group.1.push(i);
-        }
-    }
-    let mut listed = vec![false; ctx.outcome.findings.len()];
-    for (_, indexes) in groups.values() {
-        for &i in indexes {
+            group.listed.push(i);
             listed[i] = true;
-            let f = &ctx.outcome.findings[i];
             kinds.insert(f.subject.kind.as_str());
             severities.insert(f.severity);
         }
     }
-    let total: usize = groups.values().map(|g| g.0).sum();
-    let shown: usize = groups.values().map(|g| g.1.len()).sum();
+    let accepted = findings.iter().filter(|f| f.is_suppressed()).count();
+    let total: usize = counts.iter().sum();
+    let shown: usize = groups.values().map(|g| g.listed.len()).sum();
     let mut page = String::new();
     page.push_str("<section id=\"findings\" aria-labelledby=\"findings-h\">\n<h2 id=\"findings-h\">Findings</h2>\n");
     if total == 0 {
@@ -124,17 +123,14 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
     }
     out.write_all(page.as_bytes())?;
     page.clear();
-    // Messages are rendered (on other threads) for the listed findings only, in order.
-    let order: Vec<usize> = groups.values().flat_map(|g| g.1.iter().copied()).collect();
+    // Messages are rendered (on other threads) for the listed findings only,
+    // in the findings' order.
     let messages: BTreeMap<usize, String> = ctx.with_messages_where(
         |i, _| listed[i],
-        |messages| {
-            let mut sorted = order.clone();
-            sorted.sort_unstable();
-            sorted.into_iter().zip(messages).collect()
-        },
+        |messages| (0..findings.len()).filter(|&i| listed[i]).zip(messages).collect(),
     );
-    for ((Reverse(severity), id), (count, indexes)) in &groups {
+    for ((Reverse(severity), id), group) in &groups {
+        let (count, indexes) = (&group.count, &group.listed);
         let rule = ctx.rules.get(id);
         let name = rule.map_or("", |r| r.name.as_str());
         let link = rule.and_then(|r| crate::engine::docs::page_url(r));
@@ -155,7 +151,7 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
         );
         page.push_str("<ol class=\"findings\">\n");
         for &i in indexes {
-            let f = &ctx.outcome.findings[i];
+            let f = &findings[i];
             let r = ctx.resource(f);
             let resource = match (r.name.is_empty(), r.id.is_empty()) {
                 (false, false) if r.name != r.id => format!("{} ({})", super::text(&r.name), super::text(&r.id)),
@@ -165,8 +161,8 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
             let _ = writeln!(
                 page,
                 "<li class=\"finding sev-{severity}\" data-severity=\"{severity}\" data-kind=\"{}\"><span class=\"sev sev-{severity}\">{severity}</span> <strong>{}</strong> {resource} <span class=\"where\"><code>{}:{}:{}</code> <code>{}</code></span><p>{}</p></li>",
-                r.kind.as_str(),
-                r.kind.as_str().replace('_', " "),
+                f.subject.kind.as_str(),
+                f.subject.kind.as_str().replace('_', " "),
                 escape(ctx.file(f)),
                 f.location.line,
                 f.location.column,

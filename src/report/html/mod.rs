@@ -22,11 +22,12 @@ fn text(s: &str) -> String {
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut page = String::new();
+    let counts = super::summary::Summary::of(ctx.outcome);
     head(&format!("edgeaudit report · as of {}", ctx.outcome.as_of), &mut page);
     page.push_str("<header>\n<h1>edgeaudit report</h1>\n");
-    summary::meta(ctx, &mut page);
+    summary::meta(ctx, &counts, &mut page);
     page.push_str("<nav aria-label=\"Sections\" class=\"no-print\"><a href=\"#summary\">Summary</a> · <a href=\"#timeline\">Certificates</a> · <a href=\"#coverage\">Pools and policies</a> · <a href=\"#findings\">Findings</a></nav>\n</header>\n<main>\n");
-    summary::write(ctx, &mut page);
+    summary::write(ctx, &counts, &mut page);
     timeline::write(ctx, &mut page);
     coverage::write(ctx, &mut page);
     // The listing streams: its messages are rendered on other threads while

@@ -6,14 +6,14 @@ use std::fmt::Write as _;
 
 use super::super::Context;
 use super::super::summary::Summary;
+use super::text;
 use crate::engine::rule::Migration;
 use crate::findings::Severity;
 use crate::html::escape;
 use crate::report::views::overview::{ACTIONS, tallies};
 use crate::words::plural;
 
-pub fn meta(ctx: &Context, page: &mut String) {
-    let summary = Summary::of(ctx.outcome);
+pub fn meta(ctx: &Context, summary: &Summary, page: &mut String) {
     let _ = writeln!(
         page,
         "<p class=\"meta\">As of <strong>{}</strong> ({}) · {} · {} ({}){}</p>",
@@ -38,8 +38,7 @@ pub fn meta(ctx: &Context, page: &mut String) {
 
 /// One table: a row per migration, the findings by severity and the
 /// resources they are about; then the three lines of what to do.
-pub fn write(ctx: &Context, page: &mut String) {
-    let summary = Summary::of(ctx.outcome);
+pub fn write(ctx: &Context, summary: &Summary, page: &mut String) {
     let (migrations, actions) = tallies(ctx);
     page.push_str("<section id=\"summary\" aria-labelledby=\"summary-h\">\n<h2 id=\"summary-h\">Summary</h2>\n");
     let _ = writeln!(
@@ -94,10 +93,10 @@ pub fn skipped_and_notices(ctx: &Context, page: &mut String) {
     page.push_str("<section id=\"notes\" aria-labelledby=\"notes-h\">\n<h2 id=\"notes-h\">Skipped and noted</h2>\n<ul>\n");
     for s in skipped.iter().take(super::findings::MAX_LISTED) {
         let place = match (s.line, s.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", escape(&s.file)),
-            _ => escape(&s.file),
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", text(&s.file)),
+            _ => text(&s.file),
         };
-        let _ = writeln!(page, "<li>skipped <code>{place}</code>: {}</li>", escape(&s.reason));
+        let _ = writeln!(page, "<li>skipped <code>{place}</code>: {}</li>", text(&s.reason));
     }
     if skipped.len() > super::findings::MAX_LISTED {
         let _ = writeln!(
@@ -110,10 +109,10 @@ pub fn skipped_and_notices(ctx: &Context, page: &mut String) {
         let _ = writeln!(
             page,
             "<li>note <code>{}:{}:{}</code>: {}</li>",
-            escape(&n.place.file),
+            text(&n.place.file),
             n.place.line,
             n.place.column,
-            escape(&n.message)
+            text(&n.message)
         );
     }
     page.push_str("</ul>\n</section>\n");
