@@ -59,21 +59,9 @@ fn one_pass(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>
 /// A serde_json error met while parsing `part` (a slice of the file starting
 /// at byte `base`), located in the file.
 pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Error) -> InputError {
-    let mut offset = base + offset_of_line_byte_column(part, e.line(), e.column());
+    let offset = error_offset(file, part, base, e);
     let full = e.to_string();
-    if e.is_data() {
-        // serde_json reports a rejected array or object at the 0-based column
-        // of its bracket, and a rejected scalar just after the scalar.
-        offset = if full.starts_with("invalid type: sequence") || full.starts_with("invalid type: map") {
-            (offset + 1).min(file.text.len())
-        } else {
-            scalar_start(file.text.as_bytes(), offset)
-        };
-    } else if full.starts_with("number out of range") {
-        // Reported at the number's last digit: a person wants its first.
-        offset = scalar_start(file.text.as_bytes(), offset);
-    }
-    let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);
+    let detail = error_detail(&full);
     // From the file start, so the pointer is the record's plus the field's;
     // at the end of the text for a truncated file (the innermost open value).
     let eof = e.classify() == serde_json::error::Category::Eof;
@@ -96,6 +84,32 @@ pub fn error_in(file: &SourceFile, part: &str, base: usize, e: &serde_json::Erro
     InputError::at_offset(&file.name, &file.text, offset, message)
 }
 
+/// Where in the file a serde_json error met while parsing `part` (a slice
+/// of the file starting at byte `base`) is, as a person looks for it.
+pub fn error_offset(file: &SourceFile, part: &str, base: usize, e: &serde_json::Error) -> usize {
+    let offset = base + offset_of_line_byte_column(part, e.line(), e.column());
+    let full = e.to_string();
+    if e.is_data() {
+        // serde_json reports a rejected array or object at the 0-based column
+        // of its bracket, and a rejected scalar just after the scalar.
+        if full.starts_with("invalid type: sequence") || full.starts_with("invalid type: map") {
+            (offset + 1).min(file.text.len())
+        } else {
+            scalar_start(file.text.as_bytes(), offset)
+        }
+    } else if full.starts_with("number out of range") {
+        // Reported at the number's last digit: a person wants its first.
+        scalar_start(file.text.as_bytes(), offset)
+    } else {
+        offset
+    }
+}
+
+/// serde_json's words for an error, without its own "at line L column C".
+pub fn error_detail(full: &str) -> &str {
+    full.rfind(" at line ").map_or(full, |i| &full[..i])
+}
+
 /// Whether the error is at an element of the document's own array (`/3`).
 fn is_top_level_element(text: &str, e: &serde_json::Error) -> bool {
     let offset = offset_of_line_byte_column(text, e.line(), e.column());
@@ -111,7 +125,7 @@ fn starts_a_comment(text: &str, offset: usize) -> bool {
 
 /// serde_json reports a type error after the value it rejected; a person
 /// wants the value's first character. `end` is the value's last byte.
-pub fn scalar_start(bytes: &[u8], end: usize) -> usize {
+fn scalar_start(bytes: &[u8], end: usize) -> usize {
     let is_scalar = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+');
     match bytes.get(end) {
         Some(b'"') => {

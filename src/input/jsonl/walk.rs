@@ -1,17 +1,16 @@
 //! Reads a JSON Lines text: each non-blank line one JSON object, parsed
-//! into a typed [`Shape`] borrowed from the text (so its record is anchored
+//! into a typed [`Shape`](crate::input::shape::Shape) borrowed from the text (so its record is anchored
 //! at its own `{`) and handed to the walker as the next element of the
 //! document's one list.
 
 use serde::de::DeserializeSeed;
 
 use crate::input::json::locate::pointer_at;
-use crate::input::json::walk::scalar_start;
+use crate::input::json::walk::{error_detail, error_offset};
 use crate::input::source::SourceFile;
 use crate::input::stream::{ObjectSeed, Walk};
 use crate::input::walk::Walker;
 use crate::text::error::InputError;
-use crate::text::position::offset_of_line_byte_column;
 
 pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
     walker.run_lines(|w| {
@@ -50,22 +49,19 @@ pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>
     })
 }
 
-/// A line that is not one JSON object, located in the file.
+/// A line that is not one JSON object, located in the file as in a JSON
+/// document (`json::walk::error_offset`), its pointer from the line's own.
 fn error_at(file: &SourceFile, record: &str, at: usize, pointer: &str, e: &serde_json::Error) -> InputError {
-    let mut within = offset_of_line_byte_column(record, e.line(), e.column()).min(record.len());
-    if e.is_data() {
-        // Reported after the value it rejected: its first character, as in a JSON file.
-        within = scalar_start(record.as_bytes(), within).min(record.len());
-    }
-    let offset = at + within;
+    // Kept on its line, whatever serde_json's place says.
+    let offset = error_offset(file, record, at, e).clamp(at, at + record.len());
     let full = e.to_string();
-    let detail = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]);
+    let detail = error_detail(&full);
     let message = match e.classify() {
         serde_json::error::Category::Eof => format!("truncated JSON on this line: {detail}"),
         serde_json::error::Category::Syntax => {
             format!("invalid JSON on this line: {detail} (JSON Lines hold one JSON object per line)")
         }
-        _ => format!("{pointer}{}: {detail}", pointer_at(record, 0, within)),
+        _ => format!("{pointer}{}: {detail}", pointer_at(record, 0, offset - at)),
     };
     InputError::at_offset(&file.name, &file.text, offset, message)
 }
