@@ -134,14 +134,14 @@ pub fn check<R>(
     // record's scan) on every thread, the others with the locator, which
     // keeps what their format builds of a file (a node map) once.
     let files = loaded.files.as_slice();
-    let alone = |record: &crate::model::origin::RecordOrigin| located_alone(files, record).is_some();
+    let alone = |record: &crate::model::origin::RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
     crate::threads::for_each_chunk_mut(&mut findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on).
         let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
         for f in chunk {
             if let Some(record) = record_of(&analysis, f)
-                && let Some(file) = located_alone(files, record)
+                && let Some(file) = file_of(files, record)
                 && let Some(location) = crate::input::locate::alone(file, record, &f.path)
             {
                 let id = record.file();
@@ -222,10 +222,9 @@ pub fn check<R>(
     Ok(result)
 }
 
-/// The JSON file a record is in (findings in it are located on any thread).
-/// The file of `record`, when its format locates a field from the record alone.
-fn located_alone<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
-    files.get(record.file().0 as usize).filter(|file| file.format.locates_alone())
+/// The file a record is in.
+fn file_of<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
+    files.get(record.file().0 as usize)
 }
 
 /// The record a finding's field is in: the other copy's for a finding about

@@ -453,10 +453,10 @@ fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, cor
         .collect();
     // Requests first, then the decisions for a person: the script lists them at the end.
     steps.sort_by_key(|s| !s.is_request());
-    // One change per resource, sent once: a zone's universal packs share its
-    // Universal SSL settings, so each pack's finding asks for the same request.
+    // A zone's setting is changed once, however many of its packs asked
+    // (the other requests each address the one resource of their finding).
     let mut seen = std::collections::HashSet::new();
-    steps.retain(|s| !s.is_request() || seen.insert((s.method(), s.path("{account_id}"), s.body())));
+    steps.retain(|s| s.zone_setting().is_none_or(|(kind, zone)| seen.insert((kind, zone.to_string()))));
     steps
 }
 

@@ -265,6 +265,16 @@ impl Request {
         }
     }
 
+    /// The zone whose one setting the request changes (Total TLS, Universal
+    /// SSL): each finding of the zone that the setting decides (every
+    /// universal pack) asks for the same request, which is sent once.
+    pub fn zone_setting(&self) -> Option<(&'static str, &str)> {
+        match self {
+            Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => Some((self.kind(), zone_id)),
+            _ => None,
+        }
+    }
+
     pub fn is_request(&self) -> bool {
         !matches!(self, Request::Manual { .. } | Request::Terraform(_))
     }
