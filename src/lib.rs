@@ -7,6 +7,7 @@
 #![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod adapt;
+pub mod api;
 pub mod check;
 pub mod cli;
 pub mod config;

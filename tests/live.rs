@@ -88,6 +88,8 @@ fn account(pools: usize, hostnames: usize) -> State {
         total_tls: json!({"enabled": true, "certificate_authority": "lets_encrypt", "validity_period": 90}),
         // Let's Encrypt named in the settings: chosen, so never switched by the service (CA011).
         universal_ssl: json!({"enabled": true, "certificate_authority": "lets_encrypt"}),
+        // A service that takes the CA the contract does not list (a test has one that ignores it).
+        honours_universal_ca: true,
         certificate_packs: vec![json!({
             "id": "3822ff90-ea29-44df-9e55-21300bb9419b", "type": "universal", "status": "active",
             "hosts": ["customer.example", "*.customer.example"], "certificate_authority": "lets_encrypt",

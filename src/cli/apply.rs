@@ -3,6 +3,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use super::args::ApplyArgs;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, fail};
 use crate::live::apply::{Options, Preview, plan_file, run as apply};
+use crate::live::credentials::Credentials;
 
 /// Runs the plan; exit 0 only when verified on the live account.
 pub fn run(args: &ApplyArgs) -> u8 {
@@ -26,33 +27,47 @@ pub fn run(args: &ApplyArgs) -> u8 {
     };
     let options = Options { dry_run: args.dry_run };
     let yes = args.yes;
+    let rate = client.rate();
     let mut confirm = |preview: &Preview| -> bool {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "edgeaudit apply: {}", preview_words(preview, rate));
         if yes {
             return true;
         }
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "The account {} is as the plan expects. Send up to {} changes (steps found done are skipped)? [y/N] ",
-            preview.accounts.join(", "),
-            preview.changes
-        );
+        let _ = write!(err, "Send them? [y/N] ");
         let _ = err.flush();
         let mut answer = String::new();
         let _ = std::io::stdin().lock().read_line(&mut answer);
         matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes")
     };
-    let mut log = std::io::stderr();
+    // Whatever the service echoes, no credential reaches the terminal.
+    let mut log = Redacting {
+        out: std::io::stderr(),
+        credentials: client.redactor(),
+    };
     let outcome = apply(&mut client, &plan, &options, &mut log, &mut confirm);
     client.finish_progress();
     let counts = client.counts.clone();
+    let say = |line: String| crate::say!("edgeaudit apply: {}", client.redact(&line));
     match outcome {
         Ok(summary) => {
             for manual in &summary.manual {
-                crate::say!("edgeaudit apply: yours to do: {manual}");
+                say(format!("yours to do: {manual}"));
             }
-            crate::say!(
-                "edgeaudit apply: {}: {} changes sent, {} steps found done{}; {} reads, {} retries, {} rate-limited answers",
+            for gone in &summary.gone {
+                say(format!("nothing to do: {gone}"));
+            }
+            if summary.copies_removed > 0 {
+                say(format!(
+                    "{} removed (another run of this plan created them at the same time)",
+                    crate::words::plural(summary.copies_removed, "second copy of a policy was", "second copies of policies were")
+                ));
+            }
+            for not_taken in &summary.not_taken {
+                say(format!("not taken: {not_taken}"));
+            }
+            say(format!(
+                "{}: {} changes sent, {} steps found done{}; {} reads, {} retries, {} rate-limited answers",
                 if args.dry_run { "dry run, nothing sent" } else { "done" },
                 summary.sent,
                 summary.skipped,
@@ -64,14 +79,70 @@ pub fn run(args: &ApplyArgs) -> u8 {
                 counts.reads,
                 counts.retries,
                 counts.rate_limited
-            );
-            EXIT_CLEAN
+            ));
+            if summary.not_taken.is_empty() {
+                EXIT_CLEAN
+            } else {
+                say(format!(
+                    "{} the service answered but did not make: make {} by hand as said above",
+                    crate::words::plural(summary.not_taken.len(), "change", "changes"),
+                    if summary.not_taken.len() == 1 { "it" } else { "them" }
+                ));
+                EXIT_FINDINGS
+            }
         }
         Err(stop) => {
             for line in stop.to_string().lines() {
-                crate::say!("edgeaudit apply: {line}");
+                say(line.to_string());
             }
             EXIT_FINDINGS
         }
+    }
+}
+
+/// What the plan will send and how long it takes, before the first change.
+fn preview_words(preview: &Preview, rate: u32) -> String {
+    let time = match preview.time {
+        Some(t) => format!(", about {} at {rate} requests per five minutes", minutes(t)),
+        None => ", unpaced".to_string(),
+    };
+    format!(
+        "the account {} is as the plan expects: up to {}, each checked right before by reads (about {} requests in all{time}); steps found done are skipped",
+        preview.accounts.join(", "),
+        crate::words::plural(preview.changes, "change", "changes"),
+        preview.changes + preview.reads
+    )
+}
+
+fn minutes(t: std::time::Duration) -> String {
+    let minutes = t.as_secs().div_ceil(60);
+    if minutes <= 1 {
+        "a minute".to_string()
+    } else {
+        format!("{minutes} minutes")
+    }
+}
+
+/// Standard error, with every credential value replaced.
+struct Redacting {
+    out: std::io::Stderr,
+    credentials: Credentials,
+}
+
+impl Write for Redacting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = self.credentials.redact(&String::from_utf8_lossy(buf));
+        self.out.write_all(text.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    // A line is formatted whole before it is redacted: a value is never split across writes.
+    fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+        let line = std::fmt::format(args);
+        self.write_all(line.as_bytes())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }

@@ -240,8 +240,9 @@ pub struct LiveArgs {
 #[command(
     after_help = "Credentials: CLOUDFLARE_API_TOKEN (read access to Load Balancing, Notifications, SSL and \
 Certificates, DNS), or CLOUDFLARE_EMAIL and CLOUDFLARE_API_KEY. CLOUDFLARE_API_BASE changes the API's address \
-(https, or plain http to a loopback address only). Exit 0 when the file was written; 1 when a request failed \
-(no file is written, an earlier one is left as it was); 2 for a usage error."
+(https, or plain http to a loopback address only); HTTPS_PROXY and NO_PROXY are honoured for it, never for \
+loopback. Exit 0 when the file was written; 1 when a request failed (no file is written, an earlier one is left \
+as it was, and the pages read so far are kept for --resume); 2 for a usage error."
 )]
 pub struct ExportArgs {
     /// The account's id.
@@ -255,6 +256,10 @@ pub struct ExportArgs {
     /// The bundle file to write (atomically, and only when every request succeeded).
     #[arg(long, short, value_name = "FILE")]
     pub output: String,
+    /// Finish a stopped export of the same account, zones and address from the pages it
+    /// already read (kept beside the output), after checking that they still hold.
+    #[arg(long)]
+    pub resume: bool,
     #[command(flatten)]
     pub live: LiveArgs,
 }

@@ -1,9 +1,9 @@
 use super::args::ExportArgs;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, fail};
-use crate::live::export::{Scope, export, write_atomically};
+use crate::live::export::{ExportError, Scope, export_to, parts_folder};
 
 /// Reads the account and writes the bundle; on any failed request, exit 1
-/// naming it, and no file.
+/// naming it, and no file (the pages read so far are kept for `--resume`).
 pub fn run(args: &ExportArgs) -> u8 {
     let mut client = match super::live_client(&args.live) {
         Ok(c) => c,
@@ -14,15 +14,32 @@ pub fn run(args: &ExportArgs) -> u8 {
         zones: args.zones.clone(),
         all_zones: args.all_zones,
     };
-    let exported = export(&mut client, &scope, chrono::Utc::now());
+    let output = std::path::Path::new(&args.output);
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(format!("cannot create {}: {e}", dir.display()));
+    }
+    let exported = export_to(&mut client, &scope, chrono::Utc::now(), output, args.resume);
     client.finish_progress();
-    let bundle = match exported {
-        Ok(b) => b,
+    let report = match exported {
+        Ok(report) => report,
+        Err(ExportError::Resume(why)) => return fail(why),
         Err(e) => {
+            let kept = parts_folder(output);
             crate::say!(
-                "edgeaudit export: error: {e}\nedgeaudit export: nothing was written{}",
-                if std::path::Path::new(&args.output).exists() {
+                "edgeaudit export: error: {}\nedgeaudit export: nothing was written{}{}",
+                client.redact(&e.to_string()),
+                if output.exists() {
                     format!(" ({} is left as it was)", args.output)
+                } else {
+                    String::new()
+                },
+                if kept.is_dir() {
+                    format!(
+                        "; the pages read so far are kept in {}: add --resume to the same command to finish from them",
+                        kept.display()
+                    )
                 } else {
                     String::new()
                 }
@@ -30,23 +47,20 @@ pub fn run(args: &ExportArgs) -> u8 {
             return EXIT_FINDINGS;
         }
     };
-    let mut text = serde_json::to_string_pretty(&bundle).unwrap_or_default();
-    text.push('\n');
-    let output = std::path::Path::new(&args.output);
-    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty())
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        return fail(format!("cannot create {}: {e}", dir.display()));
-    }
-    if let Err(e) = write_atomically(output, text.as_bytes()) {
-        return fail(format!("cannot write {}: {e}", args.output));
+    for note in &report.notes {
+        crate::say!("edgeaudit export: note: {}", client.redact(note));
     }
     let counts = &client.counts;
     crate::say!(
-        "edgeaudit export: wrote {} ({} requests, {} retried)",
+        "edgeaudit export: wrote {} ({} requests, {} retried{})",
         args.output,
         counts.reads,
-        counts.retries
+        counts.retries,
+        if report.resumed_pages > 0 {
+            format!(", {} pages taken over from the stopped export", report.resumed_pages)
+        } else {
+            String::new()
+        }
     );
     EXIT_CLEAN
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::credentials::Credentials;
 use super::pace::{Clock, Pacer};
+use crate::api::{Call, Paging};
 
 pub const DEFAULT_BASE: &str = "https://api.cloudflare.com/client/v4";
 pub const BASE_VAR: &str = "CLOUDFLARE_API_BASE";
@@ -97,6 +98,15 @@ fn is_loopback(host: &str) -> bool {
 pub struct LiveError {
     pub request: String,
     pub why: String,
+    /// The service's HTTP status, when it answered.
+    pub status: Option<u16>,
+}
+
+impl LiveError {
+    /// The service answered that there is no such resource.
+    pub fn is_gone(&self) -> bool {
+        self.status == Some(404)
+    }
 }
 
 impl std::fmt::Display for LiveError {
@@ -112,6 +122,10 @@ pub enum Change {
     Done(Value),
     /// The service answered that it did not make the change (4xx, `success: false`).
     Refused(String),
+    /// The service has no such resource (404): deleted since it was read.
+    Gone(String),
+    /// Rate limited (429): not applied; wait this long, check again, then send.
+    Later(Duration),
     /// No usable answer (closed connection, timeout, 5xx): it may or may not have happened.
     Unknown(String),
 }
@@ -154,6 +168,7 @@ impl Client {
             .timeout_global(Some(settings.timeout))
             .timeout_connect(Some(settings.connect_timeout))
             .max_redirects(0)
+            .proxy(proxy_for(&settings.base))
             .user_agent(format!("edgeaudit/{}", env!("CARGO_PKG_VERSION")))
             .build();
         Client {
@@ -185,6 +200,26 @@ impl Client {
         &self.settings.base
     }
 
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    /// Requests per five minutes this client keeps to (0: unpaced).
+    pub fn rate(&self) -> u32 {
+        self.settings.rate
+    }
+
+    /// `text` with every credential value replaced: what the service
+    /// answers may echo the request's headers.
+    pub fn redact(&self, text: &str) -> String {
+        self.credentials.redact(text)
+    }
+
+    /// What redacts this client's credentials, for a writer of its own.
+    pub fn redactor(&self) -> Credentials {
+        self.credentials.clone()
+    }
+
     fn backoff(&self, attempt: u32) -> Duration {
         self.settings
             .backoff
@@ -192,18 +227,40 @@ impl Client {
             .min(Duration::from_secs(60))
     }
 
-    /// One request and its answer, paced.
-    fn exchange(&mut self, method: &str, path: &str, body: Option<&Value>) -> Exchange {
+    /// Waits, if pacing asks, until `n` requests can be sent one after the
+    /// other without a wait between them: a change and the reads that check
+    /// it go out together, so no pause falls between the check and the change.
+    pub fn reserve(&mut self, n: usize) {
+        self.pacer.reserve(self.clock.as_ref(), n);
+    }
+
+    /// One request and its answer, paced. A call its declaration does not
+    /// allow is never sent.
+    fn exchange(&mut self, call: &Call) -> Exchange {
+        if let Err(why) = call.check() {
+            return Exchange::Answer {
+                status: 400,
+                retry_after: None,
+                body: Value::Null,
+                text: format!("not sent: not a request the published contract allows ({why})"),
+            };
+        }
         self.pacer.wait(self.clock.as_ref());
+        let method = call.operation.method;
+        let target = call.target();
         self.progress.inc(1);
-        self.progress.set_message(format!("{method} {path}"));
-        let url = format!("{}{path}", self.settings.base);
+        self.progress.set_message(format!("{method} {target}"));
+        let url = format!("{}{target}", self.settings.base);
         let mut request = ureq::http::Request::builder().method(method).uri(&url);
         for (name, value) in self.credentials.headers() {
             request = request.header(name, value);
         }
-        let payload = body.map(|b| serde_json::to_vec(b).unwrap_or_default()).unwrap_or_default();
-        if body.is_some() {
+        let payload = call
+            .body
+            .as_ref()
+            .map(|b| serde_json::to_vec(b).unwrap_or_default())
+            .unwrap_or_default();
+        if call.body.is_some() {
             request = request.header("Content-Type", "application/json");
         }
         let request = match request.body(payload) {
@@ -212,7 +269,7 @@ impl Client {
         };
         let mut response = match self.agent.run(request) {
             Ok(r) => r,
-            Err(e) => return Exchange::Lost(lost(&e)),
+            Err(e) => return Exchange::Lost(self.redact(&lost(&e))),
         };
         let status = response.status().as_u16();
         let retry_after = response
@@ -223,8 +280,10 @@ impl Client {
             .map(|s| Duration::from_secs(s.min(3600)));
         let text = match response.body_mut().with_config().limit(MAX_ANSWER).read_to_string() {
             Ok(t) => t,
-            Err(e) => return Exchange::Lost(lost(&e)),
+            Err(e) => return Exchange::Lost(self.redact(&lost(&e))),
         };
+        // Nothing the service echoes of a credential goes further than here.
+        let text = self.credentials.redact_secrets(text);
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
         Exchange::Answer {
             status,
@@ -236,13 +295,12 @@ impl Client {
 
     /// A GET, retried on a lost answer, a 5xx or a 429; the answer's envelope
     /// when it says `success: true`.
-    pub fn read(&mut self, path: &str) -> Result<Value, LiveError> {
-        let name = format!("GET {path}");
+    pub fn read(&mut self, call: &Call) -> Result<Value, LiveError> {
         let mut attempt = 0;
         loop {
             self.counts.reads += 1;
             // What went wrong, and how long to wait before the next attempt.
-            let (why, wait) = match self.exchange("GET", path, None) {
+            let (why, wait) = match self.exchange(call) {
                 Exchange::Answer { status, body, .. } if (200..300).contains(&status) && success(&body) => return Ok(body),
                 Exchange::Answer {
                     status: 429, retry_after, ..
@@ -255,16 +313,18 @@ impl Client {
                 }
                 Exchange::Answer { status, body, text, .. } => {
                     return Err(LiveError {
-                        request: name,
-                        why: refused(status, &body, &text),
+                        request: call.name(),
+                        why: self.redact(&refused(status, &body, &text)),
+                        status: Some(status),
                     });
                 }
                 Exchange::Lost(why) => (why, self.backoff(attempt)),
             };
             if attempt >= self.settings.retries {
                 return Err(LiveError {
-                    request: name,
-                    why: format!("{why}; gave up after {} attempts", attempt + 1),
+                    request: call.name(),
+                    why: self.redact(&format!("{why}; gave up after {} attempts", attempt + 1)),
+                    status: None,
                 });
             }
             self.clock.sleep(wait);
@@ -278,77 +338,101 @@ impl Client {
         retry_after.unwrap_or_else(|| self.backoff(attempt))
     }
 
-    /// A change (POST, PUT, PATCH), sent once; a 429 is waited out and sent
-    /// again (it was not applied), within the retries.
-    pub fn change(&mut self, method: &str, path: &str, body: &Value) -> Change {
-        let mut attempt = 0;
-        loop {
-            self.counts.changes += 1;
-            match self.exchange(method, path, Some(body)) {
-                Exchange::Answer { status, body, .. } if (200..300).contains(&status) && success(&body) => {
-                    return Change::Done(body.get("result").cloned().unwrap_or(Value::Null));
-                }
-                Exchange::Answer {
-                    status: 429, retry_after, ..
-                } if attempt < self.settings.retries => {
-                    self.counts.rate_limited += 1;
-                    self.counts.retries += 1;
-                    self.clock.sleep(self.wait_for(retry_after, attempt));
-                    attempt += 1;
-                }
-                Exchange::Answer { status, text, .. } if status >= 500 || status == 429 => {
-                    return Change::Unknown(format!("HTTP {status}: {}", excerpt(&text)));
-                }
-                Exchange::Answer { status, body, text, .. } => return Change::Refused(refused(status, &body, &text)),
-                Exchange::Lost(why) => return Change::Unknown(why),
+    /// A change (POST, PUT, PATCH, DELETE), sent once: whatever comes back,
+    /// the caller looks at the account before it sends it again.
+    pub fn change(&mut self, call: &Call) -> Change {
+        self.counts.changes += 1;
+        match self.exchange(call) {
+            Exchange::Answer { status, body, .. } if (200..300).contains(&status) && success(&body) => {
+                Change::Done(body.get("result").cloned().unwrap_or(Value::Null))
             }
+            Exchange::Answer {
+                status: 429, retry_after, ..
+            } => {
+                self.counts.rate_limited += 1;
+                Change::Later(self.wait_for(retry_after, 0))
+            }
+            Exchange::Answer { status, text, .. } if status >= 500 => {
+                Change::Unknown(self.redact(&format!("HTTP {status}: {}", excerpt(&text))))
+            }
+            Exchange::Answer { status: 404, body, text, .. } => Change::Gone(self.redact(&refused(404, &body, &text))),
+            Exchange::Answer { status, body, text, .. } => Change::Refused(self.redact(&refused(status, &body, &text))),
+            Exchange::Lost(why) => Change::Unknown(why),
         }
     }
 
-    /// Waits before sending a change again after an unknown outcome.
-    pub fn pause_before_retry(&mut self, attempt: u32) {
+    /// Waits before sending a change again: `wait` when the service named it
+    /// (a 429), else the backoff of this attempt.
+    pub fn pause_before_retry(&mut self, attempt: u32, wait: Option<Duration>) {
         self.counts.retries += 1;
-        self.clock.sleep(self.backoff(attempt));
+        let wait = wait.unwrap_or_else(|| self.backoff(attempt));
+        self.clock.sleep(wait);
     }
 
     pub fn retries(&self) -> u32 {
         self.settings.retries
     }
 
-    /// Every page of a list: `path?per_page=N&page=P` (plus `query`) until
-    /// `result_info.total_pages`; the envelopes as they came.
-    pub fn pages(&mut self, path: &str, per_page: usize, query: &str) -> Result<Vec<Value>, LiveError> {
-        let mut pages = Vec::new();
-        let mut page: u64 = 1;
+    /// Every page of a list, each handed to `page` as it comes (so that a
+    /// caller holds one page at a time): one request for a list the contract
+    /// does not page; else `page=1, 2, …` at `per_page` (at most the
+    /// operation's largest) until `result_info.total_count` records came or a
+    /// page comes back short. A `total_pages` is not needed (the contract
+    /// does not define it) but is followed where it says more.
+    pub fn for_each_page(
+        &mut self,
+        call: &Call,
+        per_page: usize,
+        page: &mut dyn FnMut(&mut Client, u64, Value) -> Result<(), LiveError>,
+    ) -> Result<(), LiveError> {
+        let Paging::Pages { max } = call.operation.paging else {
+            let envelope = self.read(call)?;
+            return page(self, 1, envelope);
+        };
+        let per_page = per_page.clamp(1, max);
+        let mut seen: u64 = 0;
+        let mut number: u64 = 1;
         loop {
-            let target = format!("{path}?per_page={per_page}&page={page}{query}");
+            let target = call.clone().with("page", number).with("per_page", per_page);
             let envelope = self.read(&target)?;
-            let total = envelope
-                .get("result_info")
-                .and_then(|i| i.get("total_pages"))
-                .and_then(Value::as_u64)
-                .unwrap_or(1);
-            let empty = envelope.get("result").and_then(Value::as_array).is_none_or(Vec::is_empty);
-            pages.push(envelope);
-            if total > MAX_PAGES {
+            let number_of = |name: &str| envelope.get("result_info").and_then(|i| i.get(name)).and_then(Value::as_u64);
+            let (total, pages, served) = (number_of("total_count"), number_of("total_pages"), number_of("per_page"));
+            let count = envelope.get("result").and_then(Value::as_array).map_or(0, Vec::len) as u64;
+            seen += count;
+            page(self, number, envelope)?;
+            if pages.is_some_and(|p| p > MAX_PAGES) || number >= MAX_PAGES {
                 return Err(LiveError {
-                    request: format!("GET {target}"),
-                    why: format!("`result_info.total_pages` is {total}: more than the {MAX_PAGES} pages edgeaudit reads"),
+                    request: target.name(),
+                    why: format!("more than the {MAX_PAGES} pages edgeaudit reads of one list"),
+                    status: None,
                 });
             }
-            // An empty page ends the list even if the count said more: the
-            // records were deleted meanwhile (EX001 then tells).
-            if page >= total || empty {
-                return Ok(pages);
+            // A short page ends the list (short of the page size the service
+            // says it used); so does the count it gave.
+            let short = count < served.unwrap_or(per_page as u64).min(per_page as u64);
+            let counted = total.is_some_and(|t| seen >= t) && pages.is_none_or(|p| number >= p);
+            if short || counted {
+                return Ok(());
             }
-            page += 1;
+            number += 1;
         }
     }
 
+    /// Every page of a list, the envelopes as they came.
+    pub fn pages(&mut self, call: &Call, per_page: usize) -> Result<Vec<Value>, LiveError> {
+        let mut pages = Vec::new();
+        self.for_each_page(call, per_page, &mut |_, _, envelope| {
+            pages.push(envelope);
+            Ok(())
+        })?;
+        Ok(pages)
+    }
+
     /// The records of every page of a list.
-    pub fn records(&mut self, path: &str, per_page: usize) -> Result<Vec<Value>, LiveError> {
+    pub fn records(&mut self, call: &Call) -> Result<Vec<Value>, LiveError> {
+        let per_page = call.operation.max_per_page();
         Ok(self
-            .pages(path, per_page, "")?
+            .pages(call, per_page)?
             .into_iter()
             .flat_map(|mut page| match page.get_mut("result").map(Value::take) {
                 Some(Value::Array(records)) => records,
@@ -356,6 +440,36 @@ impl Client {
             })
             .collect())
     }
+}
+
+/// Loopback is never reached through a proxy (a stand-in on this machine);
+/// the real API goes through `HTTPS_PROXY` (or `ALL_PROXY`) unless `NO_PROXY`
+/// names it.
+fn proxy_for(base: &str) -> Option<ureq::Proxy> {
+    let uri: ureq::http::Uri = base.parse().ok()?;
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    if is_loopback(host) || !uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("https")) {
+        return None;
+    }
+    let no_proxy = ["NO_PROXY", "no_proxy"].iter().find_map(|v| std::env::var(v).ok());
+    let address = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|a| !a.trim().is_empty()))?;
+    if no_proxy.is_some_and(|list| bypasses(&list, host)) {
+        return None;
+    }
+    ureq::Proxy::new(address.trim()).ok()
+}
+
+/// Whether a `NO_PROXY` list names `host`: `*`, the host, or a domain it is in.
+fn bypasses(list: &str, host: &str) -> bool {
+    let host = host.to_ascii_lowercase();
+    list.split([',', ' ']).map(str::trim).filter(|e| !e.is_empty()).any(|entry| {
+        let entry = entry.to_ascii_lowercase();
+        let entry = entry.split(':').next().unwrap_or("");
+        let domain = entry.trim_start_matches("*.").trim_start_matches('.');
+        entry == "*" || host == domain || host.ends_with(&format!(".{domain}"))
+    })
 }
 
 fn success(body: &Value) -> bool {
@@ -422,6 +536,16 @@ mod tests {
         ] {
             assert!(check_base(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn no_proxy_names_hosts_and_the_domains_they_are_in() {
+        assert!(bypasses("localhost, .cloudflare.com", "api.cloudflare.com"));
+        assert!(bypasses("cloudflare.com", "api.cloudflare.com"));
+        assert!(bypasses("*", "api.cloudflare.com"));
+        assert!(bypasses("api.cloudflare.com:443", "API.cloudflare.com"));
+        assert!(!bypasses("example.com,flare.com", "api.cloudflare.com"));
+        assert!(proxy_for("http://127.0.0.1:8080").is_none(), "loopback goes direct");
     }
 
     #[test]

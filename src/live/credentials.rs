@@ -38,6 +38,9 @@ pub enum Credentials {
     Key { email: String, key: Secret },
 }
 
+/// What a credential value is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
 pub const TOKEN_VAR: &str = "CLOUDFLARE_API_TOKEN";
 pub const EMAIL_VAR: &str = "CLOUDFLARE_EMAIL";
 pub const KEY_VAR: &str = "CLOUDFLARE_API_KEY";
@@ -67,6 +70,44 @@ impl Credentials {
         }
     }
 
+    /// What would give them away, longest first: the token, or the key and
+    /// the e-mail.
+    fn values(&self) -> Vec<&str> {
+        let mut values = match self {
+            Credentials::Token(token) => vec![token.expose()],
+            Credentials::Key { email, key } => vec![key.expose(), email.as_str()],
+        };
+        values.retain(|v| !v.is_empty());
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        values
+    }
+
+    /// `text` with the token and the key replaced wherever they appear:
+    /// what an answer carries on to a file or a terminal.
+    pub fn redact_secrets(&self, text: String) -> String {
+        let secret = match self {
+            Credentials::Token(token) => token.expose(),
+            Credentials::Key { key, .. } => key.expose(),
+        };
+        if secret.is_empty() || !text.contains(secret) {
+            return text;
+        }
+        text.replace(secret, REDACTED)
+    }
+
+    /// `text` with every credential value replaced, the e-mail too: what is
+    /// printed. (An export keeps the e-mail where it is data, a pool's
+    /// recipient say; only the token and the key are secrets.)
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for value in self.values() {
+            if out.contains(value) {
+                out = out.replace(value, REDACTED);
+            }
+        }
+        out
+    }
+
     /// The headers that carry them, as sent.
     pub fn headers(&self) -> Vec<(&'static str, String)> {
         match self {
@@ -92,6 +133,16 @@ mod tests {
         let key = from(&[(EMAIL_VAR, "a@x.io"), (KEY_VAR, "s3cr3t-key")]).expect("key pair");
         assert!(!format!("{key:?}").contains("s3cr3t"), "{key:?}");
         assert_eq!(key.headers()[0], ("X-Auth-Email", "a@x.io".to_string()));
+    }
+
+    #[test]
+    fn every_credential_value_is_redacted_wherever_it_is_echoed() {
+        let c = from(&[(EMAIL_VAR, "ops@x.io"), (KEY_VAR, "k3y-s3cr3t")]).expect("key pair");
+        let echo = "X-Auth-Email: ops@x.io\nX-Auth-Key: k3y-s3cr3t";
+        assert_eq!(c.redact(echo), "X-Auth-Email: [redacted]\nX-Auth-Key: [redacted]");
+        assert_eq!(c.redact_secrets(echo.to_string()), "X-Auth-Email: ops@x.io\nX-Auth-Key: [redacted]");
+        let t = from(&[(TOKEN_VAR, "tok")]).expect("token");
+        assert_eq!(t.redact("Bearer tok"), "Bearer [redacted]");
     }
 
     #[test]

@@ -1,24 +1,32 @@
-//! `edgeaudit export` (docs/src/commands/apply.md): the live account as one bundle
+//! `edgeaudit export` (docs/src/commands/export.md): the live account as one bundle
 //! document (§1.2), every list page by page with the pages kept as they came
-//! (so that EX001 can tell a cut list), written only when every request
-//! succeeded.
+//! (so that EX001 can tell a cut list).
+//!
+//! Pages are written to a folder beside the output as they come (memory
+//! holds one page, not the account) and joined into the bundle once every
+//! list was read: the output appears whole or not at all. A stopped export
+//! leaves the folder; `--resume` goes on from it, after checking that what
+//! was read still holds. A list whose count moved while it was read (records
+//! added or deleted meanwhile) is read again.
 
-use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
 
 use super::client::{Client, LiveError};
+use crate::api::operations::CUSTOM_CERTIFICATE_STATUSES;
+use crate::api::{Call, Op, Operation};
 
-/// Records per page: the largest each endpoint documents (pools and
-/// policies document none; the service answers them whole or pages them by
-/// `result_info`, which is followed either way).
-pub mod per_page {
-    pub const POOLS: usize = 1000;
-    pub const POLICIES: usize = 1000;
-    pub const CERTIFICATE_PACKS: usize = 50;
-    pub const CUSTOM_CERTIFICATES: usize = 50;
-    pub const CUSTOM_HOSTNAMES: usize = 50;
-    pub const DNS_RECORDS: usize = 5000;
-    pub const ZONES: usize = 50;
+/// Records per page where the list is paged: the largest the contract allows.
+pub fn per_page(op: Op) -> usize {
+    Operation::of(op).max_per_page()
 }
+
+/// Times a list whose count moves while it is read is read, in all.
+const READS_OF_A_CHANGING_LIST: usize = 3;
 
 /// What to export.
 #[derive(Debug, Clone)]
@@ -29,39 +37,85 @@ pub struct Scope {
     pub all_zones: bool,
 }
 
-/// Reads the account and returns the bundle; the first request that fails
-/// (after its retries) ends the export.
-pub fn export(client: &mut Client, scope: &Scope, now: chrono::DateTime<chrono::Utc>) -> Result<Value, LiveError> {
-    let account = crate::plan::request::segment(&scope.account);
-    let mut bundle = Map::new();
-    bundle.insert(
-        "exported".into(),
-        json!({
-            "at": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            "from": client.base(),
-            "by": format!("edgeaudit {}", env!("CARGO_PKG_VERSION")),
-        }),
-    );
-    bundle.insert("account_id".into(), json!(scope.account));
-    bundle.insert(
-        "pools".into(),
-        Value::Array(client.pages(&format!("/accounts/{account}/load_balancers/pools"), per_page::POOLS, "")?),
-    );
-    bundle.insert(
+/// Why an export stopped.
+#[derive(Debug)]
+pub enum ExportError {
+    /// A request failed after its retries.
+    Live(LiveError),
+    /// The pages could not be written or read back.
+    Io(String),
+    /// `--resume` met pages of another export.
+    Resume(String),
+}
+
+impl std::fmt::Display for ExportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExportError::Live(e) => write!(f, "{e}"),
+            ExportError::Io(e) | ExportError::Resume(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<LiveError> for ExportError {
+    fn from(e: LiveError) -> Self {
+        ExportError::Live(e)
+    }
+}
+
+/// What an export did besides writing the file.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Lists that changed while they were read (each read again).
+    pub notes: Vec<String>,
+    /// Pages taken over from a stopped export (`--resume`).
+    pub resumed_pages: usize,
+}
+
+/// The folder a stopped export leaves beside its output.
+pub fn parts_folder(output: &Path) -> PathBuf {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!(".{name}.edgeaudit-export"))
+}
+
+/// Reads the account into `output`; the first request that fails (after its
+/// retries) ends the export with `output` untouched and the pages read so far
+/// kept for `resume`.
+pub fn export_to(
+    client: &mut Client,
+    scope: &Scope,
+    now: chrono::DateTime<chrono::Utc>,
+    output: &Path,
+    resume: bool,
+) -> Result<Report, ExportError> {
+    let parts = parts_folder(output);
+    let identity = json!({"account": scope.account, "zones": scope.zones, "all_zones": scope.all_zones, "from": client.base()});
+    let mut store = Store::open(&parts, &identity, resume)?;
+    let mut report = Report::default();
+    let account = scope.account.as_str();
+    let mut lists: Vec<(String, Vec<String>)> = Vec::new();
+    lists.push(("pools".into(), read_list(client, &mut store, &mut report, "pools", &Operation::of(Op::ListPools).call(&[account]))?));
+    lists.push((
         "notification_policies".into(),
-        Value::Array(client.pages(&format!("/accounts/{account}/alerting/v3/policies"), per_page::POLICIES, "")?),
-    );
+        read_list(client, &mut store, &mut report, "policies", &Operation::of(Op::ListPolicies).call(&[account]))?,
+    ));
     let mut zones: Vec<(String, Option<String>)> = scope.zones.iter().map(|z| (z.clone(), None)).collect();
     if scope.all_zones {
-        let query = format!("&account.id={account}");
-        for page in client.pages("/zones", per_page::ZONES, &query)? {
+        let call = Operation::of(Op::ListZones).call(&[]).with("account.id", account);
+        for file in read_list(client, &mut store, &mut report, "zones", &call)? {
+            let page = store.read(&file)?;
             for zone in page.get("result").and_then(Value::as_array).into_iter().flatten() {
                 // A zone without an id cannot be exported: say so rather than leave it out.
                 let Some(id) = zone.get("id").and_then(Value::as_str) else {
-                    return Err(LiveError {
-                        request: format!("GET /zones?account.id={account}"),
+                    return Err(ExportError::Live(LiveError {
+                        request: call.name(),
                         why: "a zone in the answer has no `id`".into(),
-                    });
+                        status: None,
+                    }));
                 };
                 let name = zone.get("name").and_then(Value::as_str).map(str::to_string);
                 match zones.iter_mut().find(|(z, _)| z == id) {
@@ -71,57 +125,458 @@ pub fn export(client: &mut Client, scope: &Scope, now: chrono::DateTime<chrono::
             }
         }
     }
-    let mut exported_zones = Vec::new();
-    for (zone_id, name) in zones {
-        exported_zones.push(zone(client, &zone_id, name)?);
+    let mut zone_lists = Vec::new();
+    for (n, (zone_id, _)) in zones.iter().enumerate() {
+        zone_lists.push(read_zone(client, &mut store, &mut report, n, zone_id)?);
     }
-    bundle.insert("zones".into(), Value::Array(exported_zones));
-    Ok(Value::Object(bundle))
+    // Every list read: the bundle is joined from the pages, then put in place whole.
+    let exported = json!({
+        "at": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "from": client.base(),
+        "by": format!("edgeaudit {}", env!("CARGO_PKG_VERSION")),
+    });
+    join(&store, output, &exported, account, &lists, &zones, &zone_lists)?;
+    report.resumed_pages = store.resumed;
+    store.remove();
+    Ok(report)
 }
 
-fn zone(client: &mut Client, zone_id: &str, name: Option<String>) -> Result<Value, LiveError> {
-    let z = format!("/zones/{}", crate::plan::request::segment(zone_id));
-    let mut out = Map::new();
-    out.insert("zone_id".into(), json!(zone_id));
-    if let Some(name) = name {
-        out.insert("name".into(), json!(name));
+/// A zone's lists and settings, by bundle key: page files each.
+type ZoneLists = Vec<(&'static str, Vec<String>)>;
+
+fn read_zone(client: &mut Client, store: &mut Store, report: &mut Report, n: usize, zone: &str) -> Result<ZoneLists, ExportError> {
+    let mut out: ZoneLists = Vec::new();
+    let packs = Operation::of(Op::ListCertificatePacks).call(&[zone]).with("status", "all");
+    out.push(("certificate_packs", read_list(client, store, report, &format!("zone{n}-packs"), &packs)?));
+    // The contract filters custom certificates by one status at a time: every status it names is read.
+    let mut certificates = Vec::new();
+    for status in CUSTOM_CERTIFICATE_STATUSES {
+        let call = Operation::of(Op::ListCustomCertificates).call(&[zone]).with("status", status);
+        certificates.extend(read_list(client, store, report, &format!("zone{n}-certificates-{status}"), &call)?);
     }
-    // `status=all`: without it the API leaves inactive packs and certificates out.
-    let lists = [
-        (
-            "certificate_packs",
-            "/ssl/certificate_packs",
-            per_page::CERTIFICATE_PACKS,
-            "&status=all",
-        ),
-        (
-            "custom_certificates",
-            "/custom_certificates",
-            per_page::CUSTOM_CERTIFICATES,
-            "&status=all",
-        ),
-        ("custom_hostnames", "/custom_hostnames", per_page::CUSTOM_HOSTNAMES, ""),
-        ("dns_records", "/dns_records", per_page::DNS_RECORDS, "&type=CAA"),
-    ];
-    for (key, path, per_page, query) in lists {
-        out.insert(key.into(), Value::Array(client.pages(&format!("{z}{path}"), per_page, query)?));
+    out.push(("custom_certificates", certificates));
+    let hostnames = Operation::of(Op::ListCustomHostnames).call(&[zone]);
+    out.push(("custom_hostnames", read_list(client, store, report, &format!("zone{n}-hostnames"), &hostnames)?));
+    let dns = Operation::of(Op::ListDnsRecords).call(&[zone]).with("type", "CAA");
+    out.push(("dns_records", read_list(client, store, report, &format!("zone{n}-dns"), &dns)?));
+    for (key, op) in [("total_tls", Op::GetTotalTls), ("universal_ssl", Op::GetUniversalSsl)] {
+        let name = format!("zone{n}-{key}");
+        let file = match store.finished(&name) {
+            Some(files) => files,
+            None => {
+                let envelope = client.read(&Operation::of(op).call(&[zone]))?;
+                let file = store.write_page(&name, 1, &envelope)?;
+                store.finish(&name, std::slice::from_ref(&file))?;
+                vec![file]
+            }
+        };
+        out.push((key, file));
     }
-    out.insert("total_tls".into(), client.read(&format!("{z}/acm/total_tls"))?);
-    out.insert("universal_ssl".into(), client.read(&format!("{z}/ssl/universal/settings"))?);
-    Ok(Value::Object(out))
+    Ok(out)
+}
+
+/// Reads one list into page files and returns them in order. A list whose
+/// count moved while it was read is read again, up to three times in all;
+/// after that it is kept as read, and the note says so (its pages disagree,
+/// which `check` reports as EX001).
+fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: &str, call: &Call) -> Result<Vec<String>, ExportError> {
+    if let Some(files) = store.finished(name) {
+        // Taken over from a stopped export when its first page still reads the same.
+        if still_holds(client, store, call, &files)? {
+            store.resumed += files.len();
+            return Ok(files);
+        }
+        store.forget(name)?;
+    }
+    let per_page = call.operation.max_per_page();
+    for attempt in 1..=READS_OF_A_CHANGING_LIST {
+        let resumed = store.started(name);
+        let mut watch = Watch::default();
+        // Pages kept from a stopped export count once the last of them reads the same.
+        let mut files: Vec<String> = Vec::new();
+        let mut skip = 0;
+        if let Some(last) = resumed.last()
+            && let Some(page) = page_number(last)
+            && same_page(client, store, call, per_page, page, last)?
+        {
+            for file in &resumed {
+                watch.see(&store.read(file)?);
+            }
+            files = resumed.clone();
+            skip = page;
+            store.resumed += resumed.len();
+        } else {
+            store.forget(name)?;
+        }
+        let mut failure = None;
+        let outcome = if skip > 0 {
+            // Only the pages after those kept; the client pages from 1, so the kept ones are asked for again only when needed.
+            continue_from(client, store, call, per_page, name, skip, &mut watch, &mut files)
+        } else {
+            client.for_each_page(call, per_page, &mut |_, number, envelope| {
+                watch.see(&envelope);
+                match store.write_page(name, number, &envelope) {
+                    Ok(file) => {
+                        files.push(file);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        Err(LiveError {
+                            request: "writing the pages".into(),
+                            why: "see above".into(),
+                            status: None,
+                        })
+                    }
+                }
+            })
+            .map_err(ExportError::Live)
+        };
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        outcome?;
+        if watch.steady() || attempt == READS_OF_A_CHANGING_LIST {
+            if !watch.steady() {
+                report.notes.push(format!(
+                    "{}: the list changed while it was read ({}), {READS_OF_A_CHANGING_LIST} times: kept as last read; `check` reports its pages' disagreement (EX001)",
+                    call.name(),
+                    watch.why()
+                ));
+            } else if attempt > 1 {
+                report.notes.push(format!(
+                    "{}: the list changed while it was read; read again whole ({} reads)",
+                    call.name(),
+                    attempt
+                ));
+            }
+            store.finish(name, &files)?;
+            return Ok(files);
+        }
+        store.forget(name)?;
+    }
+    Ok(Vec::new())
+}
+
+/// Pages `skip + 1, …` of a paged list, after kept pages `1..=skip`.
+#[allow(clippy::too_many_arguments)]
+fn continue_from(
+    client: &mut Client,
+    store: &mut Store,
+    call: &Call,
+    per_page: usize,
+    name: &str,
+    skip: u64,
+    watch: &mut Watch,
+    files: &mut Vec<String>,
+) -> Result<(), ExportError> {
+    let mut number = skip + 1;
+    loop {
+        let envelope = client.read(&call.clone().with("page", number).with("per_page", per_page))?;
+        let count = envelope.get("result").and_then(Value::as_array).map_or(0, Vec::len);
+        let total = envelope.pointer("/result_info/total_count").and_then(Value::as_u64);
+        watch.see(&envelope);
+        files.push(store.write_page(name, number, &envelope)?);
+        if count < per_page || total.is_some_and(|t| watch.records >= t) {
+            return Ok(());
+        }
+        number += 1;
+    }
+}
+
+/// Whether page `page` of a list reads as the kept file does (the same
+/// records in the same places, the same count).
+fn same_page(client: &mut Client, store: &Store, call: &Call, per_page: usize, page: u64, file: &str) -> Result<bool, ExportError> {
+    let kept = store.read(file)?;
+    let target = match call.operation.paging {
+        crate::api::Paging::Pages { .. } => call.clone().with("page", page).with("per_page", per_page),
+        _ => call.clone(),
+    };
+    let now = client.read(&target)?;
+    Ok(ids(&kept) == ids(&now) && total(&kept) == total(&now))
+}
+
+/// Whether a finished list of a stopped export still holds: its first page
+/// reads the same and the count is unchanged.
+fn still_holds(client: &mut Client, store: &Store, call: &Call, files: &[String]) -> Result<bool, ExportError> {
+    let Some(first) = files.first() else { return Ok(false) };
+    same_page(client, store, call, call.operation.max_per_page(), 1, first)
+}
+
+fn ids(envelope: &Value) -> Vec<Value> {
+    match envelope.get("result") {
+        Some(Value::Array(records)) => records.iter().map(|r| r.get("id").cloned().unwrap_or(Value::Null)).collect(),
+        Some(other) => vec![other.clone()],
+        None => Vec::new(),
+    }
+}
+
+fn total(envelope: &Value) -> Option<u64> {
+    envelope.pointer("/result_info/total_count").and_then(Value::as_u64)
+}
+
+/// The page number a page file is named with.
+fn page_number(file: &str) -> Option<u64> {
+    file.rsplit('-').next()?.strip_suffix(".json")?.parse().ok()
+}
+
+/// What the pages of one read of a list say about it: whether its count
+/// held still and no record came twice (records added or deleted while it
+/// was paged shift the pages).
+#[derive(Default)]
+struct Watch {
+    totals: Vec<u64>,
+    records: u64,
+    seen: HashSet<u64>,
+    twice: usize,
+}
+
+impl Watch {
+    fn see(&mut self, envelope: &Value) {
+        if let Some(t) = total(envelope)
+            && !self.totals.contains(&t)
+        {
+            self.totals.push(t);
+        }
+        if let Some(Value::Array(records)) = envelope.get("result") {
+            for record in records {
+                self.records += 1;
+                if let Some(id) = record.get("id").and_then(Value::as_str) {
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    id.hash(&mut h);
+                    if !self.seen.insert(h.finish()) {
+                        self.twice += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    fn steady(&self) -> bool {
+        self.totals.len() <= 1 && self.twice == 0 && self.totals.first().is_none_or(|&t| t == self.records)
+    }
+
+    fn why(&self) -> String {
+        let mut why = Vec::new();
+        if self.totals.len() > 1 {
+            let totals: Vec<String> = self.totals.iter().map(u64::to_string).collect();
+            why.push(format!("its count went {}", totals.join(" → ")));
+        }
+        if self.twice > 0 {
+            why.push(format!("{} came twice", crate::words::plural(self.twice, "record", "records")));
+        }
+        if let Some(&t) = self.totals.last()
+            && t != self.records
+        {
+            why.push(format!("{} records read of {t} counted", self.records));
+        }
+        why.join("; ")
+    }
+}
+
+/// The folder of page files: one file a page, a list's file of names once
+/// it is read whole, and the export's identity (what `--resume` must match).
+struct Store {
+    dir: PathBuf,
+    resumed: usize,
+}
+
+const IDENTITY: &str = "export.json";
+
+impl Store {
+    fn open(dir: &Path, identity: &Value, resume: bool) -> Result<Store, ExportError> {
+        let io = |e: std::io::Error| ExportError::Io(format!("{}: {e}", dir.display()));
+        let identity_file = dir.join(IDENTITY);
+        if resume {
+            let kept = std::fs::read_to_string(&identity_file).map_err(|_| {
+                ExportError::Resume(format!(
+                    "--resume: no stopped export of this file to finish ({} holds none): run without --resume",
+                    dir.display()
+                ))
+            })?;
+            let kept: Value = serde_json::from_str(&kept).unwrap_or(Value::Null);
+            if &kept != identity {
+                return Err(ExportError::Resume(format!(
+                    "--resume: the stopped export in {} was of another account, zones or address ({kept}): run without --resume to start again",
+                    dir.display()
+                )));
+            }
+        } else {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        std::fs::create_dir_all(dir).map_err(io)?;
+        std::fs::write(&identity_file, identity.to_string()).map_err(io)?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            resumed: 0,
+        })
+    }
+
+    fn io(&self, e: std::io::Error) -> ExportError {
+        ExportError::Io(format!("{}: {e}", self.dir.display()))
+    }
+
+    fn write_page(&self, list: &str, page: u64, envelope: &Value) -> Result<String, ExportError> {
+        let name = format!("{list}-{page:06}.json");
+        let text = serde_json::to_vec(envelope).unwrap_or_default();
+        std::fs::write(self.dir.join(&name), text).map_err(|e| self.io(e))?;
+        Ok(name)
+    }
+
+    fn read(&self, file: &str) -> Result<Value, ExportError> {
+        let text = std::fs::read(self.dir.join(file)).map_err(|e| self.io(e))?;
+        serde_json::from_slice(&text).map_err(|e| ExportError::Io(format!("{}: {e}", self.dir.join(file).display())))
+    }
+
+    /// The pages of a list read whole, in order.
+    fn finished(&self, list: &str) -> Option<Vec<String>> {
+        let text = std::fs::read_to_string(self.dir.join(format!("{list}.done"))).ok()?;
+        let files: Vec<String> = text.lines().map(str::to_string).collect();
+        files.iter().all(|f| self.dir.join(f).is_file()).then_some(files)
+    }
+
+    /// The pages of a list begun and not finished, in order of their numbers
+    /// and without a gap.
+    fn started(&self, list: &str) -> Vec<String> {
+        let mut files = Vec::new();
+        for page in 1.. {
+            let name = format!("{list}-{page:06}.json");
+            if !self.dir.join(&name).is_file() {
+                break;
+            }
+            files.push(name);
+        }
+        files
+    }
+
+    fn finish(&self, list: &str, files: &[String]) -> Result<(), ExportError> {
+        std::fs::write(self.dir.join(format!("{list}.done")), files.join("\n")).map_err(|e| self.io(e))
+    }
+
+    /// Deletes what is kept of a list.
+    fn forget(&self, list: &str) -> Result<(), ExportError> {
+        let prefix = format!("{list}-");
+        let _ = std::fs::remove_file(self.dir.join(format!("{list}.done")));
+        for entry in std::fs::read_dir(&self.dir).map_err(|e| self.io(e))?.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.strip_prefix(&prefix).is_some_and(|rest| rest.len() == 11 && rest.ends_with(".json")) {
+                std::fs::remove_file(entry.path()).map_err(|e| self.io(e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn copy_into(&self, file: &str, out: &mut impl Write) -> Result<(), ExportError> {
+        let mut input = std::fs::File::open(self.dir.join(file)).map_err(|e| self.io(e))?;
+        std::io::copy(&mut input, out).map_err(|e| self.io(e))?;
+        Ok(())
+    }
+
+    fn remove(self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Writes the bundle from the page files into a temporary file beside
+/// `output`, then puts it in place: `output` holds either its earlier
+/// content or all of the new one.
+fn join(
+    store: &Store,
+    output: &Path,
+    exported: &Value,
+    account: &str,
+    lists: &[(String, Vec<String>)],
+    zones: &[(String, Option<String>)],
+    zone_lists: &[ZoneLists],
+) -> Result<(), ExportError> {
+    let temporary = temporary_beside(output);
+    let io = |e: std::io::Error| ExportError::Io(format!("{}: {e}", output.display()));
+    let written = (|| -> Result<(), ExportError> {
+        let file = std::fs::File::create(&temporary).map_err(io)?;
+        let mut out = std::io::BufWriter::new(file);
+        let string = |v: &str| serde_json::to_string(v).unwrap_or_default();
+        write!(out, "{{\n\"exported\": {exported},\n\"account_id\": {}", string(account)).map_err(io)?;
+        let array = |out: &mut std::io::BufWriter<std::fs::File>, files: &[String]| -> Result<(), ExportError> {
+            out.write_all(b"[").map_err(io)?;
+            for (i, file) in files.iter().enumerate() {
+                out.write_all(if i == 0 { b"\n" } else { b",\n" }).map_err(io)?;
+                store.copy_into(file, out)?;
+            }
+            out.write_all(b"\n]").map_err(io)
+        };
+        for (key, files) in lists {
+            write!(out, ",\n{}: ", string(key)).map_err(io)?;
+            array(&mut out, files)?;
+        }
+        out.write_all(b",\n\"zones\": [").map_err(io)?;
+        for (i, ((zone_id, name), lists)) in zones.iter().zip(zone_lists).enumerate() {
+            write!(out, "{}{{\"zone_id\": {}", if i == 0 { "\n" } else { ",\n" }, string(zone_id)).map_err(io)?;
+            if let Some(name) = name {
+                write!(out, ", \"name\": {}", string(name)).map_err(io)?;
+            }
+            for (key, files) in lists {
+                write!(out, ",\n{}: ", string(key)).map_err(io)?;
+                if matches!(*key, "total_tls" | "universal_ssl") {
+                    // A setting is one envelope, not a list of pages.
+                    for file in files {
+                        store.copy_into(file, &mut out)?;
+                    }
+                } else {
+                    array(&mut out, files)?;
+                }
+            }
+            out.write_all(b"}").map_err(io)?;
+        }
+        out.write_all(b"\n]\n}\n").map_err(io)?;
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&temporary, output).map_err(io)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+fn temporary_beside(path: &Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!(".{name}.edgeaudit-{}.part", std::process::id()))
+}
+
+/// Reads the account and returns the bundle (a file in a temporary folder,
+/// read back): for tests and callers that want the document.
+pub fn export(client: &mut Client, scope: &Scope, now: chrono::DateTime<chrono::Utc>) -> Result<Value, LiveError> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("edgeaudit-export-{}-{n}", std::process::id()));
+    let local = |why: String| LiveError {
+        request: "writing the export".into(),
+        why,
+        status: None,
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| local(e.to_string()))?;
+    let output = dir.join("account.json");
+    let outcome = export_to(client, scope, now, &output, false);
+    let document = match outcome {
+        Ok(_) => std::fs::read(&output)
+            .map_err(|e| local(e.to_string()))
+            .and_then(|text| serde_json::from_slice(&text).map_err(|e| local(e.to_string()))),
+        Err(ExportError::Live(e)) => Err(e),
+        Err(other) => Err(local(other.to_string())),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    document
 }
 
 /// Writes `bytes` to `path` so that the path holds either its earlier
 /// content or all of the new one: a temporary file beside it, synced, then
 /// renamed over it.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = dir.join(format!(".{name}.edgeaudit-{}.part", std::process::id()));
+    let temporary = temporary_beside(path);
     let written = (|| {
         let mut file = std::fs::File::create(&temporary)?;
         file.write_all(bytes)?;
@@ -151,5 +606,26 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(&dir).expect("list").flatten().map(|e| e.file_name()).collect();
         assert_eq!(left.len(), 1, "{left:?}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_watch_tells_a_list_that_moved_while_it_was_paged() {
+        let page = |total: u64, ids: &[&str]| {
+            json!({"result": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>(), "result_info": {"total_count": total}})
+        };
+        let mut steady = Watch::default();
+        steady.see(&page(3, &["a", "b"]));
+        steady.see(&page(3, &["c"]));
+        assert!(steady.steady());
+        let mut moved = Watch::default();
+        moved.see(&page(3, &["a", "b"]));
+        moved.see(&page(2, &["c"]));
+        assert!(!moved.steady());
+        assert!(moved.why().contains("3 → 2"), "{}", moved.why());
+        let mut shifted = Watch::default();
+        shifted.see(&page(3, &["a", "b"]));
+        shifted.see(&page(3, &["b"]));
+        assert!(!shifted.steady(), "a record came twice");
+        assert_eq!(page_number("zone0-hostnames-000012.json"), Some(12));
     }
 }

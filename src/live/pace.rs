@@ -84,17 +84,30 @@ impl Pacer {
         if self.rate == 0 {
             return;
         }
+        self.make_room(clock, 1);
+        self.sent.push_back(clock.now());
+    }
+
+    /// Waits, if need be, until `n` more requests (at most the rate) keep
+    /// within it, so that they can go one after the other with no wait.
+    pub fn reserve(&mut self, clock: &dyn Clock, n: usize) {
+        if self.rate > 0 {
+            self.make_room(clock, n.min(self.rate));
+        }
+    }
+
+    fn make_room(&mut self, clock: &dyn Clock, n: usize) {
         let now = clock.now();
         while self.sent.front().is_some_and(|&t| now.saturating_sub(t) >= WINDOW) {
             self.sent.pop_front();
         }
-        if self.sent.len() >= self.rate
-            && let Some(&oldest) = self.sent.front()
-        {
-            clock.sleep((oldest + WINDOW).saturating_sub(now));
-            self.sent.pop_front();
+        if self.sent.len() + n > self.rate {
+            let until = self.sent.len() + n - self.rate;
+            if let Some(&last) = self.sent.get(until - 1) {
+                clock.sleep((last + WINDOW).saturating_sub(now));
+            }
+            self.sent.drain(..until);
         }
-        self.sent.push_back(clock.now());
     }
 }
 
@@ -124,5 +137,21 @@ mod tests {
             off.wait(&unpaced);
         }
         assert_eq!(unpaced.now(), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_reservation_leaves_no_wait_between_the_requests_it_holds_room_for() {
+        let clock = VirtualClock::default();
+        let mut pacer = Pacer::new(10);
+        for _ in 0..9 {
+            pacer.wait(&clock);
+        }
+        pacer.reserve(&clock, 3);
+        let reserved_at = clock.now();
+        assert!(reserved_at > Duration::ZERO, "room for three was waited for");
+        for _ in 0..3 {
+            pacer.wait(&clock);
+        }
+        assert_eq!(clock.now(), reserved_at, "no wait inside the reservation");
     }
 }

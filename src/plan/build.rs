@@ -42,6 +42,9 @@ pub struct AccountPlan {
     pub pools: Vec<super::state::PoolState>,
     /// The exported policies a step counts on or updates, by id.
     pub policies: Vec<super::state::PolicyState>,
+    /// Every policy the export held, by id (`apply` tells another plan's
+    /// policies, made since, by them).
+    pub exported_policies: Vec<String>,
 }
 
 /// What one step relies on: the earlier steps whose policies deliver what it
@@ -571,9 +574,13 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
             }
         }
         let policies = relied_on(account, &steps, &needs, &bodies);
+        let mut exported_policies: Vec<String> = account.policies.iter().map(|p| p.id.clone()).filter(|id| !id.is_empty()).collect();
+        exported_policies.sort();
+        exported_policies.dedup();
         plans.push(AccountPlan {
             pools,
             policies,
+            exported_policies,
             account_id: account.id.clone(),
             steps,
             proof,

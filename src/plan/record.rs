@@ -11,14 +11,12 @@ use crate::input::source::SourceFile;
 use crate::model::Account;
 use crate::model::notification::Policy;
 
-/// Fields the service sets itself: never sent back.
-const READ_ONLY: [&str; 3] = ["id", "created", "modified"];
-
-/// A policy's record without the fields the service sets.
+/// A policy's record with only the fields a replace may send, as the
+/// published contract lists them (the service sets `id`, `created`,
+/// `modified` and derives others, such as `conditions`).
 pub fn drop_read_only(body: &mut Map<String, Value>) {
-    for field in READ_ONLY {
-        body.remove(field);
-    }
+    let writable = crate::api::Operation::of(crate::api::Op::UpdatePolicy).body;
+    body.retain(|name, _| writable.iter().any(|f| f.name == name));
 }
 
 /// The writable body of every health-alert policy whose record is an API

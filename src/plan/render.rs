@@ -209,6 +209,7 @@ struct AccountDocument<'a> {
 
 #[derive(serde::Serialize)]
 struct StateDocument<'a> {
+    exported_policies: &'a [String],
     policies: &'a [super::state::PolicyState],
     pools: &'a [super::state::PoolState],
 }
@@ -238,6 +239,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
                     "covers": if plan.pools_complete { "every pool of the account" } else { "only the pools loaded: the pools export is incomplete (EX001)" },
                 }),
                 state: StateDocument {
+                    exported_policies: &plan.exported_policies,
                     policies: &plan.policies,
                     pools: &plan.pools,
                 },

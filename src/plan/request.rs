@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::api::{Call, Op, Operation};
 use crate::model::notification::NewPolicy;
 
 #[derive(Debug, Clone)]
@@ -102,19 +103,7 @@ impl TerraformEdit {
     }
 }
 
-/// An id from an export as one path segment: anything but unreserved
-/// characters percent-encoded, so no id can reach another endpoint.
-pub fn segment(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+pub use crate::api::segment;
 
 impl Request {
     /// The CA the certificate requests move off: the plan makes them only for
@@ -137,42 +126,45 @@ impl Request {
         }
     }
 
-    pub fn method(&self) -> Option<&'static str> {
+    /// The API operation the request is a call of.
+    pub fn operation(&self) -> Option<Op> {
         Some(match self {
-            Request::CreatePolicy { .. } | Request::SetTotalTls { .. } => "POST",
-            Request::UpdatePolicy { .. } => "PUT",
-            Request::ClearPage { .. }
-            | Request::ClearPool { .. }
-            | Request::EditCustomHostname { .. }
-            | Request::SetUniversalSsl { .. } => "PATCH",
+            Request::CreatePolicy { .. } => Op::CreatePolicy,
+            Request::UpdatePolicy { .. } => Op::UpdatePolicy,
+            Request::ClearPage { .. } => Op::ClearPools,
+            Request::ClearPool { .. } => Op::PatchPool,
+            Request::EditCustomHostname { .. } => Op::EditCustomHostname,
+            Request::SetTotalTls { .. } => Op::SetTotalTls,
+            Request::SetUniversalSsl { .. } => Op::EditUniversalSsl,
             Request::Manual { .. } | Request::Terraform(_) => return None,
         })
     }
 
-    /// The path (with its query), the account written as `account` (an id
-    /// from the export is encoded here; a placeholder is taken as it is).
-    pub fn path(&self, account: &str) -> Option<String> {
+    pub fn method(&self) -> Option<&'static str> {
+        self.operation().map(|op| Operation::of(op).method)
+    }
+
+    /// The call, the account written as `account` (an id from the export is
+    /// encoded by the caller; a placeholder is taken as it is).
+    pub fn call(&self, account: &str) -> Option<Call> {
+        let operation = Operation::of(self.operation()?);
         Some(match self {
-            // The common requests without `format!`: a report makes one or more per finding.
-            Request::CreatePolicy { .. } => ["/accounts/", account, "/alerting/v3/policies"].concat(),
-            Request::UpdatePolicy { policy_id, .. } => format!("/accounts/{account}/alerting/v3/policies/{}", segment(policy_id)),
-            Request::ClearPage { per_page, page, .. } => [
-                "/accounts/",
-                account,
-                "/load_balancers/pools?per_page=",
-                &per_page.to_string(),
-                "&page=",
-                &page.to_string(),
-            ]
-            .concat(),
-            Request::ClearPool { pool_id } => ["/accounts/", account, "/load_balancers/pools/", &segment(pool_id)].concat(),
-            Request::EditCustomHostname { zone_id, hostname_id, .. } => {
-                format!("/zones/{}/custom_hostnames/{}", segment(zone_id), segment(hostname_id))
-            }
-            Request::SetTotalTls { zone_id, .. } => format!("/zones/{}/acm/total_tls", segment(zone_id)),
-            Request::SetUniversalSsl { zone_id, .. } => format!("/zones/{}/ssl/universal/settings", segment(zone_id)),
+            Request::CreatePolicy { .. } => operation.call_encoded(&[account]),
+            Request::UpdatePolicy { policy_id, .. } => operation.call_encoded(&[account, &segment(policy_id)]),
+            Request::ClearPage { per_page, page, .. } => operation
+                .call_encoded(&[account])
+                .with("per_page", per_page)
+                .with("page", page),
+            Request::ClearPool { pool_id } => operation.call_encoded(&[account, &segment(pool_id)]),
+            Request::EditCustomHostname { zone_id, hostname_id, .. } => operation.call(&[zone_id, hostname_id]),
+            Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => operation.call(&[zone_id]),
             Request::Manual { .. } | Request::Terraform(_) => return None,
         })
+    }
+
+    /// The path (with its query), the account written as `account`.
+    pub fn path(&self, account: &str) -> Option<String> {
+        self.call(account).map(|c| c.target())
     }
 
     /// The body, as compact JSON.

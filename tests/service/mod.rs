@@ -1,14 +1,22 @@
-//! A small stand-in for the service on 127.0.0.1, std only: the endpoints a
-//! plan uses and the lists an export reads, with the documented behaviour —
-//! the v4 envelope, pages of 25 by default, the page-wide bulk clear of pools
-//! ordered by name, errors with `success: false` — and an account in memory.
+//! A small stand-in for the service on 127.0.0.1, std only, that follows the
+//! published contract and no more: the operations edgeaudit declares
+//! (`edgeaudit::api`, held against the published excerpt by a test) and
+//! nothing else; 400 on a query parameter, a value or a body field outside
+//! them; the pools and policies lists unpaged; `result_info` with `count`
+//! and `total_count` (`total_pages` only in the variant that recorded real
+//! answers show); a custom hostname's `ssl` replaced by what a PATCH sends;
+//! Universal SSL that ignores `certificate_authority` unless told to honour
+//! it; a policy list that may lag a create by one read; the page-wide bulk
+//! clear of pools ordered by name, as its description says.
 //!
 //! Faults: at the k-th request (every request counts, reads too) one of
 //! [`Fault`]; drift: a change made to the account just before the k-th
-//! request; a rate limit over a shared clock. After every change a client
-//! makes, it checks on its own (not with edgeaudit's code) that no
-//! (pool, event, recipient) delivered before the change stopped being
-//! delivered, and records any loss in `lost`.
+//! request; other actors: a hook called before every request, outside the
+//! lock, which may change the account or run a second client; a rate limit
+//! over a shared clock. After every change a client makes, it checks on its
+//! own (not with edgeaudit's code) that no (pool, event, recipient)
+//! delivered before the change stopped being delivered, and records any loss
+//! in `lost`.
 
 #![allow(dead_code)]
 
@@ -18,6 +26,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use edgeaudit::api::{Call, Op, Operation, parse_query};
 use serde_json::{Value, json};
 
 pub const TOKEN: &str = "test-token";
@@ -43,6 +52,8 @@ pub enum Fault {
     Unsuccessful,
     /// 403 `success: false`; not applied.
     Forbidden,
+    /// 400 whose error message echoes the request's headers (credentials too); not applied.
+    EchoHeaders,
 }
 
 impl Fault {
@@ -60,7 +71,7 @@ impl Fault {
 
     /// Whether a client should get past it by retrying.
     pub fn is_transient(self) -> bool {
-        !matches!(self, Fault::Unsuccessful | Fault::Forbidden)
+        !matches!(self, Fault::Unsuccessful | Fault::Forbidden | Fault::EchoHeaders)
     }
 }
 
@@ -100,11 +111,29 @@ pub struct State {
     /// Skips the loss check (it costs pools × policies per change).
     pub unchecked: bool,
     pub next_id: usize,
+    /// `result_info.total_pages` in list answers, as recorded real answers carry it.
+    pub total_pages: bool,
+    /// Universal SSL takes `certificate_authority` from a PATCH (the
+    /// contract lists only `enabled`: by default it is ignored).
+    pub honours_universal_ca: bool,
+    /// The policy list leaves out a policy created since the last read, once.
+    pub lagging_policies: bool,
+    pub hidden_once: Vec<String>,
+    /// Requests refused for being outside the contract: (request, why).
+    pub outside: Vec<(String, String)>,
+    /// Every request in full: method, target, body.
+    pub sent: Vec<(String, String, Value)>,
 }
+
+/// A hook run before every request (1-based index, `METHOD target`), outside
+/// the state's lock: another actor in the account, or a second client.
+pub type Hook = Box<dyn FnMut(usize, &str) + Send>;
 
 pub struct Service {
     pub port: u16,
     pub state: Arc<Mutex<State>>,
+    pub hook: Arc<Mutex<Option<Hook>>>,
+    seen: Arc<std::sync::atomic::AtomicUsize>,
     stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -113,23 +142,36 @@ impl Service {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().expect("addr").port();
         let state = Arc::new(Mutex::new(state));
+        let hook: Arc<Mutex<Option<Hook>>> = Arc::new(Mutex::new(None));
+        let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (s, st) = (state.clone(), stop.clone());
+        let (s, h, n, st) = (state.clone(), hook.clone(), seen.clone(), stop.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if st.load(std::sync::atomic::Ordering::SeqCst) {
                     break;
                 }
                 if let Ok(stream) = stream {
-                    let s = s.clone();
+                    let (s, h, n) = (s.clone(), h.clone(), n.clone());
                     // One thread per connection: a held answer holds only its own.
                     std::thread::spawn(move || {
-                        let _ = serve(stream, &s);
+                        let _ = serve(stream, &s, &h, &n);
                     });
                 }
             }
         });
-        Service { port, state, stop }
+        Service {
+            port,
+            state,
+            hook,
+            seen,
+            stop,
+        }
+    }
+
+    /// Runs `hook` before every request from now on (see [`Hook`]).
+    pub fn before_each(&self, hook: Hook) {
+        *self.hook.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook);
     }
 
     pub fn base(&self) -> String {
@@ -150,7 +192,12 @@ impl Drop for Service {
     }
 }
 
-fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+fn serve(
+    stream: TcpStream,
+    state: &Mutex<State>,
+    hook: &Mutex<Option<Hook>>,
+    seen: &std::sync::atomic::AtomicUsize,
+) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     stream.set_nodelay(true)?;
     let mut reader = BufReader::new(stream.try_clone()?);
@@ -163,11 +210,13 @@ fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         let (method, target) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
         let (mut length, mut authorized, mut expect, mut close) = (0usize, false, false, false);
         let (mut email, mut key) = (false, false);
+        let mut header_lines = String::new();
         loop {
             let mut header = String::new();
             if reader.read_line(&mut header)? == 0 || header == "\r\n" {
                 break;
             }
+            header_lines.push_str(&header);
             let lower = header.to_ascii_lowercase();
             if let Some(v) = lower.strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap_or(0);
@@ -190,9 +239,20 @@ fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         }
         let mut body = vec![0; length.min(1 << 20)];
         reader.read_exact(&mut body)?;
+        // Another actor, outside the lock: it may change the account or send requests of its own.
+        let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let taken = hook.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut run) = taken {
+            run(n, &format!("{method} {target}"));
+            let mut slot = hook.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(run);
+            }
+        }
+        let headers = header_lines.clone();
         let reply = {
             let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-            respond(&mut state, &method, &target, &body, authorized || (email && key))
+            respond(&mut state, &method, &target, &body, authorized || (email && key), &headers)
         };
         match reply {
             Reply::Answer(status, extra, text) => {
@@ -233,9 +293,12 @@ fn html(status: u16, title: &str) -> Reply {
     )
 }
 
-fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorized: bool) -> Reply {
+fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorized: bool, headers: &str) -> Reply {
     state.requests += 1;
     state.log.push(format!("{method} {target}"));
+    state
+        .sent
+        .push((method.to_string(), target.to_string(), serde_json::from_slice(body).unwrap_or(Value::Null)));
     let n = state.requests;
     if let Some((at, drift)) = state.drift.as_mut()
         && *at == n
@@ -278,6 +341,9 @@ fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorize
         Some(Fault::CloseBefore) => return Reply::Close,
         Some(Fault::Unsuccessful) => return json_answer(200, error(10002, "Internal processing error (injected)")),
         Some(Fault::Forbidden) => return json_answer(403, error(10000, "Authentication error (injected)")),
+        Some(Fault::EchoHeaders) => {
+            return json_answer(400, error(10003, &format!("Bad request; your request was:\n{method} {target}\n{headers}")));
+        }
         _ => {}
     }
     if !authorized {
@@ -324,15 +390,23 @@ fn universal_ssl(state: &State) -> Value {
     }
 }
 
-fn page(records: &[Value], target: &str, default_per_page: usize) -> Value {
+/// A page of a paged list, as the contract's `result_info` gives it.
+fn page(state: &State, records: &[Value], target: &str, default_per_page: usize) -> Value {
     let per_page = query(target, "per_page").unwrap_or(default_per_page).max(1);
     let page = query(target, "page").unwrap_or(1).max(1);
     let slice: Vec<Value> = records.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
     let mut answer = ok(Value::Array(slice.clone()));
-    answer["result_info"] = json!({
-        "page": page, "per_page": per_page, "count": slice.len(),
-        "total_count": records.len(), "total_pages": records.len().div_ceil(per_page),
-    });
+    answer["result_info"] = json!({"page": page, "per_page": per_page, "count": slice.len(), "total_count": records.len()});
+    if state.total_pages {
+        answer["result_info"]["total_pages"] = json!(records.len().div_ceil(per_page));
+    }
+    answer
+}
+
+/// A list the contract does not page: every record in one answer.
+fn whole(records: &[Value]) -> Value {
+    let mut answer = ok(Value::Array(records.to_vec()));
+    answer["result_info"] = json!({"page": 1, "per_page": records.len(), "count": records.len(), "total_count": records.len()});
     answer
 }
 
@@ -417,47 +491,61 @@ fn policy_sends(p: &Value, pool: &str, source: &str, health: &str, recipient: &s
 
 fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, Value) {
     let path = target.split('?').next().unwrap_or("");
+    let body: Value = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(body).unwrap_or(Value::Null)
+    };
+    // Only what the contract publishes: the operation, its parameters and values, its body fields.
+    let Some(operation) = Operation::find(method, target) else {
+        return (404, error(7000, "No route for that URI"));
+    };
+    let call = Call {
+        operation,
+        path: path.to_string(),
+        query: parse_query(target),
+        body: (!body.is_null()).then(|| body.clone()),
+    };
+    if let Err(why) = call.check() {
+        state.outside.push((format!("{method} {target}"), why.clone()));
+        return (400, error(1001, &format!("Invalid request: {why}")));
+    }
     let account = format!("/accounts/{}", state.account);
     let zone = format!("/zones/{}", state.zone);
-    if path == "/zones" && method == "GET" {
+    if operation.op == Op::ListZones {
         let mut zones = if state.zone.is_empty() {
             vec![]
         } else {
             vec![json!({"id": state.zone, "name": "example.com", "account": {"id": state.account}})]
         };
         zones.extend(state.extra_zones.iter().cloned());
-        return (200, page(&zones, target, 20));
+        return (200, page(state, &zones, target, 20));
     }
     if let Some(rest) = path.strip_prefix(&zone).filter(|_| !state.zone.is_empty()) {
-        return handle_zone(state, method, rest, target, body);
+        return handle_zone(state, operation.op, rest, target, &body);
     }
-    let Some(rest) = path.strip_prefix(&account) else {
+    if path.strip_prefix(&account).is_none() {
         return (404, error(7003, "Could not route to the account"));
-    };
-    let body: Value = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(body).unwrap_or(Value::Null)
-    };
+    }
+    let last = path.rsplit('/').next().unwrap_or("").to_string();
     by_name(state);
-    match (method, rest) {
-        ("GET", "/load_balancers/pools") => (200, page(&state.pools, target, 25)),
-        ("GET", "/alerting/v3/policies") => (200, page(&state.policies, target, 25)),
-        ("GET", p) if p.starts_with("/alerting/v3/policies/") => {
-            let id = &p["/alerting/v3/policies/".len()..];
-            match state.policies.iter().find(|policy| policy["id"] == id) {
-                Some(policy) => (200, ok(policy.clone())),
-                None => (404, error(17001, "policy not found")),
-            }
+    match operation.op {
+        Op::ListPools => (200, whole(&state.pools)),
+        Op::ListPolicies => {
+            let hidden = std::mem::take(&mut state.hidden_once);
+            let shown: Vec<Value> = state
+                .policies
+                .iter()
+                .filter(|p| !hidden.iter().any(|h| p["id"] == h.as_str()))
+                .cloned()
+                .collect();
+            (200, whole(&shown))
         }
-        ("GET", p) if p.starts_with("/load_balancers/pools/") => {
-            let id = &p["/load_balancers/pools/".len()..];
-            match state.pools.iter().find(|pool| pool["id"] == id) {
-                Some(pool) => (200, ok(pool.clone())),
-                None => (404, error(1003, "pool not found")),
-            }
-        }
-        ("POST", "/alerting/v3/policies") => {
+        Op::GetPool => match state.pools.iter().find(|pool| pool["id"] == last.as_str()) {
+            Some(pool) => (200, ok(pool.clone())),
+            None => (404, error(1003, "pool not found")),
+        },
+        Op::CreatePolicy => {
             if body["name"].as_str().is_none() || body["alert_type"].as_str().is_none() {
                 return (400, error(17000, "name and alert_type are required"));
             }
@@ -465,30 +553,41 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
             let id = format!("{:032x}", 0xc0ffee0000u64 + state.next_id as u64);
             let mut policy = body.clone();
             policy["id"] = json!(id);
-            policy["created"] = json!("2024-10-01T00:00:00Z");
-            policy["modified"] = json!("2024-10-01T00:00:00Z");
+            policy["created"] = json!(format!("2024-10-01T00:00:{:02}Z", state.next_id % 60));
+            policy["modified"] = policy["created"].clone();
             state.policies.push(policy);
+            if state.lagging_policies {
+                state.hidden_once.push(id.clone());
+            }
             (200, ok(json!({"id": id})))
         }
         // PUT replaces the whole policy: what the body leaves out is gone.
-        ("PUT", p) if p.starts_with("/alerting/v3/policies/") => {
-            let id = &p["/alerting/v3/policies/".len()..];
+        Op::UpdatePolicy => {
             if body["name"].as_str().is_none() || body["alert_type"].as_str().is_none() {
                 return (400, error(17000, "name and alert_type are required"));
             }
-            match state.policies.iter_mut().find(|policy| policy["id"] == id) {
+            match state.policies.iter_mut().find(|policy| policy["id"] == last.as_str()) {
                 Some(policy) => {
                     let mut replaced = body.clone();
-                    replaced["id"] = json!(id);
+                    replaced["id"] = json!(last);
                     replaced["created"] = policy["created"].clone();
                     replaced["modified"] = json!("2024-10-02T00:00:00Z");
                     *policy = replaced;
-                    (200, ok(json!({"id": id})))
+                    (200, ok(json!({"id": last})))
                 }
                 None => (404, error(17001, "policy not found")),
             }
         }
-        ("PATCH", "/load_balancers/pools") => {
+        Op::DeletePolicy => {
+            let before = state.policies.len();
+            state.policies.retain(|p| p["id"] != last.as_str());
+            if state.policies.len() == before {
+                (404, error(17001, "policy not found"))
+            } else {
+                (200, ok(json!({"id": last})))
+            }
+        }
+        Op::ClearPools => {
             if body != json!({"notification_email": ""}) {
                 return (400, error(1002, "only notification_email can be patched in bulk"));
             }
@@ -500,76 +599,84 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
             let cleared: Vec<Value> = state.pools.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
             (200, ok(Value::Array(cleared)))
         }
-        ("PATCH", p) if p.starts_with("/load_balancers/pools/") => {
-            let id = &p["/load_balancers/pools/".len()..];
-            match state.pools.iter_mut().find(|pool| pool["id"] == id) {
-                Some(pool) => {
-                    if let Some(v) = body.get("notification_email") {
-                        pool["notification_email"] = v.clone();
-                    }
-                    (200, ok(pool.clone()))
+        Op::PatchPool => match state.pools.iter_mut().find(|pool| pool["id"] == last.as_str()) {
+            Some(pool) => {
+                if let Some(v) = body.get("notification_email") {
+                    pool["notification_email"] = v.clone();
                 }
-                None => (404, error(1003, "pool not found")),
+                (200, ok(pool.clone()))
             }
-        }
+            None => (404, error(1003, "pool not found")),
+        },
         _ => (404, error(7000, "No route for that URI")),
     }
 }
 
-fn handle_zone(state: &mut State, method: &str, rest: &str, target: &str, body: &[u8]) -> (u16, Value) {
-    let body: Value = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(body).unwrap_or(Value::Null)
-    };
-    match (method, rest) {
-        // Custom hostnames come 50 to a page by default.
-        ("GET", "/custom_hostnames") => (200, page(&state.custom_hostnames, target, 50)),
-        ("GET", p) if p.starts_with("/custom_hostnames/") => {
-            let id = &p["/custom_hostnames/".len()..];
-            match state.custom_hostnames.iter().find(|h| h["id"] == id) {
-                Some(h) => (200, ok(h.clone())),
-                None => (404, error(1436, "custom hostname not found")),
-            }
-        }
-        ("GET", "/acm/total_tls") => (200, ok(state.total_tls.clone())),
-        ("GET", "/ssl/certificate_packs") => (200, page(&state.certificate_packs, target, 20)),
-        ("GET", "/custom_certificates" | "/dns_records") => (200, page(&[], target, 20)),
-        ("GET", "/ssl/universal/settings") => (200, ok(universal_ssl(state))),
-        // The zone's universal certificates are issued again by the CA named.
-        ("PATCH", "/ssl/universal/settings") => {
+fn handle_zone(state: &mut State, op: Op, rest: &str, target: &str, body: &Value) -> (u16, Value) {
+    let last = rest.rsplit('/').next().unwrap_or("").to_string();
+    match op {
+        // Custom hostnames come 20 to a page by default.
+        Op::ListCustomHostnames => (200, page(state, &state.custom_hostnames, target, 20)),
+        Op::GetCustomHostname => match state.custom_hostnames.iter().find(|h| h["id"] == last.as_str()) {
+            Some(h) => (200, ok(h.clone())),
+            None => (404, error(1436, "custom hostname not found")),
+        },
+        Op::GetTotalTls => (200, ok(state.total_tls.clone())),
+        Op::ListCertificatePacks => (200, whole(&state.certificate_packs)),
+        Op::ListCustomCertificates | Op::ListDnsRecords => (200, page(state, &[], target, 20)),
+        Op::GetUniversalSsl => (200, ok(universal_ssl(state))),
+        // The zone's universal certificates are issued again by the CA named, when the service takes it.
+        Op::EditUniversalSsl => {
             let mut settings = universal_ssl(state);
-            for field in ["enabled", "certificate_authority"] {
-                if let Some(value) = body.get(field) {
-                    settings[field] = value.clone();
-                }
+            if let Some(value) = body.get("enabled") {
+                settings["enabled"] = value.clone();
             }
-            if let Some(ca) = body.get("certificate_authority") {
+            if state.honours_universal_ca
+                && let Some(ca) = body.get("certificate_authority")
+            {
+                settings["certificate_authority"] = ca.clone();
                 for pack in state.certificate_packs.iter_mut().filter(|p| p["type"] == "universal") {
                     pack["certificate_authority"] = ca.clone();
                 }
             }
             state.universal_ssl = settings.clone();
-            (200, ok(settings))
+            let mut answer = settings;
+            if let Some(fields) = answer.as_object_mut() {
+                // The contract's answer is `{enabled}`.
+                fields.retain(|k, _| k == "enabled");
+            }
+            (200, ok(answer))
         }
-        ("POST", "/acm/total_tls") => {
+        Op::SetTotalTls => {
             state.total_tls =
                 json!({"enabled": body["enabled"], "certificate_authority": body["certificate_authority"], "validity_period": 90});
             (200, ok(state.total_tls.clone()))
         }
-        ("PATCH", p) if p.starts_with("/custom_hostnames/") => {
-            let id = &p["/custom_hostnames/".len()..];
-            let Some(host) = state.custom_hostnames.iter_mut().find(|h| h["id"] == id) else {
+        // The `ssl` sent replaces the hostname's: a writable field left out is reset.
+        Op::EditCustomHostname => {
+            let Some(host) = state.custom_hostnames.iter_mut().find(|h| h["id"] == last.as_str()) else {
                 return (404, error(1436, "custom hostname not found"));
             };
-            let (Some(method), Some(kind)) = (body["ssl"]["method"].as_str(), body["ssl"]["type"].as_str()) else {
+            let (Some(_), Some(_)) = (body["ssl"]["method"].as_str(), body["ssl"]["type"].as_str()) else {
                 return (400, error(1409, "ssl.method and ssl.type are required"));
             };
-            host["ssl"]["method"] = json!(method);
-            host["ssl"]["type"] = json!(kind);
-            host["ssl"]["certificate_authority"] = body["ssl"]["certificate_authority"].clone();
+            let mut ssl = host["ssl"].as_object().cloned().unwrap_or_default();
+            ssl.retain(|k, _| !WRITABLE_SSL.contains(&k.as_str()));
+            let defaults = json!({"bundle_method": "ubiquitous", "wildcard": false, "settings": {}});
+            for field in WRITABLE_SSL {
+                match body["ssl"].get(*field).or_else(|| defaults.get(*field)) {
+                    Some(v) => {
+                        ssl.insert(field.to_string(), v.clone());
+                    }
+                    None => {}
+                }
+            }
+            host["ssl"] = Value::Object(ssl);
             (200, ok(host.clone()))
         }
         _ => (404, error(7000, "No route for that URI")),
     }
 }
+
+/// The fields of a custom hostname's `ssl` a PATCH sets (the rest the service keeps).
+const WRITABLE_SSL: &[&str] = &["bundle_method", "certificate_authority", "method", "settings", "type", "wildcard"];

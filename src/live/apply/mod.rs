@@ -1,32 +1,38 @@
 //! `edgeaudit apply PLAN.json` (docs/src/commands/apply.md): runs a plan on the live
-//! account, reading before every change what that change relies on.
+//! account, reading right before every change what that change relies on,
+//! and checking after it what it did.
 //!
 //! - Before the first change, the live pools and policies are compared with
 //!   the state the plan recorded ([`drift`]); any difference the plan's own
 //!   steps do not explain stops the run with nothing sent.
-//! - Each step is then checked against the account as it is at that moment:
-//!   a clear is sent only when every pool with a legacy e-mail it clears is
-//!   delivered by the live policies; a PUT only when the policy is still as
-//!   exported; a certificate change only while the resource is as planned.
-//! - A step found done (a cleared pool, a policy as the PUT leaves it, a
-//!   created policy found by its marker) is skipped, so running the same
-//!   command again after any stop finishes the work.
-//! - After a lost answer the account is read before anything is sent again:
-//!   a POST is never repeated once its marker is there.
-//! - After the last step the account is read again and verified.
+//! - Each step is checked against the account as it is at that moment, with
+//!   no wait between the reads and the change ([`Client::reserve`]); after a
+//!   429 or a lost answer, the check runs again before anything is sent again.
+//! - A clear is sent only when every legacy pool it could reach is delivered
+//!   by the live policies ([`clear`]); the pools its answer names are checked,
+//!   and one cleared unsafely is restored at once and the run stops.
+//! - A policy create is looked up by its marker in a fresh read first, and
+//!   copies with one marker (two runs at once) are reduced to one ([`markers`]).
+//! - A certificate change sends the resource's setting as just read with only
+//!   the CA changed, and is read back ([`certificate`]).
+//! - After the last step the account is read again and verified; a loss found
+//!   there is restored too ([`verify`]).
 
+pub mod certificate;
+pub mod clear;
 pub mod drift;
+pub mod markers;
 pub mod plan_file;
+pub mod verify;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
+use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client::{Change, Client, LiveError};
-use crate::facts::pool::describe;
-use crate::model::notification::Event;
-use crate::plan::service::ServicePolicy;
+use crate::api::{Call, Op, Operation};
 use crate::plan::state::{PoolState, writable};
 use drift::matches_body;
 use plan_file::{Kind, PlanAccount, PlanFile, Step};
@@ -62,7 +68,7 @@ impl std::fmt::Display for Stop {
             }
             Stop::Step { step, request, why } => write!(
                 f,
-                "stopped at step {step} ({request}): {why}. Nothing after it was sent; run the same command again to finish (steps already done are recognised and skipped)"
+                "stopped at step {step} ({request}): {why}. Nothing after it was sent; once that is settled, run the same command again to finish (steps already done are recognised and skipped)"
             ),
             Stop::Verify { problems } => {
                 writeln!(f, "every step ran, but the account read afterwards is not what the plan leaves:")?;
@@ -87,6 +93,13 @@ pub struct Summary {
     pub would_send: usize,
     /// Manual steps, listed for a person.
     pub manual: Vec<String>,
+    /// Resources deleted since the export: nothing to do.
+    pub gone: Vec<String>,
+    /// Changes the service answered but did not make (read back unchanged),
+    /// each with the way to make it by hand: the run exits non-zero.
+    pub not_taken: Vec<String>,
+    /// Second copies of a created policy removed (two runs at once).
+    pub copies_removed: usize,
 }
 
 pub struct Options {
@@ -97,8 +110,29 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct Preview {
     pub accounts: Vec<String>,
-    /// Requests in the plan (some may turn out to be done already).
+    /// Changing requests in the plan (some may turn out to be done already).
     pub changes: usize,
+    /// The reads that check them, about.
+    pub reads: usize,
+    /// How long they take at the client's rate (none when unpaced).
+    pub time: Option<Duration>,
+}
+
+impl Preview {
+    fn of(plan: &PlanFile, rate: u32) -> Preview {
+        let steps = || plan.accounts.iter().flat_map(|a| &a.steps);
+        let changes = steps().filter(|s| s.method.is_some()).count();
+        // Before and after the steps, each account's pools and policies; per
+        // step the reads of its check and of its verification.
+        let reads = plan.accounts.len() * 4 + steps().map(|s| s.kind.reads()).sum::<usize>();
+        let time = (rate > 0).then(|| super::pace::WINDOW.mul_f64((changes + reads) as f64 / f64::from(rate)));
+        Preview {
+            accounts: plan.accounts.iter().filter_map(|a| a.account_id.clone()).collect(),
+            changes,
+            reads,
+            time,
+        }
+    }
 }
 
 /// Runs `plan` on the live account. `confirm` is asked once, after the
@@ -112,42 +146,46 @@ pub fn run(
 ) -> Result<Summary, Stop> {
     // Every account is read and compared before anything is sent to any.
     for account in &plan.accounts {
-        AccountRun::new(client, account, options, log).preflight()?;
+        AccountRun::new(client, plan, account, options, log).preflight()?;
     }
-    let preview = Preview {
-        accounts: plan.accounts.iter().filter_map(|a| a.account_id.clone()).collect(),
-        changes: plan.accounts.iter().flat_map(|a| &a.steps).filter(|s| s.method.is_some()).count(),
-    };
+    let preview = Preview::of(plan, client.rate());
     if !options.dry_run && preview.changes > 0 && !confirm(&preview) {
         return Err(Stop::NotConfirmed);
     }
     let mut summary = Summary::default();
     for account in &plan.accounts {
-        let mut run = AccountRun::new(client, account, options, log);
-        // Read after the confirmation, which may have waited: the markers
-        // looked up before each POST are as fresh as this.
-        run.read_policies().map_err(before_the_steps)?;
+        let mut run = AccountRun::new(client, plan, account, options, log);
         for step in &account.steps {
-            run.step(step, &mut summary)?;
+            run.step(step, &mut summary, None)?;
         }
         if !options.dry_run {
-            run.verify()?;
+            run.verify(&mut summary)?;
         }
     }
     Ok(summary)
 }
 
-struct AccountRun<'a> {
+pub(crate) struct AccountRun<'a> {
     client: &'a mut Client,
+    plan_id: &'a str,
     account: &'a PlanAccount,
     options: &'a Options,
     log: &'a mut dyn Write,
-    /// The live policies as last read (with those this run created since).
+    /// The live policies as last read, with those this run created that the
+    /// read did not show yet (a list may lag a create).
     policies: Vec<Value>,
+    /// Policies this run created: marker → (id, body).
+    created: BTreeMap<String, (String, Value)>,
     /// Policies a dry run would have created or updated.
     simulated: Vec<Value>,
     /// The plan's pools by id.
     planned: HashMap<&'a str, &'a PoolState>,
+    /// The pools the plan clears.
+    cleared: HashSet<&'a str>,
+    /// Custom hostname steps run from a page of their zone's list.
+    batched: HashSet<usize>,
+    /// Zones whose hostname steps were looked at for a batch.
+    zones_seen: HashSet<String>,
 }
 
 fn stop(step: &Step, why: impl Into<String>) -> Stop {
@@ -171,41 +209,68 @@ fn before_the_steps(e: LiveError) -> Stop {
     }
 }
 
-impl<'a> AccountRun<'a> {
-    fn account_path(&self) -> String {
-        format!(
-            "/accounts/{}",
-            crate::plan::request::segment(self.account.account_id.as_deref().unwrap_or(""))
-        )
-    }
+/// What a step's check found.
+pub(crate) enum Ready {
+    /// Done already, and why it is known.
+    Done(String),
+    /// The resource was deleted since the export: nothing to do.
+    Gone(String),
+    /// Safe to send this call; for a clear, what was judged.
+    Send(Call, Option<clear::Judged>),
+    /// A page-wide clear whose page holds other pools than the plan saw.
+    Shifted,
+}
 
-    fn new(client: &'a mut Client, account: &'a PlanAccount, options: &'a Options, log: &'a mut dyn Write) -> AccountRun<'a> {
+impl Kind {
+    /// The reads a step of this kind makes, about: its check and its verification.
+    fn reads(&self) -> usize {
+        match self {
+            Kind::CreatePolicy | Kind::UpdatePolicy | Kind::ClearPage | Kind::ClearPool | Kind::SetUniversalSsl => 2,
+            Kind::EditCustomHostname | Kind::SetTotalTls => 1,
+            Kind::Manual | Kind::Terraform => 0,
+        }
+    }
+}
+
+impl<'a> AccountRun<'a> {
+    fn new(client: &'a mut Client, plan: &'a PlanFile, account: &'a PlanAccount, options: &'a Options, log: &'a mut dyn Write) -> Self {
         AccountRun {
             client,
+            plan_id: &plan.plan_id,
             account,
             options,
             log,
             policies: Vec::new(),
+            created: BTreeMap::new(),
             simulated: Vec::new(),
             planned: account.state.pools.iter().map(|p| (p.id.as_str(), p)).collect(),
+            cleared: account.cleared_pools(),
+            batched: HashSet::new(),
+            zones_seen: HashSet::new(),
         }
+    }
+
+    fn account_id(&self) -> &str {
+        self.account.account_id.as_deref().unwrap_or("")
     }
 
     /// Reads the account and compares it with the plan's state.
     fn preflight(&mut self) -> Result<(), Stop> {
         let pools = self.read_pools().map_err(before_the_steps)?;
         self.read_policies().map_err(before_the_steps)?;
-        let differences = drift::differences(self.account, &pools, &self.policies);
+        let mut differences = drift::differences(self.account, &pools, &self.policies);
+        differences.extend(markers::other_plans(self.account, self.plan_id, &self.policies));
         if !differences.is_empty() {
+            differences.sort();
             return Err(Stop::Drift {
-                account: self.account.account_id.clone().unwrap_or_default(),
+                account: self.account_id().to_string(),
                 differences,
             });
         }
+        let account = self.account_id().to_string();
         let _ = writeln!(
             self.log,
-            "apply: account {}: {} pools and {} policies read; as the plan expects",
-            self.account.account_id.as_deref().unwrap_or(""),
+            "apply: account {account}: {} pools and {} policies read; as the plan expects",
             pools.len(),
             self.policies.len()
         );
@@ -213,153 +278,157 @@ impl<'a> AccountRun<'a> {
     }
 
     fn read_pools(&mut self) -> Result<Vec<Value>, LiveError> {
-        let path = format!("{}/load_balancers/pools", self.account_path());
-        self.client.records(&path, super::export::per_page::POOLS)
+        let call = Operation::of(Op::ListPools).call(&[self.account_id()]);
+        self.client.records(&call)
     }
 
+    /// Reads the policies; those this run created and the list does not
+    /// show yet are kept as created.
     fn read_policies(&mut self) -> Result<(), LiveError> {
-        let path = format!("{}/alerting/v3/policies", self.account_path());
-        self.policies = self.client.records(&path, super::export::per_page::POLICIES)?;
+        let call = Operation::of(Op::ListPolicies).call(&[self.account_id()]);
+        let mut policies = self.client.records(&call)?;
+        for (id, body) in self.created.values() {
+            if !policies.iter().any(|p| p.get("id").and_then(Value::as_str) == Some(id)) {
+                let mut created = body.clone();
+                created["id"] = Value::String(id.clone());
+                policies.push(created);
+            }
+        }
+        self.policies = policies;
         Ok(())
-    }
-
-    /// Whether a policy this run knows of carries `marker` in its description.
-    fn has_marker(&self, marker: &str) -> bool {
-        self.policies
-            .iter()
-            .filter_map(|p| p.get("description").and_then(Value::as_str))
-            .any(|d| d.contains(marker))
     }
 
     fn say(&mut self, step: &Step, what: &str) {
         let _ = writeln!(self.log, "step {}: {}: {what}", step.step, step.request());
     }
 
-    fn step(&mut self, step: &Step, summary: &mut Summary) -> Result<(), Stop> {
+    /// Runs one step: checks it, sends it, checks what it did. `from_page`
+    /// is the resource as a list page just read it (hostname batches).
+    fn step(&mut self, step: &Step, summary: &mut Summary, from_page: Option<&Value>) -> Result<(), Stop> {
         if matches!(step.kind, Kind::Manual | Kind::Terraform) {
             summary.manual.push(format!("step {}: {}", step.step, step.reason));
             return Ok(());
         }
-        match self.check(step)? {
-            Ready::Done(why) => {
-                summary.skipped += 1;
-                self.say(step, &format!("already done ({why})"));
-            }
-            Ready::Send if self.options.dry_run => {
-                self.simulate(step);
-                summary.would_send += 1;
-                self.say(step, "checked; would be sent (dry run)");
-            }
-            Ready::Send => {
-                let result = self.send(step)?;
-                self.record(step, result);
-                summary.sent += 1;
-            }
-            Ready::Shifted => {
-                self.say(
-                    step,
-                    &format!(
-                        "the page holds other pools than the plan saw (pools added, deleted or renamed, or ordered otherwise by the service): its {} cleared one by one instead, each checked",
-                        crate::words::plural(step.pools.len(), "pool is", "pools are")
-                    ),
-                );
-                for pool in &step.pools {
-                    self.step(&self.pool_clear(step, pool), summary)?;
-                }
-            }
+        if self.batched.contains(&step.step) {
+            return Ok(());
         }
-        Ok(())
-    }
-
-    /// The per-pool clear of one pool of a page-wide clear's step.
-    fn pool_clear(&self, page: &Step, pool: &str) -> Step {
-        Step {
-            kind: Kind::ClearPool,
-            path: Some(format!(
-                "{}/load_balancers/pools/{}",
-                self.account_path(),
-                crate::plan::request::segment(pool)
-            )),
-            pools: vec![pool.to_string()],
-            page_pools: Vec::new(),
-            ..page.clone()
+        if step.kind == Kind::EditCustomHostname && from_page.is_none() && self.batch_hostnames(step, summary)? {
+            return Ok(());
         }
-    }
-
-    /// Reads what the step relies on, as it is now: whether it is done
-    /// already, may be sent, or must not be (the stop says why). Run before
-    /// the first send and again before every resend.
-    fn check(&mut self, step: &Step) -> Result<Ready, Stop> {
-        match step.kind {
-            Kind::CreatePolicy => Ok(self.check_create(step)),
-            Kind::UpdatePolicy => self.check_update(step),
-            Kind::ClearPage | Kind::ClearPool => self.check_clear(step),
-            Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => self.check_certificate(step),
-            Kind::Manual | Kind::Terraform => Ok(Ready::Done("a step for a person".into())),
-        }
-    }
-
-    /// Sends the step's change. After an answer that did not come, waits,
-    /// then runs the step's whole check again: done means it happened; a
-    /// check that fails now stops; only a step still safe is sent again.
-    fn send(&mut self, step: &Step) -> Result<Value, Stop> {
-        let (Some(method), Some(path), Some(body)) = (step.method.clone(), step.path.clone(), step.body.clone()) else {
-            return Err(stop(step, "the step has no request"));
-        };
+        let mut from_page = from_page;
         let mut attempt = 0;
+        // Why the last send did not settle it, for the next check's words.
+        let mut before: Option<String> = None;
         loop {
-            let why = match self.client.change(&method, &path, &body) {
-                Change::Done(result) => {
-                    self.say(step, "done");
-                    return Ok(result);
+            // The reads of the check and the change go out with no pacing wait between them.
+            self.client.reserve(step.kind.reads() + 1);
+            let ready = match self.check(step, from_page.take()) {
+                Ok(ready) => ready,
+                Err(Stop::Step { why: now, .. }) if before.is_some() => {
+                    let why = before.unwrap_or_default();
+                    return Err(stop(step, format!("{why}; then, before sending it again: {now}")));
                 }
-                Change::Refused(why) => return Err(stop(step, format!("the service refused it: {why}"))),
-                Change::Unknown(why) => why,
+                Err(other) => return Err(other),
             };
-            if attempt >= self.client.retries() {
-                return Err(stop(step, format!("{why}; gave up after {} attempts", attempt + 1)));
-            }
-            self.client.pause_before_retry(attempt);
-            attempt += 1;
-            // A POST is looked for by its marker in a fresh read of the policies.
-            if step.kind == Kind::CreatePolicy
-                && let Err(e) = self.read_policies()
-            {
-                return Err(stop(step, format!("{why}; then reading {e}")));
-            }
-            match self.check(step) {
-                Ok(Ready::Done(_)) => {
-                    self.say(step, &format!("done (the answer was lost: {why}; the account shows it happened)"));
-                    return Ok(Value::Null);
+            let (call, judged) = match ready {
+                Ready::Done(why) => {
+                    summary.skipped += 1;
+                    let why = match &before {
+                        Some(lost) => format!("done (the answer was lost: {lost}; the account shows it happened)"),
+                        None => format!("already done ({why})"),
+                    };
+                    self.say(step, &why);
+                    return Ok(());
                 }
-                Ok(Ready::Send) => self.say(step, &format!("{why}; it did not happen and is still safe, sending it again")),
-                // Its pools moved: a run again clears them one by one.
-                Ok(Ready::Shifted) => {
+                Ready::Gone(why) => {
+                    self.say(step, &format!("nothing to do: {why}"));
+                    summary.gone.push(format!("step {}: {why}", step.step));
+                    return Ok(());
+                }
+                Ready::Shifted if before.is_some() => {
+                    let why = before.unwrap_or_default();
                     return Err(stop(
                         step,
                         format!("{why}; then the page held other pools than the plan saw: run again to clear its pools one by one"),
                     ));
                 }
-                Err(Stop::Step { why: now, .. }) => return Err(stop(step, format!("{why}; then, before sending it again: {now}"))),
-                Err(other) => return Err(other),
+                Ready::Shifted => return self.pool_by_pool(step, summary),
+                Ready::Send(call, judged) => (call, judged),
+            };
+            if self.options.dry_run {
+                self.simulate(step);
+                summary.would_send += 1;
+                self.say(step, "checked; would be sent (dry run)");
+                return Ok(());
+            }
+            if let Some(why) = &before {
+                let why = why.clone();
+                self.say(step, &format!("{why}; it did not happen and is still safe, sending it again"));
+            }
+            let wait = match self.client.change(&call) {
+                Change::Done(result) => {
+                    self.say(step, "done");
+                    summary.sent += 1;
+                    return self.after(step, &call, judged.as_ref(), result, summary);
+                }
+                Change::Gone(why) => {
+                    let why = format!("deleted since the export ({why})");
+                    self.say(step, &format!("nothing to do: {why}"));
+                    summary.gone.push(format!("step {}: {why}", step.step));
+                    return Ok(());
+                }
+                Change::Refused(why) => return Err(stop(step, format!("the service refused it: {why}"))),
+                Change::Later(wait) => {
+                    before = Some("rate limited (HTTP 429)".into());
+                    Some(wait)
+                }
+                Change::Unknown(why) => {
+                    before = Some(why);
+                    None
+                }
+            };
+            if attempt >= self.client.retries() {
+                let why = before.unwrap_or_default();
+                return Err(stop(step, format!("{why}; gave up after {} attempts", attempt + 1)));
+            }
+            self.client.pause_before_retry(attempt, wait);
+            attempt += 1;
+            // A clear whose answer was lost may have happened, and reached
+            // pools it must not have: settle that before anything else.
+            if let Some(judged) = &judged
+                && wait.is_none()
+            {
+                self.settle_lost_clear(step, judged)?;
             }
         }
     }
 
-    /// What a sent step leaves in the policies this run holds.
-    fn record(&mut self, step: &Step, result: Value) {
-        let body = step.body.clone().unwrap_or(Value::Null);
+    /// Reads what the step relies on, as it is now: whether it is done
+    /// already, may be sent (and as what call), or must not be (the stop
+    /// says why). Run before the first send and again before every resend.
+    fn check(&mut self, step: &Step, from_page: Option<&Value>) -> Result<Ready, Stop> {
         match step.kind {
-            Kind::CreatePolicy => {
-                let marker = step.marker.clone().unwrap_or_default();
-                if !self.has_marker(&marker) {
-                    let mut created = body;
-                    created["id"] = result.get("id").cloned().unwrap_or(Value::Null);
-                    self.policies.push(created);
-                }
+            Kind::CreatePolicy => self.check_create(step),
+            Kind::UpdatePolicy => self.check_update(step),
+            Kind::ClearPage | Kind::ClearPool => self.check_clear(step),
+            Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => self.check_certificate(step, from_page),
+            Kind::Manual | Kind::Terraform => Ok(Ready::Done("a step for a person".into())),
+        }
+    }
+
+    /// What a sent step is checked for, by kind.
+    fn after(&mut self, step: &Step, call: &Call, judged: Option<&clear::Judged>, result: Value, summary: &mut Summary) -> Result<(), Stop> {
+        match step.kind {
+            Kind::CreatePolicy => self.after_create(step, call, result, summary),
+            Kind::UpdatePolicy => self.after_update(step, call),
+            Kind::ClearPage | Kind::ClearPool => match judged {
+                Some(judged) => self.after_clear(step, judged, &result),
+                None => Ok(()),
+            },
+            Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => {
+                self.after_certificate(step, call, &result, summary)
             }
-            Kind::UpdatePolicy => self.replace_policy(step.policy_id.as_deref().unwrap_or(""), body),
-            _ => {}
+            Kind::Manual | Kind::Terraform => Ok(()),
         }
     }
 
@@ -368,23 +437,6 @@ impl<'a> AccountRun<'a> {
         if matches!(step.kind, Kind::CreatePolicy | Kind::UpdatePolicy) {
             self.simulated.push(step.body.clone().unwrap_or(Value::Null));
         }
-    }
-
-    fn check_create(&mut self, step: &Step) -> Ready {
-        let marker = step.marker.clone().unwrap_or_default();
-        if self.has_marker(&marker) {
-            Ready::Done(format!("a policy carries its marker {marker}"))
-        } else {
-            Ready::Send
-        }
-    }
-
-    fn get(&mut self, step: &Step) -> Result<Value, Stop> {
-        let path = step.path.clone().unwrap_or_default();
-        self.client
-            .read(&path)
-            .map(|mut envelope| envelope.get_mut("result").map(Value::take).unwrap_or(Value::Null))
-            .map_err(|e| read_failed(step, e))
     }
 
     fn check_update(&mut self, step: &Step) -> Result<Ready, Stop> {
@@ -397,12 +449,20 @@ impl<'a> AccountRun<'a> {
             .iter()
             .find(|p| p.id == id)
             .and_then(|p| p.record.clone());
-        let live = self.get(step)?;
+        self.read_policies().map_err(|e| read_failed(step, e))?;
+        let Some(live) = self.policy(&id).cloned() else {
+            return Err(stop(
+                step,
+                format!("policy {id} was deleted since the export: the update has nothing to update; export and plan again"),
+            ));
+        };
         if matches_body(&live, &body) {
             return Ok(Ready::Done("the policy is as the update leaves it".into()));
         }
         match &exported {
-            Some(record) if drift::same(&Value::Object(writable(&live)), &Value::Object(record.clone())) => Ok(Ready::Send),
+            Some(record) if drift::same(&Value::Object(writable(&live)), &Value::Object(record.clone())) => {
+                Ok(Ready::Send(self.call_of(step, Value::Object(writable(&body))), None))
+            }
             _ => Err(stop(
                 step,
                 format!("policy {id} was edited since the export: the PUT would overwrite the edit; export and plan again"),
@@ -410,187 +470,28 @@ impl<'a> AccountRun<'a> {
         }
     }
 
-    fn replace_policy(&mut self, id: &str, body: Value) {
-        let mut updated = body;
-        updated["id"] = json!(id);
-        match self.policies.iter_mut().find(|p| p.get("id").and_then(Value::as_str) == Some(id)) {
-            Some(p) => *p = updated,
-            None => self.policies.push(updated),
-        }
-    }
-
-    /// The pools a clear acts on, as the service holds them now.
-    fn pools_of(&mut self, step: &Step) -> Result<Vec<Value>, Stop> {
-        Ok(match self.get(step)? {
-            Value::Array(pools) => pools,
-            Value::Null => Vec::new(),
-            pool => vec![pool],
-        })
-    }
-
-    fn check_clear(&mut self, step: &Step) -> Result<Ready, Stop> {
-        let pools = self.pools_of(step)?;
-        if step.kind == Kind::ClearPage {
-            let mut now: Vec<&str> = pools.iter().filter_map(|p| p.get("id").and_then(Value::as_str)).collect();
-            let mut seen: Vec<&str> = step.page_pools.iter().map(String::as_str).collect();
-            now.sort_unstable();
-            seen.sort_unstable();
-            if now != seen {
-                return Ok(Ready::Shifted);
-            }
-        }
-        let legacy: Vec<PoolState> = pools.iter().map(PoolState::from_api).filter(PoolState::is_legacy).collect();
-        if legacy.is_empty() {
-            return Ok(Ready::Done("no pool it clears carries a legacy e-mail".into()));
-        }
-        for pool in &legacy {
-            let planned = self.planned.get(pool.id.as_str());
-            if !step.pools.contains(&pool.id) || planned.is_none_or(|p| p.recipients != pool.recipients || p.events != pool.events) {
-                return Err(stop(
-                    step,
-                    format!(
-                        "pool {} now e-mails {} about {}, which the plan did not see; export and plan again",
-                        describe(&pool.name, &pool.id),
-                        pool.recipients.join(", "),
-                        pool.events.join(", ")
-                    ),
-                ));
-            }
-        }
-        // The policies as they are now: someone may have changed one since the last step.
-        if let Err(e) = self.read_policies() {
-            return Err(read_failed(step, e));
-        }
-        let live: Vec<ServicePolicy> = self
-            .policies
-            .iter()
-            .chain(&self.simulated)
-            .map(|p| ServicePolicy::from_body(p.get("id").and_then(Value::as_str).unwrap_or(""), p))
-            .collect();
-        for pool in &legacy {
-            if let Some((event, recipient)) = undelivered(&live, pool) {
-                return Err(stop(
-                    step,
-                    format!(
-                        "clearing it would lose an alert: pool {} would no longer e-mail {recipient} about {} (no live policy delivers it: a policy was disabled, deleted or edited, or a step it depends on did not run)",
-                        describe(&pool.name, &pool.id),
-                        event.as_str()
-                    ),
-                ));
-            }
-        }
-        Ok(Ready::Send)
-    }
-
-    fn check_certificate(&mut self, step: &Step) -> Result<Ready, Stop> {
-        let body = step.body.clone().unwrap_or(Value::Null);
-        let expected = step
-            .expects
-            .as_ref()
-            .and_then(|e| e.get("certificate_authority"))
-            .and_then(Value::as_str)
-            .unwrap_or(crate::plan::Request::MOVES_OFF)
-            .to_string();
-        let settings = |v: &Value| -> Value {
-            match step.kind {
-                Kind::EditCustomHostname => v.get("ssl").cloned().unwrap_or(Value::Null),
-                _ => v.clone(),
-            }
-        };
-        let ca = |v: &Value| {
-            settings(v)
-                .get("certificate_authority")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let target = ca(&body);
-        let live = self.get(step)?;
-        if ca(&live) == target && settings(&live).get("enabled") != Some(&Value::Bool(false)) {
-            return Ok(Ready::Done(format!("it is on `{target}`")));
-        }
-        let (now, wanted) = (settings(&live), settings(&body));
-        let keeps = |field: &str| wanted.get(field).is_none_or(|w| now.get(field) == Some(w));
-        if !ca(&live).eq_ignore_ascii_case(&expected) || !keeps("method") || !keeps("type") {
-            return Err(stop(
+    /// After a PUT: the policy read back holds what was sent.
+    fn after_update(&mut self, step: &Step, call: &Call) -> Result<(), Stop> {
+        let id = step.policy_id.clone().unwrap_or_default();
+        self.read_policies().map_err(|e| read_failed(step, e))?;
+        let body = call.body.clone().unwrap_or(Value::Null);
+        match self.policy(&id) {
+            Some(live) if matches_body(live, &body) => Ok(()),
+            _ => Err(stop(
                 step,
-                format!(
-                    "the resource changed since the plan (certificate authority `{}`, expected `{expected}`; or its validation method or type differ); export and plan again",
-                    ca(&live)
-                ),
-            ));
-        }
-        Ok(Ready::Send)
-    }
-
-    /// After the last step: every pool the plan clears carries no legacy
-    /// e-mail, and every delivery it made is delivered by a live policy.
-    fn verify(&mut self) -> Result<(), Stop> {
-        let failed = |e: LiveError| Stop::Verify {
-            problems: vec![format!("reading {e}")],
-        };
-        let pools = self.read_pools().map_err(failed)?;
-        self.read_policies().map_err(failed)?;
-        let live: Vec<ServicePolicy> = self
-            .policies
-            .iter()
-            .map(|p| ServicePolicy::from_body(p.get("id").and_then(Value::as_str).unwrap_or(""), p))
-            .collect();
-        let now: HashMap<String, PoolState> = pools.iter().map(PoolState::from_api).map(|p| (p.id.clone(), p)).collect();
-        let mut problems = Vec::new();
-        let mut checked = (0, 0);
-        let cleared = self.account.cleared_pools();
-        for planned in self.account.state.pools.iter().filter(|p| cleared.contains(p.id.as_str())) {
-            let who = describe(&planned.name, &planned.id);
-            match now.get(&planned.id) {
-                Some(pool) if pool.is_legacy() => problems.push(format!("pool {who} still carries a legacy e-mail")),
-                None => problems.push(format!("pool {who} is gone")),
-                Some(_) => {}
-            }
-            if let Some((event, recipient)) = undelivered(&live, planned) {
-                problems.push(format!("no live policy e-mails {recipient} about {} on pool {who}", event.as_str()));
-            }
-            checked.0 += 1;
-            checked.1 += planned.recipients.len() * planned.event_set().iter().count();
-        }
-        if !problems.is_empty() {
-            return Err(Stop::Verify { problems });
-        }
-        let _ = writeln!(
-            self.log,
-            "apply: verified on the live account: {} cleared, {} delivered by policies",
-            crate::words::plural(checked.0, "pool", "pools"),
-            crate::words::plural(checked.1, "legacy delivery", "legacy deliveries")
-        );
-        Ok(())
-    }
-}
-
-/// The first (event, recipient) of a pool's legacy e-mail that no policy delivers.
-fn undelivered(policies: &[ServicePolicy], pool: &PoolState) -> Option<(Event, String)> {
-    let id = pool.id.to_ascii_lowercase();
-    // Only the policies that can deliver for this pool are asked about each
-    // delivery: a large account holds thousands, each naming a few pools.
-    let for_pool: Vec<&ServicePolicy> = policies
-        .iter()
-        .filter(|p| p.can_deliver && (p.pool_ids.is_empty() || p.pool_ids.contains(&id)))
-        .collect();
-    for event in pool.event_set().iter() {
-        for r in &pool.recipients {
-            if !for_pool.iter().any(|p| p.delivers(&id, event, r)) {
-                return Some((event, r.clone()));
-            }
+                format!("the service answered the update of policy {id}, but the policy read back is not as sent"),
+            )),
         }
     }
-    None
-}
 
-/// What a step's check found.
-enum Ready {
-    /// Done already, and why it is known.
-    Done(String),
-    /// Safe to send.
-    Send,
-    /// A page-wide clear whose page holds other pools than the plan saw.
-    Shifted,
+    fn policy(&self, id: &str) -> Option<&Value> {
+        self.policies.iter().find(|p| p.get("id").and_then(Value::as_str) == Some(id))
+    }
+
+    /// The step's call, with this body.
+    fn call_of(&self, step: &Step, body: Value) -> Call {
+        let mut call = step.call().unwrap_or_else(|| Operation::of(Op::ListPolicies).call(&[]));
+        call.body = Some(body);
+        call
+    }
 }

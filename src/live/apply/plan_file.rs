@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::api::{Call, Op, Operation};
 use crate::plan::state::{PolicyState, PoolState};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -37,6 +38,16 @@ impl PlanAccount {
 pub struct PlanState {
     pub pools: Vec<PoolState>,
     pub policies: Vec<PolicyState>,
+    /// Every policy the export held, by id.
+    #[serde(default)]
+    pub exported_policies: Vec<String>,
+}
+
+impl PlanState {
+    /// Whether the export held this policy.
+    pub fn exported_policy(&self, id: &str) -> bool {
+        self.exported_policies.iter().any(|p| p == id) || self.policies.iter().any(|p| p.id == id)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -76,19 +87,36 @@ impl Step {
     }
 }
 
-/// The endpoint each kind of step sends to: (method, path prefix after the
-/// account or zone, path shape).
-fn endpoint(kind: &Kind) -> Option<(&'static str, &'static str)> {
-    Some(match kind {
-        Kind::CreatePolicy => ("POST", "/alerting/v3/policies"),
-        Kind::UpdatePolicy => ("PUT", "/alerting/v3/policies/"),
-        Kind::ClearPage => ("PATCH", "/load_balancers/pools?"),
-        Kind::ClearPool => ("PATCH", "/load_balancers/pools/"),
-        Kind::EditCustomHostname => ("PATCH", "/custom_hostnames/"),
-        Kind::SetTotalTls => ("POST", "/acm/total_tls"),
-        Kind::SetUniversalSsl => ("PATCH", "/ssl/universal/settings"),
-        Kind::Manual | Kind::Terraform => return None,
-    })
+impl Kind {
+    /// The API operation a step of this kind calls; none for a person's step.
+    pub fn operation(&self) -> Option<Op> {
+        Some(match self {
+            Kind::CreatePolicy => Op::CreatePolicy,
+            Kind::UpdatePolicy => Op::UpdatePolicy,
+            Kind::ClearPage => Op::ClearPools,
+            Kind::ClearPool => Op::PatchPool,
+            Kind::EditCustomHostname => Op::EditCustomHostname,
+            Kind::SetTotalTls => Op::SetTotalTls,
+            Kind::SetUniversalSsl => Op::EditUniversalSsl,
+            Kind::Manual | Kind::Terraform => return None,
+        })
+    }
+}
+
+impl Step {
+    /// The step's request as a call of its operation (path and query as
+    /// the plan wrote them, its body).
+    pub fn call(&self) -> Option<Call> {
+        let operation = Operation::of(self.kind.operation()?);
+        let target = self.path.as_deref()?;
+        let path = target.split('?').next().unwrap_or("");
+        let segments: Vec<&str> = path.split('/').collect();
+        let mut call = operation.call_encoded(&[]);
+        call.path = segments.join("/");
+        call.query = crate::api::parse_query(target);
+        call.body = self.body.clone();
+        Some(call)
+    }
 }
 
 /// Reads a plan, with `account` standing in for `{account_id}` where the
@@ -147,35 +175,28 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
 }
 
 fn check_step(step: &Step, account: &str) -> Result<(), String> {
-    let Some((method, shape)) = endpoint(&step.kind) else {
+    let (Some(op), Some(call)) = (step.kind.operation(), step.call()) else {
         return Ok(());
     };
-    let path = step.path.as_deref().ok_or("no `path`")?;
-    if step.method.as_deref() != Some(method) {
-        return Err(format!("a {:?} step is sent with {method}, not {:?}", step.kind, step.method));
+    let operation = Operation::of(op);
+    let path = step.path.as_deref().unwrap_or("");
+    if step.method.as_deref() != Some(operation.method) {
+        return Err(format!("a {:?} step is sent with {}, not {:?}", step.kind, operation.method, step.method));
     }
     if step.body.is_none() {
         return Err("no `body`".into());
     }
-    let rest = match step.kind {
-        Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => path
-            .strip_prefix("/zones/")
-            .and_then(|r| r.split_once('/'))
-            .map(|(_, r)| format!("/{r}")),
-        _ => path.strip_prefix(&format!("/accounts/{account}")).map(str::to_string),
-    };
-    let fits = rest.as_deref().is_some_and(|r| match step.kind {
-        Kind::CreatePolicy | Kind::SetTotalTls | Kind::SetUniversalSsl => r == shape,
-        _ => r.starts_with(shape) && r.len() > shape.len(),
-    });
-    if !fits || path.contains("..") || path.contains('#') {
+    let own_account = path.starts_with(&format!("/accounts/{account}/")) || path.starts_with("/zones/");
+    if Operation::find(operation.method, path).map(|o| o.op) != Some(op) || !own_account || path.contains('#') {
         return Err(format!("path `{path}` is not the endpoint of a {:?} step", step.kind));
     }
     if !step.body.as_ref().is_some_and(Value::is_object) {
         return Err("its `body` is not a JSON object".into());
     }
+    call.check()
+        .map_err(|why| format!("`{} {path}` is not a request the published contract allows: {why}", operation.method))?;
     // The id a path ends with is one segment, as the plan encodes it.
-    let last = rest.as_deref().and_then(|r| r.rsplit('/').next()).unwrap_or("");
+    let last = call.path.rsplit('/').next().unwrap_or("");
     let one_segment = |id: &str| crate::plan::request::segment(id) == last;
     match step.kind {
         Kind::ClearPage | Kind::ClearPool if step.body != Some(serde_json::json!({"notification_email": ""})) => {
@@ -185,16 +206,8 @@ fn check_step(step: &Step, account: &str) -> Result<(), String> {
             return Err("a pool's clear names that one pool in `pools` and its path".into());
         }
         Kind::ClearPage => {
-            let query = path.split_once('?').map_or("", |(_, q)| q);
-            let numbers: Vec<&str> = query.split('&').collect();
-            let fits = numbers.len() == 2
-                && numbers[0]
-                    .strip_prefix("per_page=")
-                    .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
-                && numbers[1]
-                    .strip_prefix("page=")
-                    .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 0));
-            if !fits {
+            let names: Vec<&str> = call.query.iter().map(|(n, _)| n.as_str()).collect();
+            if names != ["per_page", "page"] {
                 return Err(format!("a page's clear is sent to `…/pools?per_page=N&page=P`, not `{path}`"));
             }
         }

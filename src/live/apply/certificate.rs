@@ -1,0 +1,215 @@
+//! Certificate changes (a custom hostname's CA, Total TLS, Universal SSL):
+//! sent only while the resource is still as the plan saw it (on Let's
+//! Encrypt, the hostname's validation method and type unchanged), as the
+//! resource's whole setting just read with only the CA changed — the
+//! contract does not say whether a partial `ssl` keeps what it omits — and
+//! read back after: a change the service answered but did not make is
+//! reported with the way to make it by hand. A resource deleted since the
+//! export is nothing to do. The custom hostnames of one zone are checked from
+//! pages of its list, fifty at a time, when that takes fewer reads than one
+//! each.
+
+use serde_json::{Map, Value};
+
+use super::plan_file::{Kind, Step};
+use super::{AccountRun, Ready, Stop, Summary, read_failed, stop};
+use crate::api::operations::HOSTNAME_SSL;
+use crate::api::{Call, Op, Operation};
+
+/// Where a person makes the change the service did not take.
+fn by_hand(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::SetUniversalSsl => {
+            "in the dashboard: SSL/TLS > Edge Certificates > Edge Certificates, the universal certificate's Certificate Authority"
+        }
+        Kind::SetTotalTls => "in the dashboard: SSL/TLS > Edge Certificates > Total TLS, its Certificate Authority",
+        _ => "in the dashboard: SSL/TLS > Custom Hostnames, the hostname's Edit > Certificate Authority",
+    }
+}
+
+/// The setting a step changes, in a resource as the API gives it.
+fn setting<'v>(kind: &Kind, resource: &'v Value) -> &'v Value {
+    match kind {
+        Kind::EditCustomHostname => resource.get("ssl").unwrap_or(&Value::Null),
+        _ => resource,
+    }
+}
+
+fn ca(setting: &Value) -> &str {
+    setting.get("certificate_authority").and_then(Value::as_str).unwrap_or("")
+}
+
+/// The custom hostname's `ssl` to send: every writable field as just read,
+/// the CA changed (a key is never read back, and never sent).
+fn hostname_ssl(live: &Value, authority: &str) -> Value {
+    let mut ssl = Map::new();
+    if let Some(now) = live.as_object() {
+        for field in HOSTNAME_SSL.iter().filter(|f| !matches!(f.name, "custom_key" | "custom_certificate")) {
+            if let Some(value) = now.get(field.name).filter(|v| !v.is_null()) {
+                ssl.insert(field.name.to_string(), value.clone());
+            }
+        }
+    }
+    ssl.insert("certificate_authority".into(), Value::String(authority.to_string()));
+    serde_json::json!({ "ssl": ssl })
+}
+
+impl AccountRun<'_> {
+    /// The resource as the service holds it now; `None` when it was deleted.
+    fn read_resource(&mut self, step: &Step) -> Result<Option<Value>, Stop> {
+        let call = step.call().map(|c| c.path).unwrap_or_default();
+        let read = match step.kind {
+            Kind::EditCustomHostname => Op::GetCustomHostname,
+            Kind::SetTotalTls => Op::GetTotalTls,
+            _ => Op::GetUniversalSsl,
+        };
+        let mut get = Operation::of(read).call(&[]);
+        get.path = call;
+        match self.client.read(&get) {
+            Ok(mut envelope) => Ok(Some(envelope.get_mut("result").map(Value::take).unwrap_or(Value::Null))),
+            Err(e) if e.is_gone() => Ok(None),
+            Err(e) => Err(read_failed(step, e)),
+        }
+    }
+
+    pub(super) fn check_certificate(&mut self, step: &Step, from_page: Option<&Value>) -> Result<Ready, Stop> {
+        let body = step.body.clone().unwrap_or(Value::Null);
+        let expected = step
+            .expects
+            .as_ref()
+            .and_then(|e| e.get("certificate_authority"))
+            .and_then(Value::as_str)
+            .unwrap_or(crate::plan::Request::MOVES_OFF)
+            .to_string();
+        let target = ca(setting(&step.kind, &body)).to_string();
+        let live = match from_page {
+            Some(record) => record.clone(),
+            None => match self.read_resource(step)? {
+                Some(live) => live,
+                None => return Ok(Ready::Gone("the resource was deleted since the export".into())),
+            },
+        };
+        let now = setting(&step.kind, &live);
+        if ca(now) == target && now.get("enabled") != Some(&Value::Bool(false)) {
+            return Ok(Ready::Done(format!("it is on `{target}`")));
+        }
+        let wanted = setting(&step.kind, &body);
+        let keeps = |field: &str| wanted.get(field).is_none_or(|w| now.get(field) == Some(w));
+        if !ca(now).eq_ignore_ascii_case(&expected) || !keeps("method") || !keeps("type") {
+            return Err(stop(
+                step,
+                format!(
+                    "the resource changed since the plan (certificate authority `{}`, expected `{expected}`; or its validation method or type differ); export and plan again",
+                    ca(now)
+                ),
+            ));
+        }
+        let send = match step.kind {
+            Kind::EditCustomHostname => hostname_ssl(now, &target),
+            _ => body,
+        };
+        Ok(Ready::Send(self.call_of(step, send), None))
+    }
+
+    /// After a certificate change: the setting read back (or as the answer
+    /// gives it) is on the new CA, and nothing else in it changed.
+    pub(super) fn after_certificate(&mut self, step: &Step, call: &Call, result: &Value, summary: &mut Summary) -> Result<(), Stop> {
+        let sent = setting(&step.kind, call.body.as_ref().unwrap_or(&Value::Null)).clone();
+        let target = ca(&sent).to_string();
+        // A hostname's answer is the hostname; the settings are read back.
+        let now = match step.kind {
+            Kind::EditCustomHostname if result.get("ssl").is_some() => result.clone(),
+            _ => match self.read_resource(step)? {
+                Some(now) => now,
+                None => return Ok(()),
+            },
+        };
+        let now = setting(&step.kind, &now);
+        let changed: Vec<&str> = sent
+            .as_object()
+            .map(|fields| {
+                fields
+                    .iter()
+                    .filter(|(name, value)| now.get(name.as_str()) != Some(value))
+                    .map(|(name, _)| name.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let what = if ca(now) != target {
+            format!(
+                "the service answered but the certificate authority read back is `{}`, not `{target}`: it did not take the change",
+                ca(now)
+            )
+        } else {
+            format!("the service changed {} besides the CA", changed.join(", "))
+        };
+        self.say(step, &what);
+        summary.not_taken.push(format!("step {}: {}: {what}; make it {}", step.step, step.request(), by_hand(&step.kind)));
+        Ok(())
+    }
+
+    /// Runs the custom hostname steps of `step`'s zone from pages of the
+    /// zone's list when that takes fewer reads than a read each; whether it did.
+    pub(super) fn batch_hostnames(&mut self, step: &Step, summary: &mut Summary) -> Result<bool, Stop> {
+        let Some(zone) = step.path.as_deref().and_then(|p| p.strip_prefix("/zones/")).and_then(|r| r.split('/').next()) else {
+            return Ok(false);
+        };
+        let zone = zone.to_string();
+        if !self.zones_seen.insert(zone.clone()) {
+            return Ok(false);
+        }
+        let pending: Vec<Step> = self
+            .account
+            .steps
+            .iter()
+            .filter(|s| s.kind == Kind::EditCustomHostname && s.path.as_deref().is_some_and(|p| p.starts_with(&format!("/zones/{zone}/"))))
+            .cloned()
+            .collect();
+        if pending.len() < 2 {
+            return Ok(false);
+        }
+        let per_page = Operation::of(Op::ListCustomHostnames).max_per_page();
+        let mut list = Operation::of(Op::ListCustomHostnames).call(&[]);
+        list.path = format!("/zones/{zone}/custom_hostnames");
+        let first = self
+            .client
+            .read(&list.clone().with("page", 1).with("per_page", per_page))
+            .map_err(|e| read_failed(step, e))?;
+        let total = first.pointer("/result_info/total_count").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        if total.div_ceil(per_page as u64) >= pending.len() as u64 {
+            return Ok(false);
+        }
+        let hostname_of = |s: &Step| s.call().and_then(|c| c.path.rsplit('/').next().map(str::to_string)).unwrap_or_default();
+        let mut left: Vec<(String, Step)> = pending.iter().map(|s| (hostname_of(s), s.clone())).collect();
+        let mut page = Some(first);
+        let mut number = 1;
+        while let Some(envelope) = page.take() {
+            let records = envelope.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
+            for record in &records {
+                let id = crate::api::segment(record.get("id").and_then(Value::as_str).unwrap_or(""));
+                if let Some(at) = left.iter().position(|(h, _)| *h == id) {
+                    let (_, s) = left.remove(at);
+                    self.step(&s, summary, Some(record))?;
+                    self.batched.insert(s.step);
+                }
+            }
+            if records.len() < per_page || left.is_empty() {
+                break;
+            }
+            number += 1;
+            let next = list.clone().with("page", number).with("per_page", per_page);
+            page = Some(self.client.read(&next).map_err(|e| read_failed(step, e))?);
+        }
+        // Not in the list: deleted since the export.
+        for (_, s) in left {
+            let why = "the custom hostname was deleted since the export (not in its zone's list)".to_string();
+            self.say(&s, &format!("nothing to do: {why}"));
+            summary.gone.push(format!("step {}: {why}", s.step));
+            self.batched.insert(s.step);
+        }
+        Ok(true)
+    }
+}
