@@ -489,7 +489,7 @@ fn a_policy_disabled_during_the_run_stops_the_clear_that_relies_on_it() {
     let first_clear = log.iter().position(|l| l.starts_with("PATCH /accounts/")).expect("a clear");
     let read = log[..first_clear]
         .iter()
-        .rposition(|l| l.contains("/alerting/v3/policies?"))
+        .rposition(|l| l.ends_with("/alerting/v3/policies"))
         .expect("its read")
         + 1;
     // Every policy e-mailing noc@ is disabled there (the created ones too).
@@ -523,13 +523,21 @@ fn a_policy_disabled_during_the_run_stops_the_clear_that_relies_on_it() {
     assert_done(&service, &plan, POLICIES);
 }
 
-/// The run stopped by a change made just before the first request whose
-/// target contains `at` (found on a probe run of the same plan).
-fn stopped_by_change_before(at: &str, change: service::Drift) -> (String, Service, Value) {
+/// The 1-based index of the last request `read` before the first that
+/// contains `change`, in a clean run of `plan`: the check's read of a change.
+fn read_before(plan: &Value, read: &str, change: &str) -> usize {
+    let log = probe_log(plan);
+    let at = log.iter().position(|l| l.contains(change)).expect("the change is sent");
+    log[..at].iter().rposition(|l| l == read).expect("its read") + 1
+}
+
+/// The run stopped by a change made just before the request `index` finds
+/// (on a probe run of the same plan).
+fn stopped_by_change_before(index: impl Fn(&Value) -> usize, change: service::Drift) -> (String, Service, Value) {
     let service = Service::start(account(13, 3));
     let dir = temp_dir(&[]);
     let plan = plan_of(&service, dir.path(), "4");
-    let index = request_index(&plan, |l| l.contains(at));
+    let index = index(&plan);
     service.with(|s| s.drift = Some((s.requests + index, change)));
     let (outcome, log, _) = apply_in_process(&service, &plan, false);
     assert!(service.with(|s| s.lost.is_empty()));
@@ -544,7 +552,13 @@ fn stopped_by_change_before(at: &str, change: service::Drift) -> (String, Servic
 #[test]
 fn a_resource_changed_during_the_run_is_never_overwritten() {
     let (why, service, _) = stopped_by_change_before(
-        &format!("GET /accounts/{ACCOUNT}/alerting/v3/policies/{TYPO}"),
+        |plan| {
+            read_before(
+                plan,
+                &format!("GET /accounts/{ACCOUNT}/alerting/v3/policies"),
+                &format!("PUT /accounts/{ACCOUNT}/alerting/v3/policies/{TYPO}"),
+            )
+        },
         Box::new(|s: &mut State| s.policies[1]["alert_interval"] = json!("1h")),
     );
     assert!(why.contains("was edited since the export"), "{why}");
@@ -554,7 +568,7 @@ fn a_resource_changed_during_the_run_is_never_overwritten() {
     );
     assert_eq!(service.with(|s| s.policies[1]["alert_interval"].clone()), "1h");
     let (why, service, _) = stopped_by_change_before(
-        &format!("GET /zones/{ZONE}/custom_hostnames/"),
+        |plan| request_index(plan, |l| l.contains(&format!("GET /zones/{ZONE}/custom_hostnames/"))),
         Box::new(|s: &mut State| s.custom_hostnames[0]["ssl"]["certificate_authority"] = json!("ssl_com")),
     );
     assert!(why.contains("changed since the plan"), "{why}");
@@ -572,8 +586,17 @@ fn a_page_that_shifted_during_the_run_is_cleared_pool_by_pool() {
     let service = Service::start(account(13, 3));
     let dir = temp_dir(&[]);
     let plan = plan_of(&service, dir.path(), "4");
-    let page = format!("GET /accounts/{ACCOUNT}/load_balancers/pools?per_page=4&page=2");
-    let index = request_index(&plan, |l| l.contains(&page));
+    // Renamed right before the check of page 2's clear reads the pools.
+    let log = probe_log(&plan);
+    let clear = log
+        .iter()
+        .position(|l| l.starts_with("PATCH") && l.contains("per_page=4&page=2"))
+        .expect("page 2 is cleared whole");
+    let index = log[..clear]
+        .iter()
+        .rposition(|l| *l == format!("GET /accounts/{ACCOUNT}/load_balancers/pools"))
+        .expect("its read of the pools")
+        + 1;
     service.with(|s| {
         s.drift = Some((
             s.requests + index,
@@ -681,6 +704,7 @@ fn an_export_gets_past_transient_faults_and_writes_nothing_after_a_failed_reques
                 assert_eq!(r.code, 1, "{fault:?} at {at_request}: {}", r.stderr);
                 assert!(r.stderr.contains("edgeaudit export: error: GET /"), "{}", r.stderr);
                 assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
+                assert!(r.stderr.contains("add --resume"), "{}", r.stderr);
                 service.with(|s| s.fault = Some((s.requests + 1 - usize::from(persistent), fault)));
             }
             assert_eq!(std::fs::read_to_string(dir.path().join("account.json")).unwrap(), "earlier");
@@ -694,8 +718,18 @@ fn an_export_gets_past_transient_faults_and_writes_nothing_after_a_failed_reques
     });
     let e = export(&mut client(&service, &clock), &scope, at).expect_err("a zone without an id");
     assert!(e.request.starts_with("GET /zones") && e.why.contains("no `id`"), "{e}");
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(leftovers.len(), 1, "no partial file left: {leftovers:?}");
+    // No partial file; the pages read so far are kept in a folder of their own, for --resume.
+    let mut leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    leftovers.sort();
+    assert_eq!(
+        leftovers,
+        [".account.json.edgeaudit-export", ".new.json.edgeaudit-export", "account.json"],
+        "no partial file left"
+    );
 }
 
 /// Pacing: with the API's limit enforced by the stand-in (on the same
