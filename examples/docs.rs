@@ -1,6 +1,7 @@
 //! Writes the book's generated pages from the rules' metadata:
-//! `docs/src/rules/<ID>.md`, `docs/src/rules/list.md`, and the rules' lines
-//! of `docs/src/SUMMARY.md` (between its `generated` markers).
+//! `docs/src/rules/<ID>.md`, `docs/src/rules/list.md`, the rules' lines
+//! of `docs/src/SUMMARY.md` (between its `generated` markers), and from the
+//! API operations' registry `docs/src/commands/api.md`.
 //!
 //!     cargo run --example docs
 //!
@@ -50,5 +51,7 @@ fn write(src: &Path) -> Result<usize, String> {
     let (_, after) = rest.split_once(END).ok_or("SUMMARY.md has no end-of-generated-rules marker")?;
     let summary = format!("{before}{BEGIN}{}{END}{after}", book_summary_lines(&rules.rules));
     std::fs::write(&summary_path, summary).map_err(|e| format!("{}: {e}", summary_path.display()))?;
-    Ok(pages.len())
+    let api = src.join(edgeaudit::api::page::PATH);
+    std::fs::write(&api, edgeaudit::api::page::book_page()).map_err(|e| format!("{}: {e}", api.display()))?;
+    Ok(pages.len() + 1)
 }

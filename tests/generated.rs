@@ -150,3 +150,14 @@ fn the_books_rule_pages_match_the_metadata() {
         "docs/src/SUMMARY.md {stale}"
     );
 }
+
+/// The book's page of API operations is the one the registry generates.
+#[test]
+fn the_books_api_page_matches_the_registry() {
+    let committed = std::fs::read_to_string(common::root().join("docs/src").join(edgeaudit::api::page::PATH)).expect("the API page");
+    assert!(
+        committed == edgeaudit::api::page::book_page(),
+        "docs/src/{} is stale: run `cargo run --example docs`",
+        edgeaudit::api::page::PATH
+    );
+}

@@ -4,6 +4,7 @@
 //! and apply; re-runs that finish the work and send nothing twice.
 
 mod common;
+mod contract;
 mod service;
 
 use std::collections::BTreeSet;
@@ -818,4 +819,109 @@ fn request_counts_of_a_large_plan_with_and_without_pacing() {
             clock.now().as_secs_f64() / 60.0
         );
     }
+}
+
+/// Every operation edgeaudit declares is the published one (its
+/// `operationId`, method and path), with no query parameter, value, page
+/// size or body field the excerpt does not list — unless the declaration
+/// says it relies on it, and the docs name it.
+#[test]
+fn every_declared_operation_is_the_published_one_or_says_what_it_relies_on() {
+    let Some(excerpt) = contract::excerpt() else { return };
+    let apply_doc = std::fs::read_to_string(common::root().join("docs/src/commands/api.md")).expect("docs/src/commands/api.md");
+    for operation in edgeaudit::api::OPERATIONS.iter() {
+        let name = format!("{} {}", operation.method, operation.path);
+        for relied in operation.relies_on {
+            assert!(apply_doc.contains(relied), "the docs name what {name} relies on: {relied}");
+        }
+        let Some(published) = contract::published(&excerpt, operation) else {
+            assert!(
+                operation.relies_on.iter().any(|r| r.contains("the operation itself")),
+                "{name} is not in the published contract and its declaration does not say so"
+            );
+            continue;
+        };
+        assert_eq!(published["operationId"], operation.operation_id, "{name}");
+        let params = published["parameters"].as_array().cloned().unwrap_or_default();
+        for param in operation.query {
+            let Some(p) = params.iter().find(|p| p["in"] == "query" && p["name"] == param.name) else {
+                assert!(
+                    contract::relied_on(operation, param.name),
+                    "{name}: `{}` is not published",
+                    param.name
+                );
+                continue;
+            };
+            let schema = &p["schema"];
+            match param.values {
+                edgeaudit::api::Values::OneOf(values) => {
+                    for v in values {
+                        let listed = schema["enum"].as_array().is_none_or(|e| e.iter().any(|x| x == v));
+                        assert!(listed, "{name}: `{}={v}` is outside {schema}", param.name);
+                    }
+                }
+                edgeaudit::api::Values::Number { min, max } => {
+                    assert!(
+                        schema["minimum"].as_u64().is_none_or(|m| min >= m),
+                        "{name}: {} from {min}, published {schema}",
+                        param.name
+                    );
+                    if let Some(m) = schema["maximum"].as_u64() {
+                        assert!(max <= m, "{name}: {} up to {max}, published {schema}", param.name);
+                    }
+                }
+                edgeaudit::api::Values::Text => {}
+            }
+        }
+        let body = &published["requestBody"]["content"]["application/json"]["schema"];
+        for field in operation.body {
+            let declared = body.to_string().contains(&format!("\"{}\"", field.name));
+            assert!(
+                declared || contract::relied_on(operation, field.name),
+                "{name}: body field `{}` is not published",
+                field.name
+            );
+        }
+    }
+}
+
+/// A full export and the apply of a plan with every kind of step, against
+/// the contract-faithful stand-in: every request it sent is one the
+/// published contract allows (checked against the excerpt itself), and the
+/// stand-in refused none for being outside it.
+#[test]
+fn every_request_of_an_export_and_of_every_step_kind_is_one_the_published_contract_allows() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    for kind in [
+        "create_policy",
+        "update_policy",
+        "clear_page",
+        "clear_pool",
+        "edit_custom_hostname",
+        "set_total_tls",
+        "set_universal_ssl",
+    ] {
+        assert!(count_kind(&plan, kind) > 0, "the plan has a {kind} step");
+    }
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    assert!(outcome.is_ok(), "{outcome:?}\n{log}");
+    let scope = Scope {
+        account: ACCOUNT.into(),
+        zones: vec![ZONE.into()],
+        all_zones: true,
+    };
+    let clock = Arc::new(VirtualClock::default());
+    export(&mut client(&service, &clock), &scope, chrono::Utc::now()).expect("export");
+    assert!(service.with(|s| s.outside.is_empty()), "{:?}", service.with(|s| s.outside.clone()));
+    let sent = service.with(|s| s.sent.clone());
+    let operations: BTreeSet<&str> = sent
+        .iter()
+        .filter_map(|(m, t, _)| edgeaudit::api::Operation::find(m, t).map(|o| o.operation_id))
+        .collect();
+    assert!(operations.len() >= 15, "{operations:?}");
+    let Some(excerpt) = contract::excerpt() else { return };
+    let violations: Vec<String> = sent.iter().flat_map(|(m, t, b)| contract::violations(&excerpt, m, t, b)).collect();
+    assert!(violations.is_empty(), "{violations:#?}");
 }

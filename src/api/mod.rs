@@ -8,6 +8,7 @@
 //! A test holds every declaration against the published OpenAPI excerpt.
 
 pub mod operations;
+pub mod page;
 
 use serde_json::Value;
 
@@ -276,7 +277,11 @@ fn decode(text: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
             (b'%', Some(h), Some(l)) => {
                 out.push((h * 16 + l) as u8);
                 i += 3;
@@ -304,7 +309,10 @@ mod tests {
 
     #[test]
     fn a_call_fills_its_path_and_is_checked_against_its_declaration() {
-        let call = Operation::of(Op::ListCustomHostnames).call(&["z/1"]).with("per_page", 50).with("page", 2);
+        let call = Operation::of(Op::ListCustomHostnames)
+            .call(&["z/1"])
+            .with("per_page", 50)
+            .with("page", 2);
         assert_eq!(call.target(), "/zones/z%2F1/custom_hostnames?per_page=50&page=2");
         assert!(call.check().is_ok());
         let too_large = Operation::of(Op::ListCustomHostnames).call(&["z"]).with("per_page", 1000);

@@ -140,6 +140,7 @@ pub static OPERATIONS: [Operation; 19] = [
         reads: POOL_FIELDS,
         relies_on: &[
             "`per_page` and `page`, and the order by ascending `name`: the operation's description says it pages pools by name with the standard parameters, but lists no query parameter; apply reads every pool right before the clear, works out the page itself and checks the answer's pools",
+            "`notification_email` as the empty string: the published schema's only value is written `\"\"`, quotes included, where its description says an empty string",
         ],
     },
     Operation {
@@ -184,9 +185,7 @@ pub static OPERATIONS: [Operation; 19] = [
         paging: Paging::One,
         body: POLICY,
         reads: &["id"],
-        relies_on: &[
-            "`description` kept as sent: the marker that tells a policy apply created is looked up in it",
-        ],
+        relies_on: &["`description` kept as sent: the marker that tells a policy apply created is looked up in it"],
     },
     Operation {
         op: Op::UpdatePolicy,

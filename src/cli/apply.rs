@@ -60,7 +60,11 @@ pub fn run(args: &ApplyArgs) -> u8 {
             if summary.copies_removed > 0 {
                 say(format!(
                     "{} removed (another run of this plan created them at the same time)",
-                    crate::words::plural(summary.copies_removed, "second copy of a policy was", "second copies of policies were")
+                    crate::words::plural(
+                        summary.copies_removed,
+                        "second copy of a policy was",
+                        "second copies of policies were"
+                    )
                 ));
             }
             for not_taken in &summary.not_taken {

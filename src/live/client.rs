@@ -355,7 +355,9 @@ impl Client {
             Exchange::Answer { status, text, .. } if status >= 500 => {
                 Change::Unknown(self.redact(&format!("HTTP {status}: {}", excerpt(&text))))
             }
-            Exchange::Answer { status: 404, body, text, .. } => Change::Gone(self.redact(&refused(404, &body, &text))),
+            Exchange::Answer {
+                status: 404, body, text, ..
+            } => Change::Gone(self.redact(&refused(404, &body, &text))),
             Exchange::Answer { status, body, text, .. } => Change::Refused(self.redact(&refused(status, &body, &text))),
             Exchange::Lost(why) => Change::Unknown(why),
         }

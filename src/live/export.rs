@@ -98,10 +98,25 @@ pub fn export_to(
     let mut report = Report::default();
     let account = scope.account.as_str();
     let mut lists: Vec<(String, Vec<String>)> = Vec::new();
-    lists.push(("pools".into(), read_list(client, &mut store, &mut report, "pools", &Operation::of(Op::ListPools).call(&[account]))?));
+    lists.push((
+        "pools".into(),
+        read_list(
+            client,
+            &mut store,
+            &mut report,
+            "pools",
+            &Operation::of(Op::ListPools).call(&[account]),
+        )?,
+    ));
     lists.push((
         "notification_policies".into(),
-        read_list(client, &mut store, &mut report, "policies", &Operation::of(Op::ListPolicies).call(&[account]))?,
+        read_list(
+            client,
+            &mut store,
+            &mut report,
+            "policies",
+            &Operation::of(Op::ListPolicies).call(&[account]),
+        )?,
     ));
     let mut zones: Vec<(String, Option<String>)> = scope.zones.iter().map(|z| (z.clone(), None)).collect();
     if scope.all_zones {
@@ -147,7 +162,10 @@ type ZoneLists = Vec<(&'static str, Vec<String>)>;
 fn read_zone(client: &mut Client, store: &mut Store, report: &mut Report, n: usize, zone: &str) -> Result<ZoneLists, ExportError> {
     let mut out: ZoneLists = Vec::new();
     let packs = Operation::of(Op::ListCertificatePacks).call(&[zone]).with("status", "all");
-    out.push(("certificate_packs", read_list(client, store, report, &format!("zone{n}-packs"), &packs)?));
+    out.push((
+        "certificate_packs",
+        read_list(client, store, report, &format!("zone{n}-packs"), &packs)?,
+    ));
     // The contract filters custom certificates by one status at a time: every status it names is read.
     let mut certificates = Vec::new();
     for status in CUSTOM_CERTIFICATE_STATUSES {
@@ -156,7 +174,10 @@ fn read_zone(client: &mut Client, store: &mut Store, report: &mut Report, n: usi
     }
     out.push(("custom_certificates", certificates));
     let hostnames = Operation::of(Op::ListCustomHostnames).call(&[zone]);
-    out.push(("custom_hostnames", read_list(client, store, report, &format!("zone{n}-hostnames"), &hostnames)?));
+    out.push((
+        "custom_hostnames",
+        read_list(client, store, report, &format!("zone{n}-hostnames"), &hostnames)?,
+    ));
     let dns = Operation::of(Op::ListDnsRecords).call(&[zone]).with("type", "CAA");
     out.push(("dns_records", read_list(client, store, report, &format!("zone{n}-dns"), &dns)?));
     for (key, op) in [("total_tls", Op::GetTotalTls), ("universal_ssl", Op::GetUniversalSsl)] {
@@ -213,24 +234,25 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             // Only the pages after those kept; the client pages from 1, so the kept ones are asked for again only when needed.
             continue_from(client, store, call, per_page, name, skip, &mut watch, &mut files)
         } else {
-            client.for_each_page(call, per_page, &mut |_, number, envelope| {
-                watch.see(&envelope);
-                match store.write_page(name, number, &envelope) {
-                    Ok(file) => {
-                        files.push(file);
-                        Ok(())
+            client
+                .for_each_page(call, per_page, &mut |_, number, envelope| {
+                    watch.see(&envelope);
+                    match store.write_page(name, number, &envelope) {
+                        Ok(file) => {
+                            files.push(file);
+                            Ok(())
+                        }
+                        Err(e) => {
+                            failure = Some(e);
+                            Err(LiveError {
+                                request: "writing the pages".into(),
+                                why: "see above".into(),
+                                status: None,
+                            })
+                        }
                     }
-                    Err(e) => {
-                        failure = Some(e);
-                        Err(LiveError {
-                            request: "writing the pages".into(),
-                            why: "see above".into(),
-                            status: None,
-                        })
-                    }
-                }
-            })
-            .map_err(ExportError::Live)
+                })
+                .map_err(ExportError::Live)
         };
         if let Some(e) = failure {
             return Err(e);
@@ -459,7 +481,10 @@ impl Store {
         let _ = std::fs::remove_file(self.dir.join(format!("{list}.done")));
         for entry in std::fs::read_dir(&self.dir).map_err(|e| self.io(e))?.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.strip_prefix(&prefix).is_some_and(|rest| rest.len() == 11 && rest.ends_with(".json")) {
+            if name
+                .strip_prefix(&prefix)
+                .is_some_and(|rest| rest.len() == 11 && rest.ends_with(".json"))
+            {
                 std::fs::remove_file(entry.path()).map_err(|e| self.io(e))?;
             }
         }
@@ -610,9 +635,7 @@ mod tests {
 
     #[test]
     fn a_watch_tells_a_list_that_moved_while_it_was_paged() {
-        let page = |total: u64, ids: &[&str]| {
-            json!({"result": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>(), "result_info": {"total_count": total}})
-        };
+        let page = |total: u64, ids: &[&str]| json!({"result": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>(), "result_info": {"total_count": total}});
         let mut steady = Watch::default();
         steady.see(&page(3, &["a", "b"]));
         steady.see(&page(3, &["c"]));

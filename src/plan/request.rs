@@ -151,10 +151,7 @@ impl Request {
         Some(match self {
             Request::CreatePolicy { .. } => operation.call_encoded(&[account]),
             Request::UpdatePolicy { policy_id, .. } => operation.call_encoded(&[account, &segment(policy_id)]),
-            Request::ClearPage { per_page, page, .. } => operation
-                .call_encoded(&[account])
-                .with("per_page", per_page)
-                .with("page", page),
+            Request::ClearPage { per_page, page, .. } => operation.call_encoded(&[account]).with("per_page", per_page).with("page", page),
             Request::ClearPool { pool_id } => operation.call_encoded(&[account, &segment(pool_id)]),
             Request::EditCustomHostname { zone_id, hostname_id, .. } => operation.call(&[zone_id, hostname_id]),
             Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => operation.call(&[zone_id]),

@@ -296,9 +296,11 @@ fn html(status: u16, title: &str) -> Reply {
 fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorized: bool, headers: &str) -> Reply {
     state.requests += 1;
     state.log.push(format!("{method} {target}"));
-    state
-        .sent
-        .push((method.to_string(), target.to_string(), serde_json::from_slice(body).unwrap_or(Value::Null)));
+    state.sent.push((
+        method.to_string(),
+        target.to_string(),
+        serde_json::from_slice(body).unwrap_or(Value::Null),
+    ));
     let n = state.requests;
     if let Some((at, drift)) = state.drift.as_mut()
         && *at == n
@@ -342,7 +344,10 @@ fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorize
         Some(Fault::Unsuccessful) => return json_answer(200, error(10002, "Internal processing error (injected)")),
         Some(Fault::Forbidden) => return json_answer(403, error(10000, "Authentication error (injected)")),
         Some(Fault::EchoHeaders) => {
-            return json_answer(400, error(10003, &format!("Bad request; your request was:\n{method} {target}\n{headers}")));
+            return json_answer(
+                400,
+                error(10003, &format!("Bad request; your request was:\n{method} {target}\n{headers}")),
+            );
         }
         _ => {}
     }

@@ -44,7 +44,10 @@ fn ca(setting: &Value) -> &str {
 fn hostname_ssl(live: &Value, authority: &str) -> Value {
     let mut ssl = Map::new();
     if let Some(now) = live.as_object() {
-        for field in HOSTNAME_SSL.iter().filter(|f| !matches!(f.name, "custom_key" | "custom_certificate")) {
+        for field in HOSTNAME_SSL
+            .iter()
+            .filter(|f| !matches!(f.name, "custom_key" | "custom_certificate"))
+        {
             if let Some(value) = now.get(field.name).filter(|v| !v.is_null()) {
                 ssl.insert(field.name.to_string(), value.clone());
             }
@@ -147,14 +150,24 @@ impl AccountRun<'_> {
             format!("the service changed {} besides the CA", changed.join(", "))
         };
         self.say(step, &what);
-        summary.not_taken.push(format!("step {}: {}: {what}; make it {}", step.step, step.request(), by_hand(&step.kind)));
+        summary.not_taken.push(format!(
+            "step {}: {}: {what}; make it {}",
+            step.step,
+            step.request(),
+            by_hand(&step.kind)
+        ));
         Ok(())
     }
 
     /// Runs the custom hostname steps of `step`'s zone from pages of the
     /// zone's list when that takes fewer reads than a read each; whether it did.
     pub(super) fn batch_hostnames(&mut self, step: &Step, summary: &mut Summary) -> Result<bool, Stop> {
-        let Some(zone) = step.path.as_deref().and_then(|p| p.strip_prefix("/zones/")).and_then(|r| r.split('/').next()) else {
+        let Some(zone) = step
+            .path
+            .as_deref()
+            .and_then(|p| p.strip_prefix("/zones/"))
+            .and_then(|r| r.split('/').next())
+        else {
             return Ok(false);
         };
         let zone = zone.to_string();
@@ -178,11 +191,18 @@ impl AccountRun<'_> {
             .client
             .read(&list.clone().with("page", 1).with("per_page", per_page))
             .map_err(|e| read_failed(step, e))?;
-        let total = first.pointer("/result_info/total_count").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        let total = first
+            .pointer("/result_info/total_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
         if total.div_ceil(per_page as u64) >= pending.len() as u64 {
             return Ok(false);
         }
-        let hostname_of = |s: &Step| s.call().and_then(|c| c.path.rsplit('/').next().map(str::to_string)).unwrap_or_default();
+        let hostname_of = |s: &Step| {
+            s.call()
+                .and_then(|c| c.path.rsplit('/').next().map(str::to_string))
+                .unwrap_or_default()
+        };
         let mut left: Vec<(String, Step)> = pending.iter().map(|s| (hostname_of(s), s.clone())).collect();
         let mut page = Some(first);
         let mut number = 1;

@@ -289,7 +289,6 @@ impl AccountRun<'_> {
     }
 }
 
-
 /// A page-wide clear's page size and page, from its query.
 fn page_numbers(step: &Step) -> (usize, usize) {
     let query = step.call().map(|c| c.query).unwrap_or_default();

@@ -417,7 +417,14 @@ impl<'a> AccountRun<'a> {
     }
 
     /// What a sent step is checked for, by kind.
-    fn after(&mut self, step: &Step, call: &Call, judged: Option<&clear::Judged>, result: Value, summary: &mut Summary) -> Result<(), Stop> {
+    fn after(
+        &mut self,
+        step: &Step,
+        call: &Call,
+        judged: Option<&clear::Judged>,
+        result: Value,
+        summary: &mut Summary,
+    ) -> Result<(), Stop> {
         match step.kind {
             Kind::CreatePolicy => self.after_create(step, call, result, summary),
             Kind::UpdatePolicy => self.after_update(step, call),
@@ -425,9 +432,7 @@ impl<'a> AccountRun<'a> {
                 Some(judged) => self.after_clear(step, judged, &result),
                 None => Ok(()),
             },
-            Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => {
-                self.after_certificate(step, call, &result, summary)
-            }
+            Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => self.after_certificate(step, call, &result, summary),
             Kind::Manual | Kind::Terraform => Ok(()),
         }
     }

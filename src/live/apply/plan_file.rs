@@ -181,7 +181,10 @@ fn check_step(step: &Step, account: &str) -> Result<(), String> {
     let operation = Operation::of(op);
     let path = step.path.as_deref().unwrap_or("");
     if step.method.as_deref() != Some(operation.method) {
-        return Err(format!("a {:?} step is sent with {}, not {:?}", step.kind, operation.method, step.method));
+        return Err(format!(
+            "a {:?} step is sent with {}, not {:?}",
+            step.kind, operation.method, step.method
+        ));
     }
     if step.body.is_none() {
         return Err("no `body`".into());
@@ -193,8 +196,12 @@ fn check_step(step: &Step, account: &str) -> Result<(), String> {
     if !step.body.as_ref().is_some_and(Value::is_object) {
         return Err("its `body` is not a JSON object".into());
     }
-    call.check()
-        .map_err(|why| format!("`{} {path}` is not a request the published contract allows: {why}", operation.method))?;
+    call.check().map_err(|why| {
+        format!(
+            "`{} {path}` is not a request the published contract allows: {why}",
+            operation.method
+        )
+    })?;
     // The id a path ends with is one segment, as the plan encodes it.
     let last = call.path.rsplit('/').next().unwrap_or("");
     let one_segment = |id: &str| crate::plan::request::segment(id) == last;
