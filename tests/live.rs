@@ -8,7 +8,7 @@ mod contract;
 mod service;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{json, path_str, run, run_in_with_env, temp_dir};
@@ -113,7 +113,11 @@ fn edgeaudit(dir: &std::path::Path, service: &Service, args: &[&str]) -> common:
 /// A client for in-process runs: a virtual clock (waits cost no time), a
 /// short timeout for held answers, and the given retries.
 fn client(service: &Service, clock: &Arc<VirtualClock>) -> Client {
-    let mut settings = Settings::new(service.base());
+    client_at(&service.base(), clock)
+}
+
+fn client_at(base: &str, clock: &Arc<VirtualClock>) -> Client {
+    let mut settings = Settings::new(base.to_string());
     settings.timeout = Duration::from_secs(1);
     settings.connect_timeout = Duration::from_secs(1);
     settings.backoff = Duration::from_millis(100);
@@ -146,8 +150,13 @@ fn plan_of(service: &Service, dir: &std::path::Path, per_page: &str) -> Value {
 }
 
 fn apply_in_process(service: &Service, plan: &Value, dry_run: bool) -> (Result<apply::Summary, Stop>, String, Arc<VirtualClock>) {
+    apply_at(&service.base(), plan, dry_run)
+}
+
+/// [`apply_in_process`] by the service's address: a hook of the service can run it (a second client).
+fn apply_at(base: &str, plan: &Value, dry_run: bool) -> (Result<apply::Summary, Stop>, String, Arc<VirtualClock>) {
     let clock = Arc::new(VirtualClock::default());
-    let mut client = client(service, &clock);
+    let mut client = client_at(base, &clock);
     let plan = plan_file::read(&plan.to_string(), "plan.json", None).expect("a plan");
     let mut log = Vec::new();
     let outcome = apply::run(&mut client, &plan, &Options { dry_run }, &mut log, &mut |_| true);
@@ -924,4 +933,294 @@ fn every_request_of_an_export_and_of_every_step_kind_is_one_the_published_contra
     let Some(excerpt) = contract::excerpt() else { return };
     let violations: Vec<String> = sent.iter().flat_map(|(m, t, b)| contract::violations(&excerpt, m, t, b)).collect();
     assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// The published pools list is not paged: a page-wide clear is judged on
+/// one read of every pool. On an account whose legacy pools can all be
+/// covered, apply sends no more changing requests than the plan counts.
+#[test]
+fn against_an_unpaged_pools_list_apply_sends_no_more_changes_than_the_plan_counts() {
+    let service = Service::start(account(120, 0));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "25");
+    assert!(count_kind(&plan, "clear_page") >= 3, "{plan:#}");
+    let before = service.with(|s| s.changes);
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    assert!(outcome.is_ok(), "{outcome:?}\n{log}");
+    let changes = service.with(|s| s.changes) - before;
+    let counted = plan["summary"]["requests"].as_u64().unwrap() as usize;
+    assert!(
+        changes <= counted,
+        "{changes} changing requests for a plan that counts {counted}\n{log}"
+    );
+    assert!(!log.contains("one by one"), "{log}");
+    assert_done(&service, &plan, POLICIES);
+}
+
+/// Runs a second apply of `plan` before request `at` of the first, to its
+/// end: two runs of one plan at once, interleaved at that point.
+fn second_run_before(service: &Service, plan: &Value, at: usize) -> Arc<Mutex<Option<Result<apply::Summary, Stop>>>> {
+    let second = Arc::new(Mutex::new(None));
+    let (base, plan, out) = (service.base(), plan.clone(), second.clone());
+    let first = service.with(|s| s.requests);
+    service.before_each(Box::new(move |n, _| {
+        if n == first + at {
+            let (outcome, _, _) = apply_at(&base, &plan, false);
+            *out.lock().unwrap() = Some(outcome);
+        }
+    }));
+    second
+}
+
+/// Two applies of one plan at once end with one policy per marker and no
+/// alert lost, wherever the second starts in the first; so do two started
+/// together.
+#[test]
+fn two_applies_of_one_plan_at_once_end_with_one_policy_per_marker() {
+    let probe = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&probe, dir.path(), "4");
+    let requests = probe_log(&plan).len();
+    for at in (1..=requests).step_by(3) {
+        let service = Service::start(account(13, 3));
+        service.with(|s| s.lagging_policies = at % 2 == 0);
+        let second = second_run_before(&service, &plan, at);
+        let (first, log, _) = apply_in_process(&service, &plan, false);
+        let second = second.lock().unwrap().take().expect("the second run ran");
+        assert!(first.is_ok(), "second run before request {at}: first {first:?}\n{log}");
+        assert!(second.is_ok(), "second run before request {at}: {second:?}");
+        eprintln!("second run before request {at} of the first");
+        assert_done(&service, &plan, POLICIES);
+    }
+    for lagging in [false, true] {
+        let service = Arc::new(Service::start(account(13, 3)));
+        service.with(|s| s.lagging_policies = lagging);
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                let (base, plan) = (service.base(), plan.clone());
+                std::thread::spawn(move || apply_at(&base, &plan, false).0)
+            })
+            .collect();
+        for run in runs {
+            let outcome = run.join().expect("the run");
+            assert!(outcome.is_ok(), "{outcome:?}");
+        }
+        assert_done(&service, &plan, POLICIES);
+    }
+}
+
+/// A second plan made from the same export with other options, after a
+/// partial run of the first: the first's policies on the account are
+/// drift, so it creates nothing twice; the first then finishes.
+#[test]
+fn another_plans_policies_made_since_the_export_are_drift() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let first = plan_of(&service, dir.path(), "4");
+    let second = plan_of(&service, dir.path(), "20");
+    assert_ne!(first["plan_id"], second["plan_id"]);
+    let last_create = probe_log(&first).iter().rposition(|l| l.starts_with("POST")).expect("creates") + 1;
+    service.with(|s| s.fault = Some((s.requests + last_create, Fault::Forbidden)));
+    let (partial, _, _) = apply_in_process(&service, &first, false);
+    assert!(partial.is_err());
+    service.with(|s| s.fault = None);
+    let posts = service.with(|s| s.log.iter().filter(|l| l.starts_with("POST")).count());
+    let (refused, _, _) = apply_in_process(&service, &second, false);
+    let found = differences(refused);
+    assert!(found.iter().any(|d| d.contains("was created by another plan")), "{found:#?}");
+    assert_eq!(
+        service.with(|s| s.log.iter().filter(|l| l.starts_with("POST")).count()),
+        posts,
+        "nothing created"
+    );
+    let (finished, log, _) = apply_in_process(&service, &first, false);
+    assert!(finished.is_ok(), "{finished:?}\n{log}");
+    assert_done(&service, &first, POLICIES);
+}
+
+/// The index (from the service's next request) of the first page-wide clear of a clean run.
+fn first_page_clear(plan: &Value) -> usize {
+    request_index(plan, |l| l.starts_with("PATCH") && l.contains("page="))
+}
+
+/// A pool added elsewhere during the run and renamed onto a page in the
+/// instant before its clear: the clear's answer names it, its legacy e-mail
+/// is written back at once, and the run stops naming it.
+#[test]
+fn a_pool_renamed_onto_a_page_in_the_instant_before_its_clear_gets_its_email_back() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let clear = first_page_clear(&plan);
+    let start = service.with(|s| s.requests);
+    service.before_each(Box::new({
+        let state = service.state.clone();
+        move |n, _| {
+            let mut s = state.lock().unwrap();
+            // After the preflight, far from the first page: then onto it, right before the clear.
+            if n == start + 3 {
+                s.pools.push(json!({"id": "ffff0000000000000000000000000009", "name": "zzzz-late", "origins": [], "notification_email": "late@example.com"}));
+            }
+            if n == start + clear {
+                let late = s.pools.iter_mut().find(|p| p["name"] == "zzzz-late").unwrap();
+                late["name"] = json!("aaaa-early");
+            }
+        }
+    }));
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Step { why, .. }) => assert!(
+            why.contains("written back") && why.contains("ffff0000000000000000000000000009"),
+            "{why}"
+        ),
+        other => panic!("expected a stop naming the pool: {other:?}\n{log}"),
+    }
+    service.with(|s| {
+        let late = s.pools.iter().find(|p| p["id"] == "ffff0000000000000000000000000009").unwrap();
+        assert_eq!(late["notification_email"], "late@example.com", "written back");
+        let now = service::delivered(s);
+        assert!(
+            now.iter()
+                .any(|d| d.starts_with("ffff0000000000000000000000000009 pool Healthy late@")),
+            "{now:?}"
+        );
+    });
+}
+
+/// A pool added in the instant before a page-wide clear, between its last
+/// read and the clear: no check can see it (no conditional update exists);
+/// the answer names it, and the run stops naming it for a person.
+#[test]
+fn a_pool_added_in_the_instant_before_a_clear_is_named() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let clear = first_page_clear(&plan);
+    service.with(|s| {
+        s.drift = Some((
+            s.requests + clear,
+            Box::new(|s: &mut State| {
+                s.pools.push(json!({"id": "ffff0000000000000000000000000008", "name": "aaaa-new", "origins": [], "notification_email": "new@example.com"}));
+            }),
+        ))
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Step { why, .. }) => {
+            assert!(
+                why.contains("ffff0000000000000000000000000008") && why.contains("set it again by hand"),
+                "{why}"
+            )
+        }
+        other => panic!("expected a stop naming the pool: {other:?}\n{log}"),
+    }
+}
+
+/// A covering policy disabled in the instant before a clear: the clear
+/// takes alerts away; read right after, the loss is seen, the legacy
+/// e-mails are written back at once, and the run stops saying so.
+#[test]
+fn a_policy_disabled_in_the_instant_before_a_clear_is_undone_at_once() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let clear = first_page_clear(&plan);
+    let original: Vec<Value> = service.with(|s| s.pools.clone());
+    service.with(|s| {
+        s.drift = Some((
+            s.requests + clear,
+            Box::new(|s: &mut State| {
+                for p in &mut s.policies {
+                    p["enabled"] = json!(false);
+                }
+            }),
+        ))
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Step { why, .. }) => assert!(why.contains("no longer deliver") && why.contains("written back"), "{why}\n{log}"),
+        other => panic!("expected a stop: {other:?}\n{log}"),
+    }
+    service.with(|s| {
+        for pool in &s.pools {
+            let was = original.iter().find(|p| p["id"] == pool["id"]).unwrap();
+            let recipients = |p: &Value| {
+                let mut r: Vec<String> = p["notification_email"]
+                    .as_str()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|x| x.trim().to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect();
+                r.sort();
+                r
+            };
+            assert_eq!(recipients(pool), recipients(was), "every legacy e-mail is back: {pool}");
+        }
+    });
+}
+
+/// A 429 on a clear while a covering policy is disabled: after the wait the
+/// check runs again, and the clear that would lose an alert is not sent.
+#[test]
+fn a_change_after_a_rate_limit_is_checked_again_and_no_wait_falls_between_check_and_change() {
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    let clear = first_page_clear(&plan);
+    service.with(|s| {
+        let at = s.requests + clear;
+        s.fault = Some((at, Fault::RateLimited));
+        s.drift = Some((
+            at,
+            Box::new(|s: &mut State| s.policies.iter_mut().for_each(|p| p["enabled"] = json!(false))),
+        ));
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Step { why, .. }) => assert!(why.contains("would lose an alert"), "{why}\n{log}"),
+        other => panic!("expected a stop: {other:?}\n{log}"),
+    }
+    assert!(service.with(|s| s.lost.is_empty()), "{:?}", service.with(|s| s.lost.clone()));
+    // Paced tightly: the reads that check a change and the change go out at one moment.
+    let service = Service::start(account(40, 6));
+    let plan = plan_of(&service, dir.path(), "4");
+    let clock = Arc::new(VirtualClock::default());
+    service.with(|s| {
+        s.clock = Some(clock.clone() as Arc<dyn Clock>);
+        s.times.clear();
+        s.log.clear();
+    });
+    let mut settings = Settings::new(service.base());
+    settings.rate = 7;
+    let mut client = Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone());
+    let read = plan_file::read(&plan.to_string(), "plan.json", None).expect("plan");
+    let outcome = apply::run(&mut client, &read, &Options { dry_run: false }, &mut Vec::new(), &mut |_| true);
+    assert!(outcome.is_ok(), "{outcome:?}");
+    let (log, times) = service.with(|s| (s.log.clone(), s.times.clone()));
+    assert!(clock.now() > Duration::from_secs(300), "pacing waited");
+    for (i, line) in log.iter().enumerate().filter(|(_, l)| l.starts_with("PATCH /accounts/")) {
+        assert_eq!(times[i - 1], times[i], "a wait fell between {} and {line}", log[i - 1]);
+    }
+}
+
+/// Custom hostnames deleted since the export are nothing to do: the run
+/// goes on, moves the others, names them, and exits 0 — each way a zone's
+/// hostnames are checked (a page of the list, or a read each).
+#[test]
+fn a_custom_hostname_deleted_since_the_export_is_nothing_to_do() {
+    for hostnames in [9, 3] {
+        let service = Service::start(account(13, hostnames));
+        let dir = temp_dir(&[]);
+        let plan = plan_of(&service, dir.path(), "4");
+        service.with(|s| s.custom_hostnames.retain(|h| h["hostname"] != "shop0.customer.example"));
+        let (outcome, log, _) = apply_in_process(&service, &plan, false);
+        let summary = outcome.unwrap_or_else(|e| panic!("{hostnames}: {e}\n{log}"));
+        assert!(summary.gone.iter().any(|g| g.contains("deleted since the export")), "{summary:?}");
+        service.with(|s| {
+            for h in &s.custom_hostnames {
+                assert_ne!(h["ssl"]["certificate_authority"], "lets_encrypt", "{h}");
+            }
+        });
+    }
 }

@@ -123,6 +123,9 @@ pub struct State {
     pub outside: Vec<(String, String)>,
     /// Every request in full: method, target, body.
     pub sent: Vec<(String, String, Value)>,
+    /// A clock to stamp each request with, in `times`.
+    pub clock: Option<Arc<dyn edgeaudit::live::pace::Clock>>,
+    pub times: Vec<Duration>,
 }
 
 /// A hook run before every request (1-based index, `METHOD target`), outside
@@ -301,6 +304,9 @@ fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorize
         target.to_string(),
         serde_json::from_slice(body).unwrap_or(Value::Null),
     ));
+    if let Some(clock) = state.clock.clone() {
+        state.times.push(clock.now());
+    }
     let n = state.requests;
     if let Some((at, drift)) = state.drift.as_mut()
         && *at == n

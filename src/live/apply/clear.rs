@@ -26,6 +26,8 @@ use crate::plan::state::PoolState;
 /// those with a legacy e-mail, and those it found safe to clear.
 pub struct Judged {
     pub seen: HashSet<String>,
+    /// The pools the clear is for (its page, or its one pool).
+    pub own: HashSet<String>,
     pub before: HashMap<String, Value>,
     pub safe: HashSet<String>,
 }
@@ -124,6 +126,7 @@ impl AccountRun<'_> {
         let live = self.live_policies();
         let mut judged = Judged {
             seen: pools.iter().map(|p| id_of(p).to_string()).collect(),
+            own: own.iter().map(|p| id_of(p).to_string()).collect(),
             before: pools
                 .iter()
                 .filter(|p| state(p).is_legacy())
@@ -204,10 +207,48 @@ impl AccountRun<'_> {
             _ => None,
         };
         match changed {
-            Some(ids) => self.undo_unsafe(step, judged, &ids),
+            Some(ids) => self.undo_unsafe(step, judged, &ids)?,
             // No list of what it changed: the pools are read to tell.
-            None => self.settle_lost_clear(step, judged),
+            None => self.settle_lost_clear(step, judged)?,
         }
+        self.still_delivered(step, judged)
+    }
+
+    /// After a clear: the policies read again still deliver every alert of
+    /// the pools it cleared (a policy disabled or edited in the instant
+    /// before the clear would lose one); a pool whose alert is lost has its
+    /// legacy e-mail written back at once, and the run stops naming it.
+    fn still_delivered(&mut self, step: &Step, judged: &Judged) -> Result<(), Stop> {
+        self.read_policies().map_err(|e| read_failed(step, e))?;
+        let live = self.live_policies();
+        let mut lost = Vec::new();
+        for id in judged.safe.intersection(&judged.own) {
+            let Some(record) = judged.before.get(id) else { continue };
+            let pool = PoolState::from_api(record);
+            if let Some((event, recipient)) = undelivered(&live, &pool) {
+                let email = record.get("notification_email").cloned().unwrap_or(Value::Null);
+                let done = match self.restore(id, email) {
+                    Ok(()) => "its legacy e-mail was written back".to_string(),
+                    Err(why) => format!("writing its legacy e-mail back failed ({why}): set it again by hand"),
+                };
+                lost.push(format!(
+                    "pool {} would no longer e-mail {recipient} about {}: {done}",
+                    describe(&pool.name, &pool.id),
+                    event.as_str()
+                ));
+            }
+        }
+        if lost.is_empty() {
+            return Ok(());
+        }
+        lost.sort();
+        Err(stop(
+            step,
+            format!(
+                "after the clear, the live policies no longer deliver what it took away (a policy was disabled, deleted or edited in the instant before it): {}",
+                lost.join("; ")
+            ),
+        ))
     }
 
     /// After a clear whose answer was lost: the pools read again tell what

@@ -85,7 +85,12 @@ impl AccountRun<'_> {
     pub(super) fn reduce_copies(&mut self, step: &Step, summary: &mut Summary) -> Result<(), Stop> {
         let marker = step.marker.clone().unwrap_or_default();
         let delivers = Delivers::from_api(step.body.as_ref().unwrap_or(&Value::Null));
-        let carrying = self.carrying(&marker);
+        // Only policies the service listed: every run must choose among the same records.
+        let carrying: Vec<&Value> = self
+            .carrying(&marker)
+            .into_iter()
+            .filter(|p| !self.unseen.contains(id_of(p)))
+            .collect();
         let Some((kept, copies)) = carrying.split_first() else {
             return Ok(());
         };

@@ -176,6 +176,8 @@ pub(crate) struct AccountRun<'a> {
     policies: Vec<Value>,
     /// Policies this run created: marker → (id, body).
     created: BTreeMap<String, (String, Value)>,
+    /// Of those, the ones the last read did not show (kept from `created`).
+    unseen: HashSet<String>,
     /// Policies a dry run would have created or updated.
     simulated: Vec<Value>,
     /// The plan's pools by id.
@@ -242,6 +244,7 @@ impl<'a> AccountRun<'a> {
             log,
             policies: Vec::new(),
             created: BTreeMap::new(),
+            unseen: HashSet::new(),
             simulated: Vec::new(),
             planned: account.state.pools.iter().map(|p| (p.id.as_str(), p)).collect(),
             cleared: account.cleared_pools(),
@@ -287,11 +290,13 @@ impl<'a> AccountRun<'a> {
     fn read_policies(&mut self) -> Result<(), LiveError> {
         let call = Operation::of(Op::ListPolicies).call(&[self.account_id()]);
         let mut policies = self.client.records(&call)?;
+        self.unseen.clear();
         for (id, body) in self.created.values() {
             if !policies.iter().any(|p| p.get("id").and_then(Value::as_str) == Some(id)) {
                 let mut created = body.clone();
                 created["id"] = Value::String(id.clone());
                 policies.push(created);
+                self.unseen.insert(id.clone());
             }
         }
         self.policies = policies;
