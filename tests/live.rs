@@ -60,9 +60,10 @@ fn account(pools: usize, hostnames: usize) -> State {
                "description": "pool 1 to the NOC", "alert_interval": "30m", "created": "2024-01-01T00:00:00Z",
                "mechanisms": {"email": [{"id": "noc@example.com"}]},
                "filters": {"pool_id": [format!("{:032x}", 1001)], "event_source": ["pool"]}}),
+        // `conditions` is derived by the service and not a field a PUT may send.
         json!({"id": TYPO, "name": "typo", "alert_type": "load_balancing_health_alert", "enabled": true,
                "mechanisms": {"email": [{"id": "oncall@example.com"}]},
-               "filters": {"new_health": ["unhealthy"]}}),
+               "filters": {"new_health": ["unhealthy"]}, "conditions": {"and": [{"or": [{"==": [{"var": "new_health"}, "Unhealthy"]}]}]}}),
         // Covers pool 2 whole: counted on, never updated.
         json!({"id": COVER, "name": "cover", "alert_type": "load_balancing_health_alert", "enabled": true,
                "mechanisms": {"email": [{"id": "noc@example.com"}, {"id": "oncall@example.com"}]},
@@ -76,7 +77,10 @@ fn account(pools: usize, hostnames: usize) -> State {
                 "hostname": format!("shop{i}.customer.example"),
                 "status": "active",
                 "ssl": {"id": format!("{:032x}", 5000 + i), "type": "dv", "method": if i % 2 == 0 { "http" } else { "txt" },
-                        "status": "active", "certificate_authority": ca},
+                        "status": "active", "certificate_authority": ca,
+                        // Settings a PATCH that sends only the CA would reset.
+                        "bundle_method": if i % 2 == 0 { "force" } else { "ubiquitous" }, "wildcard": i % 4 == 0,
+                        "settings": {"min_tls_version": "1.2", "http2": "on"}},
             })
         })
         .collect();
@@ -219,9 +223,23 @@ fn assert_done(service: &Service, plan: &Value, initial_policies: usize) {
             assert_eq!(carrying, 1, "policies carrying {marker}");
         }
         assert_eq!(state.policies.len(), initial_policies + markers.len(), "no policy created twice");
-        for (i, host) in state.custom_hostnames.iter().enumerate() {
+        for host in &state.custom_hostnames {
+            let i: usize = host["hostname"].as_str().unwrap()["shop".len()..]
+                .split('.')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
             assert_eq!(host["ssl"]["method"], if i % 2 == 0 { "http" } else { "txt" });
             assert_ne!(host["ssl"]["certificate_authority"], "lets_encrypt");
+            // Moved with every other TLS setting as it was.
+            assert_eq!(
+                host["ssl"]["bundle_method"],
+                if i % 2 == 0 { "force" } else { "ubiquitous" },
+                "{host}"
+            );
+            assert_eq!(host["ssl"]["wildcard"], i % 4 == 0, "{host}");
+            assert_eq!(host["ssl"]["settings"], json!({"min_tls_version": "1.2", "http2": "on"}), "{host}");
         }
         assert_eq!(state.total_tls["certificate_authority"], "google");
         assert_eq!(state.universal_ssl["certificate_authority"], "google");
@@ -1223,4 +1241,244 @@ fn a_custom_hostname_deleted_since_the_export_is_nothing_to_do() {
             }
         });
     }
+}
+
+/// Paging without `total_pages` (the contract defines `count` and
+/// `total_count`): every record is read, with or without it.
+#[test]
+fn an_export_reads_every_record_without_total_pages() {
+    for total_pages in [false, true] {
+        let service = Service::start(State {
+            total_pages,
+            ..account(3, 130)
+        });
+        let clock = Arc::new(VirtualClock::default());
+        let bundle = export(&mut client(&service, &clock), &scope(), chrono::Utc::now()).expect("export");
+        let hosts: usize = bundle["zones"][0]["custom_hostnames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["result"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(hosts, 130, "total_pages given: {total_pages}");
+        // Custom certificates of every status the contract names, each its own list.
+        let statuses: BTreeSet<String> = service.with(|s| {
+            s.log
+                .iter()
+                .filter(|l| l.contains("/custom_certificates"))
+                .filter_map(|l| l.split("status=").nth(1).map(str::to_string))
+                .collect()
+        });
+        assert_eq!(statuses.len(), 5, "{statuses:?}");
+    }
+}
+
+fn scope() -> Scope {
+    Scope {
+        account: ACCOUNT.into(),
+        zones: vec![ZONE.into()],
+        all_zones: false,
+    }
+}
+
+/// A Universal SSL CA the service ignores (the contract lists only
+/// `enabled`): apply reads the setting back, says the change was not taken
+/// and where to make it by hand, and exits 1 — the other steps done.
+#[test]
+fn a_universal_ssl_ca_the_service_ignores_is_left_to_a_person_with_exit_1() {
+    let service = Service::start(State {
+        honours_universal_ca: false,
+        ..account(13, 3)
+    });
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    std::fs::write(dir.path().join("plan.json"), plan.to_string()).expect("write");
+    let r = edgeaudit(dir.path(), &service, &["apply", "plan.json", "--yes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("not taken") && r.stderr.contains("SSL/TLS > Edge Certificates"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(service.with(|s| s.universal_ssl["certificate_authority"].clone()), "lets_encrypt");
+    assert_eq!(
+        service.with(|s| s.total_tls["certificate_authority"].clone()),
+        "google",
+        "the other steps ran"
+    );
+    assert!(service.with(|s| s.lost.is_empty()));
+}
+
+/// A list that changed while it was paged (a record deleted on a page
+/// already read, another created) is read again: the export holds every
+/// live record, and says so.
+#[test]
+fn a_list_that_changed_while_it_was_read_is_read_again() {
+    let service = Service::start(account(3, 130));
+    let state = service.state.clone();
+    let pages = Arc::new(Mutex::new(0));
+    service.before_each(Box::new(move |_, request| {
+        if !request.contains("/custom_hostnames?") {
+            return;
+        }
+        let mut n = pages.lock().unwrap();
+        *n += 1;
+        let mut s = state.lock().unwrap();
+        if *n == 2 {
+            s.custom_hostnames.remove(0);
+        }
+        if *n == 3 {
+            s.custom_hostnames.push(json!({"id": "ffffffff-0000-4000-8000-000000000000", "hostname": "late.customer.example", "ssl": {"certificate_authority": "google"}}));
+        }
+    }));
+    let dir = temp_dir(&[]);
+    let output = dir.path().join("account.json");
+    let clock = Arc::new(VirtualClock::default());
+    let report =
+        edgeaudit::live::export::export_to(&mut client(&service, &clock), &scope(), chrono::Utc::now(), &output, false).expect("export");
+    assert!(
+        report.notes.iter().any(|n| n.contains("changed while it was read")),
+        "{:?}",
+        report.notes
+    );
+    let bundle: Value = serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
+    let exported: BTreeSet<String> = bundle["zones"][0]["custom_hostnames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| {
+            p["result"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["id"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let live: BTreeSet<String> = service.with(|s| s.custom_hostnames.iter().map(|h| h["id"].as_str().unwrap().to_string()).collect());
+    assert_eq!(exported, live);
+}
+
+/// An export stopped part way keeps its pages; `--resume` finishes it from
+/// them (checking they still hold) with fewer requests, to the same bundle.
+#[test]
+fn a_stopped_export_resumes_from_its_pages() {
+    let clean = Service::start(account(3, 500));
+    let dir = temp_dir(&[]);
+    let full = edgeaudit(dir.path(), &clean, &["export", ACCOUNT, ZONE, "-o", "clean.json"]);
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    let full_requests = clean.with(|s| s.requests);
+    let bundle = |name: &str| {
+        let mut b: Value = serde_json::from_slice(&std::fs::read(dir.path().join(name)).unwrap()).unwrap();
+        b.as_object_mut().unwrap().remove("exported");
+        b
+    };
+    for change_between in [false, true] {
+        let service = Service::start(account(3, 500));
+        service.with(|s| {
+            // Stopped at the sixth page of custom hostnames (after the pools, policies, packs and certificates).
+            s.fault = Some((14, Fault::Internal));
+            s.persistent = true;
+        });
+        let stopped = edgeaudit(
+            dir.path(),
+            &service,
+            &["export", ACCOUNT, ZONE, "-o", "account.json", "--retries", "0"],
+        );
+        assert_eq!(stopped.code, 1, "{}", stopped.stderr);
+        assert!(stopped.stderr.contains("--resume"), "{}", stopped.stderr);
+        service.with(|s| {
+            s.fault = None;
+            s.requests = 0;
+            if change_between {
+                // The kept pages no longer hold: the list is read again.
+                s.custom_hostnames[0]["ssl"]["certificate_authority"] = json!("google");
+                s.custom_hostnames.remove(1);
+            }
+        });
+        let resumed = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "account.json", "--resume"]);
+        assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+        let requests = service.with(|s| s.requests);
+        if change_between {
+            let got = bundle("account.json");
+            let hosts = got["zones"][0]["custom_hostnames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["result"].as_array().unwrap().len())
+                .sum::<usize>();
+            assert_eq!(hosts, 499);
+        } else {
+            assert!(resumed.stderr.contains("taken over"), "{}", resumed.stderr);
+            assert!(
+                requests < full_requests,
+                "{requests} requests to finish, {full_requests} for a whole export"
+            );
+            assert_eq!(bundle("account.json"), bundle("clean.json"));
+        }
+        assert!(
+            !dir.path().join(".account.json.edgeaudit-export").exists(),
+            "the pages are gone once joined"
+        );
+    }
+    // --resume with nothing to finish is a usage error.
+    let none = edgeaudit(dir.path(), &clean, &["export", ACCOUNT, ZONE, "-o", "other.json", "--resume"]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+}
+
+/// No credential is printed or written, whatever echoes it: an error
+/// answer that repeats the request's headers, a record that holds the
+/// token; and a loopback address never goes through a proxy.
+#[test]
+fn no_credential_is_printed_or_written_and_loopback_never_goes_through_a_proxy() {
+    let service = Service::start(account(13, 3));
+    service.with(|s| s.pools[0]["description"] = json!(format!("copied from a request: Bearer {TOKEN}")));
+    let dir = temp_dir(&[]);
+    let proxies = [
+        ("HTTP_PROXY", "http://127.0.0.1:9"),
+        ("HTTPS_PROXY", "http://127.0.0.1:9"),
+        ("ALL_PROXY", "http://127.0.0.1:9"),
+    ];
+    let env = |extra: &[(&'static str, String)]| -> Vec<(&'static str, String)> {
+        let mut env: Vec<(&'static str, String)> = proxies.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        env.push(("CLOUDFLARE_API_BASE", service.base()));
+        env.extend(extra.iter().cloned());
+        env
+    };
+    let run_with = |args: &[&str], extra: &[(&'static str, String)]| {
+        let env = env(extra);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run_in_with_env(dir.path(), args, &env)
+    };
+    let token = [("CLOUDFLARE_API_TOKEN", TOKEN.to_string())];
+    let ok = run_with(&["export", ACCOUNT, ZONE, "-o", "account.json"], &token);
+    assert_eq!(ok.code, 0, "through no proxy: {}", ok.stderr);
+    let written = std::fs::read_to_string(dir.path().join("account.json")).unwrap();
+    assert!(!written.contains(TOKEN), "the token is not written");
+    assert!(written.contains("[redacted]"));
+    let key = [
+        ("CLOUDFLARE_EMAIL", "ops@example.com".to_string()),
+        ("CLOUDFLARE_API_KEY", TOKEN.to_string()),
+    ];
+    for credentials in [&token[..], &key[..]] {
+        service.with(|s| s.fault = Some((s.requests + 1, Fault::EchoHeaders)));
+        let echoed = run_with(&["export", ACCOUNT, ZONE, "-o", "x.json", "--retries", "0"], credentials);
+        assert_eq!(echoed.code, 1, "{}", echoed.stderr);
+        assert!(echoed.stderr.contains("your request was"), "the echo is shown: {}", echoed.stderr);
+        for (_, secret) in credentials {
+            assert!(!echoed.stderr.contains(secret.as_str()), "{secret} printed: {}", echoed.stderr);
+            assert!(!echoed.stdout.contains(secret.as_str()));
+        }
+    }
+    // A change answered with the echo.
+    let plan = plan_of(&service, dir.path(), "4");
+    std::fs::write(dir.path().join("plan.json"), plan.to_string()).unwrap();
+    let post = request_index(&plan, |l| l.starts_with("POST"));
+    service.with(|s| s.fault = Some((s.requests + post, Fault::EchoHeaders)));
+    let applied = run_with(&["apply", "plan.json", "--yes"], &token);
+    assert_eq!(applied.code, 1, "{}", applied.stderr);
+    assert!(
+        applied.stderr.contains("your request was") && !applied.stderr.contains(TOKEN),
+        "{}",
+        applied.stderr
+    );
 }
