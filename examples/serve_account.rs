@@ -8,7 +8,6 @@
 //! Prints `CLOUDFLARE_API_BASE=http://127.0.0.1:PORT ACCOUNT=… ZONE=…` on its
 //! first line; the token is `test-token`.
 
-#[allow(dead_code)]
 #[path = "../tests/service/mod.rs"]
 mod service;
 

@@ -230,15 +230,15 @@ fn assert_done(service: &Service, plan: &Value, initial_policies: usize) {
                 .unwrap()
                 .parse()
                 .unwrap();
-            assert_eq!(host["ssl"]["method"], if i % 2 == 0 { "http" } else { "txt" });
+            assert_eq!(host["ssl"]["method"], if i.is_multiple_of(2) { "http" } else { "txt" });
             assert_ne!(host["ssl"]["certificate_authority"], "lets_encrypt");
             // Moved with every other TLS setting as it was.
             assert_eq!(
                 host["ssl"]["bundle_method"],
-                if i % 2 == 0 { "force" } else { "ubiquitous" },
+                if i.is_multiple_of(2) { "force" } else { "ubiquitous" },
                 "{host}"
             );
-            assert_eq!(host["ssl"]["wildcard"], i % 4 == 0, "{host}");
+            assert_eq!(host["ssl"]["wildcard"], i.is_multiple_of(4), "{host}");
             assert_eq!(host["ssl"]["settings"], json!({"min_tls_version": "1.2", "http2": "on"}), "{host}");
         }
         assert_eq!(state.total_tls["certificate_authority"], "google");

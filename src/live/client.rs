@@ -142,6 +142,8 @@ pub struct Counts {
 
 /// One exchange's outcome.
 enum Exchange {
+    /// Not sent: the call is not one its operation's declaration allows.
+    NotSent(String),
     Answer {
         status: u16,
         retry_after: Option<Duration>,
@@ -238,12 +240,7 @@ impl Client {
     /// allow is never sent.
     fn exchange(&mut self, call: &Call) -> Exchange {
         if let Err(why) = call.check() {
-            return Exchange::Answer {
-                status: 400,
-                retry_after: None,
-                body: Value::Null,
-                text: format!("not sent: not a request the published contract allows ({why})"),
-            };
+            return Exchange::NotSent(format!("not sent: not a request the published contract allows ({why})"));
         }
         self.pacer.wait(self.clock.as_ref());
         let method = call.operation.method;
@@ -301,6 +298,13 @@ impl Client {
             self.counts.reads += 1;
             // What went wrong, and how long to wait before the next attempt.
             let (why, wait) = match self.exchange(call) {
+                Exchange::NotSent(why) => {
+                    return Err(LiveError {
+                        request: call.name(),
+                        why,
+                        status: None,
+                    });
+                }
                 Exchange::Answer { status, body, .. } if (200..300).contains(&status) && success(&body) => return Ok(body),
                 Exchange::Answer {
                     status: 429, retry_after, ..
@@ -343,6 +347,7 @@ impl Client {
     pub fn change(&mut self, call: &Call) -> Change {
         self.counts.changes += 1;
         match self.exchange(call) {
+            Exchange::NotSent(why) => Change::Refused(why),
             Exchange::Answer { status, body, .. } if (200..300).contains(&status) && success(&body) => {
                 Change::Done(body.get("result").cloned().unwrap_or(Value::Null))
             }

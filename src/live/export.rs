@@ -20,11 +20,6 @@ use super::client::{Client, LiveError};
 use crate::api::operations::CUSTOM_CERTIFICATE_STATUSES;
 use crate::api::{Call, Op, Operation};
 
-/// Records per page where the list is paged: the largest the contract allows.
-pub fn per_page(op: Op) -> usize {
-    Operation::of(op).max_per_page()
-}
-
 /// Times a list whose count moves while it is read is read, in all.
 const READS_OF_A_CHANGING_LIST: usize = 3;
 
@@ -98,26 +93,13 @@ pub fn export_to(
     let mut report = Report::default();
     let account = scope.account.as_str();
     let mut lists: Vec<(String, Vec<String>)> = Vec::new();
-    lists.push((
-        "pools".into(),
-        read_list(
-            client,
-            &mut store,
-            &mut report,
-            "pools",
-            &Operation::of(Op::ListPools).call(&[account]),
-        )?,
-    ));
-    lists.push((
-        "notification_policies".into(),
-        read_list(
-            client,
-            &mut store,
-            &mut report,
-            "policies",
-            &Operation::of(Op::ListPolicies).call(&[account]),
-        )?,
-    ));
+    for (key, name, op) in [
+        ("pools", "pools", Op::ListPools),
+        ("notification_policies", "policies", Op::ListPolicies),
+    ] {
+        let call = Operation::of(op).call(&[account]);
+        lists.push((key.into(), read_list(client, &mut store, &mut report, name, &call)?));
+    }
     let mut zones: Vec<(String, Option<String>)> = scope.zones.iter().map(|z| (z.clone(), None)).collect();
     if scope.all_zones {
         let call = Operation::of(Op::ListZones).call(&[]).with("account.id", account);
@@ -226,6 +208,11 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             files = resumed.clone();
             skip = page;
             store.resumed += resumed.len();
+            // A list the contract does not page is one answer: read whole already.
+            if !matches!(call.operation.paging, crate::api::Paging::Pages { .. }) {
+                store.finish(name, &files)?;
+                return Ok(files);
+            }
         } else {
             store.forget(name)?;
         }

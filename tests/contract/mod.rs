@@ -57,10 +57,9 @@ fn value_fits(schema: &Value, value: &Value) -> Result<(), String> {
     }
     if let Some(n) = value.as_f64().or_else(|| value.as_str().and_then(|s| s.parse().ok()))
         && matches!(schema["type"].as_str(), Some("number" | "integer"))
+        && (schema["minimum"].as_f64().is_some_and(|min| n < min) || schema["maximum"].as_f64().is_some_and(|max| n > max))
     {
-        if schema["minimum"].as_f64().is_some_and(|min| n < min) || schema["maximum"].as_f64().is_some_and(|max| n > max) {
-            return Err(format!("{n} is outside {}..{}", schema["minimum"], schema["maximum"]));
-        }
+        return Err(format!("{n} is outside {}..{}", schema["minimum"], schema["maximum"]));
     }
     Ok(())
 }

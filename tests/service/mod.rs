@@ -675,11 +675,8 @@ fn handle_zone(state: &mut State, op: Op, rest: &str, target: &str, body: &Value
             ssl.retain(|k, _| !WRITABLE_SSL.contains(&k.as_str()));
             let defaults = json!({"bundle_method": "ubiquitous", "wildcard": false, "settings": {}});
             for field in WRITABLE_SSL {
-                match body["ssl"].get(*field).or_else(|| defaults.get(*field)) {
-                    Some(v) => {
-                        ssl.insert(field.to_string(), v.clone());
-                    }
-                    None => {}
+                if let Some(v) = body["ssl"].get(*field).or_else(|| defaults.get(*field)) {
+                    ssl.insert(field.to_string(), v.clone());
                 }
             }
             host["ssl"] = Value::Object(ssl);

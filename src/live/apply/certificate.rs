@@ -111,7 +111,7 @@ impl AccountRun<'_> {
             Kind::EditCustomHostname => hostname_ssl(now, &target),
             _ => body,
         };
-        Ok(Ready::Send(self.call_of(step, send), None))
+        Ok(Ready::Send(Box::new(self.call_of(step, send)), None))
     }
 
     /// After a certificate change: the setting read back (or as the answer

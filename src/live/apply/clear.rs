@@ -173,7 +173,10 @@ impl AccountRun<'_> {
             }
             judged.safe.insert(pool.id.clone());
         }
-        Ok(Ready::Send(self.call_of(step, json!({"notification_email": ""})), Some(judged)))
+        Ok(Ready::Send(
+            Box::new(self.call_of(step, json!({"notification_email": ""}))),
+            Some(Box::new(judged)),
+        ))
     }
 
     /// A page-wide clear whose page moved: its pools one by one, each checked.

@@ -66,7 +66,10 @@ impl AccountRun<'_> {
         if !self.carrying(&marker).is_empty() || self.simulated.iter().any(|p| description(p).contains(&marker)) {
             return Ok(Ready::Done(format!("a policy carries its marker {marker}")));
         }
-        Ok(Ready::Send(self.call_of(step, step.body.clone().unwrap_or(Value::Null)), None))
+        Ok(Ready::Send(
+            Box::new(self.call_of(step, step.body.clone().unwrap_or(Value::Null))),
+            None,
+        ))
     }
 
     /// After a create: the new policy is known by its id, and copies of its

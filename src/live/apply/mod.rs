@@ -218,7 +218,7 @@ pub(crate) enum Ready {
     /// The resource was deleted since the export: nothing to do.
     Gone(String),
     /// Safe to send this call; for a clear, what was judged.
-    Send(Call, Option<clear::Judged>),
+    Send(Box<Call>, Option<Box<clear::Judged>>),
     /// A page-wide clear whose page holds other pools than the plan saw.
     Shifted,
 }
@@ -358,7 +358,7 @@ impl<'a> AccountRun<'a> {
                     ));
                 }
                 Ready::Shifted => return self.pool_by_pool(step, summary),
-                Ready::Send(call, judged) => (call, judged),
+                Ready::Send(call, judged) => (*call, judged),
             };
             if self.options.dry_run {
                 self.simulate(step);
@@ -374,7 +374,7 @@ impl<'a> AccountRun<'a> {
                 Change::Done(result) => {
                     self.say(step, "done");
                     summary.sent += 1;
-                    return self.after(step, &call, judged.as_ref(), result, summary);
+                    return self.after(step, &call, judged.as_deref(), result, summary);
                 }
                 Change::Gone(why) => {
                     let why = format!("deleted since the export ({why})");
@@ -471,7 +471,7 @@ impl<'a> AccountRun<'a> {
         }
         match &exported {
             Some(record) if drift::same(&Value::Object(writable(&live)), &Value::Object(record.clone())) => {
-                Ok(Ready::Send(self.call_of(step, Value::Object(writable(&body))), None))
+                Ok(Ready::Send(Box::new(self.call_of(step, Value::Object(writable(&body)))), None))
             }
             _ => Err(stop(
                 step,
