@@ -132,6 +132,14 @@ fn client_timed(base: &str, clock: &Arc<VirtualClock>, timeout: Duration) -> Cli
     Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone())
 }
 
+/// A stand-in serving `state`, a folder, and the plan of its export at `per_page`.
+fn planned(state: State, per_page: &str) -> (Service, tempfile::TempDir, Value) {
+    let service = Service::start(state);
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), per_page);
+    (service, dir, plan)
+}
+
 /// Exports the account in-process and plans it with the binary; the plan's JSON.
 fn plan_of(service: &Service, dir: &std::path::Path, per_page: &str) -> Value {
     let clock = Arc::new(VirtualClock::default());
@@ -335,9 +343,7 @@ fn the_readme_flow_exports_checks_plans_and_applies() {
 
 #[test]
 fn apply_without_a_terminal_needs_yes_and_a_dry_run_sends_nothing() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, dir, plan) = planned(account(13, 3), "4");
     std::fs::write(dir.path().join("plan.json"), plan.to_string()).expect("write");
     let r = edgeaudit(dir.path(), &service, &["apply", "plan.json"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -441,9 +447,7 @@ fn at_every_request_every_fault_loses_no_alert_and_a_rerun_converges() {
 }
 
 fn drifted(change: impl FnOnce(&mut State)) -> (Result<apply::Summary, Stop>, Service) {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     service.with(change);
     let requests = service.with(|s| s.requests);
     let (outcome, _, _) = apply_in_process(&service, &plan, false);
@@ -521,9 +525,7 @@ fn drift_between_plan_and_apply_is_refused_with_the_differences_and_nothing_sent
 /// policy is enabled again the same command finishes.
 #[test]
 fn a_policy_disabled_during_the_run_stops_the_clear_that_relies_on_it() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     // Find the request index of the first clear's read of the policies.
     let log = probe_log(&plan);
     let first_clear = log.iter().position(|l| l.starts_with("PATCH /accounts/")).expect("a clear");
@@ -574,9 +576,7 @@ fn read_before(plan: &Value, read: &str, change: &str) -> usize {
 /// The run stopped by a change made just before the request `index` finds
 /// (on a probe run of the same plan).
 fn stopped_by_change_before(index: impl Fn(&Value) -> usize, change: service::Drift) -> (String, Service, Value) {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     let index = index(&plan);
     service.with(|s| s.drift = Some((s.requests + index, change)));
     let (outcome, log, _) = apply_in_process(&service, &plan, false);
@@ -623,9 +623,7 @@ fn a_resource_changed_during_the_run_is_never_overwritten() {
 /// checked, and the run finishes.
 #[test]
 fn a_page_that_shifted_during_the_run_is_cleared_pool_by_pool() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     // Renamed right before the check of page 2's clear reads the pools.
     let log = probe_log(&plan);
     let clear = log
@@ -662,9 +660,7 @@ fn a_page_that_shifted_during_the_run_is_cleared_pool_by_pool() {
 /// alerts is not resent.
 #[test]
 fn a_resend_after_a_lost_answer_is_checked_again() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     let index = request_index(&plan, |l| l.starts_with("PATCH /accounts/"));
     service.with(|s| {
         let at = s.requests + index;
@@ -930,9 +926,7 @@ fn every_declared_operation_is_the_published_one_or_says_what_it_relies_on() {
 /// stand-in refused none for being outside it.
 #[test]
 fn every_request_of_an_export_and_of_every_step_kind_is_one_the_published_contract_allows() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     for kind in [
         "create_policy",
         "update_policy",
@@ -970,9 +964,7 @@ fn every_request_of_an_export_and_of_every_step_kind_is_one_the_published_contra
 /// covered, apply sends no more changing requests than the plan counts.
 #[test]
 fn against_an_unpaged_pools_list_apply_sends_no_more_changes_than_the_plan_counts() {
-    let service = Service::start(account(120, 0));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "25");
+    let (service, _dir, plan) = planned(account(120, 0), "25");
     assert!(count_kind(&plan, "clear_page") >= 3, "{plan:#}");
     let before = service.with(|s| s.changes);
     let (outcome, log, _) = apply_in_process(&service, &plan, false);
@@ -1078,9 +1070,7 @@ fn first_page_clear(plan: &Value) -> usize {
 /// is written back at once, and the run stops naming it.
 #[test]
 fn a_pool_renamed_onto_a_page_in_the_instant_before_its_clear_gets_its_email_back() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     let clear = first_page_clear(&plan);
     let start = service.with(|s| s.requests);
     service.before_each(Box::new({
@@ -1122,9 +1112,7 @@ fn a_pool_renamed_onto_a_page_in_the_instant_before_its_clear_gets_its_email_bac
 /// the answer names it, and the run stops naming it for a person.
 #[test]
 fn a_pool_added_in_the_instant_before_a_clear_is_named() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     let clear = first_page_clear(&plan);
     service.with(|s| {
         s.drift = Some((
@@ -1151,9 +1139,7 @@ fn a_pool_added_in_the_instant_before_a_clear_is_named() {
 /// e-mails are written back at once, and the run stops saying so.
 #[test]
 fn a_policy_disabled_in_the_instant_before_a_clear_is_undone_at_once() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, _dir, plan) = planned(account(13, 3), "4");
     let clear = first_page_clear(&plan);
     let original: Vec<Value> = service.with(|s| s.pools.clone());
     service.with(|s| {
@@ -1194,9 +1180,7 @@ fn a_policy_disabled_in_the_instant_before_a_clear_is_undone_at_once() {
 /// check runs again, and the clear that would lose an alert is not sent.
 #[test]
 fn a_change_after_a_rate_limit_is_checked_again_and_no_wait_falls_between_check_and_change() {
-    let service = Service::start(account(13, 3));
-    let dir = temp_dir(&[]);
-    let plan = plan_of(&service, dir.path(), "4");
+    let (service, dir, plan) = planned(account(13, 3), "4");
     let clear = first_page_clear(&plan);
     service.with(|s| {
         let at = s.requests + clear;
