@@ -177,12 +177,16 @@ impl RecordSink for Builder {
                 if is_caa {
                     let (flags, tag, value) = caa_value(shape, layout.dns_data)?;
                     self.staged.caa_records.push(CaaRecord {
+                        id: text(&shape.id),
                         name: normalise_name(&text(&shape.name)),
                         flags,
                         tag,
                         value,
                         origin,
                     });
+                } else if let Some(id) = shape.id.as_ref().filter(|id| !id.as_str().is_empty()) {
+                    // Kept by id only, so that a record loaded twice is counted once.
+                    self.staged.other_dns_ids.push(id.as_str().to_string());
                 }
             }
             Kind::TotalTls | Kind::UniversalSsl => {
@@ -229,6 +233,7 @@ impl RecordSink for Builder {
         append(&mut target.universal_ssl, staged.universal_ssl);
         append(&mut target.custom_hostnames, staged.custom_hostnames);
         append(&mut target.caa_records, staged.caa_records);
+        append(&mut target.other_dns_ids, staged.other_dns_ids);
         append(&mut target.zones, staged.zones);
         append(&mut target.pool_lists, staged.pool_lists);
         append(&mut target.pages, staged.pages);
@@ -494,13 +499,9 @@ fn text(t: &Option<Text<'_>>) -> String {
 }
 
 fn pool(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PoolFields) -> Result<Pool, FieldError> {
+    // A pool without an `id` (the service's migration guide lists pools by
+    // name and e-mail alone) is judged all the same; findings name it by name.
     let id = text(&shape.id);
-    if id.is_empty() {
-        return Err(FieldError {
-            path: fields.id.into(),
-            message: "this pool has no `id`: policies name pools by id, so it cannot be checked".into(),
-        });
-    }
     let email = shape.notification_email.as_ref().and_then(|e| e.as_ref()).map(Text::as_str);
     let filter = shape.notification_filter.clone().unwrap_or_default();
     let setting = |source, s: Option<SourceFilter>| {

@@ -76,16 +76,26 @@ impl Facts for AccountFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         let id = self.account.id.as_deref();
         let t = self.tally;
+        // What the bulk clear must cover: every pool the service announced, when the export has fewer.
+        let announced = announced_pools(self.account);
+        let to_clear = announced.unwrap_or(t.total);
         Some(match name {
             "id" => Fact::new(text(id.unwrap_or_default()), ""),
             "name" => Fact::new(text(id.map_or("the account".to_string(), |id| format!("account {id}"))), ""),
             "pools_total" => Fact::new(Value::Int(t.total as i64), ""),
             "terraform_source" => Fact::new(Value::Bool(id.is_some_and(crate::model::terraform::is_configuration_account)), ""),
             "pools_with_legacy" => Fact::new(Value::Int(t.with_legacy as i64), ""),
+            "legacy_share" => Fact::new(text(legacy_share(t, announced)), ""),
             "pools_not_replaced" => Fact::new(Value::Int(t.not_replaced as i64), ""),
-            "bulk_clear_requests" => Fact::new(Value::Int(t.total.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
-            "bulk_clear_cost" => Fact::new(text(bulk_clear_cost(t.total)), ""),
-            "bulk_clear_caveat" => Fact::new(text(bulk_clear_caveat(t.total, t.not_replaced)), ""),
+            "bulk_clear_requests" => Fact::new(Value::Int(to_clear.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
+            "bulk_clear_cost" => Fact::new(
+                text(match announced {
+                    Some(n) => bulk_clear_cost_announced(n),
+                    None => bulk_clear_cost(t.total),
+                }),
+                "",
+            ),
+            "bulk_clear_caveat" => Fact::new(text(bulk_clear_caveat(to_clear, t.not_replaced)), ""),
             "not_judged" => Fact::new(Value::List(Vec::new()), ""),
             "bulk_clear_endpoint" => Fact::new(
                 text(format!("PATCH /accounts/{}/load_balancers/pools", id.unwrap_or("{account_id}"))),
@@ -93,6 +103,41 @@ impl Facts for AccountFacts<'_> {
             ),
             _ => return None,
         })
+    }
+}
+
+/// How many pools the service announced for the account's pool lists when
+/// the export holds fewer (EX001); `None` when every pool was loaded.
+fn announced_pools(account: &Account) -> Option<usize> {
+    let lists = account.lists.iter().filter(|l| l.kind == crate::model::Kind::Pool);
+    let mut incomplete = false;
+    let mut announced: u64 = 0;
+    for list in lists {
+        incomplete |= !list.is_complete();
+        announced = announced.saturating_add(list.total_count.unwrap_or(list.loaded).max(list.loaded));
+    }
+    incomplete.then(|| usize::try_from(announced).unwrap_or(usize::MAX))
+}
+
+/// `2 of 60 pools`, or on an incomplete export `at least 1 of the 2000 pools
+/// announced (only 1 loaded: …)`: never a total the export does not hold.
+fn legacy_share(t: Tally, announced: Option<usize>) -> String {
+    match announced {
+        None => format!("{} of {}", t.with_legacy, crate::words::plural(t.total, "pool", "pools")),
+        Some(n) => format!(
+            "at least {} of the {n} pools the export announces (only {} loaded: the export is incomplete, EX001)",
+            t.with_legacy, t.total
+        ),
+    }
+}
+
+/// The bulk clear's requests for the pools an incomplete export announces.
+fn bulk_clear_cost_announced(announced: usize) -> String {
+    match announced.div_ceil(BULK_CLEAR_PAGE_SIZE) {
+        0 | 1 => format!("one request for the {announced} pools the export announces"),
+        n => format!(
+            "{n} requests for the {announced} pools the export announces, at the default page size of {BULK_CLEAR_PAGE_SIZE} (or fewer with a larger `per_page`)"
+        ),
     }
 }
 
@@ -137,6 +182,17 @@ mod tests {
         assert_eq!(bulk_clear_caveat(10, 0), "");
         assert!(bulk_clear_caveat(10, 1).starts_with("; it clears its whole page, including the 1 pool without a complete replacement"));
         assert!(bulk_clear_caveat(30, 3).starts_with("; each request clears its whole page, including the 3 pools without"));
+        assert_eq!(
+            bulk_clear_cost_announced(2000),
+            "80 requests for the 2000 pools the export announces, at the default page size of 25 (or fewer with a larger `per_page`)"
+        );
+        let one = Tally {
+            total: 1,
+            with_legacy: 1,
+            not_replaced: 1,
+        };
+        assert_eq!(legacy_share(one, None), "1 of 1 pool");
+        assert!(legacy_share(one, Some(2000)).starts_with("at least 1 of the 2000 pools the export announces (only 1 loaded"));
     }
 
     #[test]

@@ -82,6 +82,7 @@ mod tests {
 
     fn caa(name: &str, flags: u8, tag: &str, value: &str) -> CaaRecord {
         CaaRecord {
+            id: String::new(),
             origin: origin(),
             name: name.into(),
             flags,

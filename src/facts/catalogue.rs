@@ -198,6 +198,11 @@ static ACCOUNT: &[FactSpec] = &[
     ),
     spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
     spec(
+        "legacy_share",
+        Text,
+        "those pools of all, in words (`2 of 60 pools`; on an incomplete export `at least 1 of the 2000 pools the export announces …`)",
+    ),
+    spec(
         "pools_not_replaced",
         Int,
         "pools with a legacy e-mail and no complete replacement policy",
@@ -205,7 +210,7 @@ static ACCOUNT: &[FactSpec] = &[
     spec(
         "bulk_clear_requests",
         Int,
-        "bulk-clear requests needed at the default page size of 25",
+        "bulk-clear requests needed at the default page size of 25, for every pool the export announces",
     ),
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
     spec(

@@ -507,6 +507,7 @@ mod hostname_tests {
     #[test]
     fn caa_facts_follow_the_loaded_records() {
         let records = vec![CaaRecord {
+            id: String::new(),
             origin: origin(),
             name: "customer.org".into(),
             flags: 0,

@@ -85,7 +85,15 @@ impl Facts for PoolFacts<'_> {
                 "",
             ),
             "pool_endpoint" => Fact::new(
-                text(["PATCH /accounts/", self.account_segment(), "/load_balancers/pools/", &pool.id].concat()),
+                text(
+                    [
+                        "PATCH /accounts/",
+                        self.account_segment(),
+                        "/load_balancers/pools/",
+                        &pool_id_or_placeholder(pool),
+                    ]
+                    .concat(),
+                ),
                 at.id,
             ),
             "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), email),
@@ -120,6 +128,16 @@ fn why_clearing_is_safe(pool: &Pool, cover: &PoolCoverage) -> String {
     }
     let policies: Vec<String> = cover.covering.iter().map(|p| describe(&p.name, &p.id)).collect();
     format!("every legacy event and recipient is delivered by {}", policies.join(", "))
+}
+
+/// The pool's id, or for a pool its export gives none (the service's
+/// migration guide lists pools by name alone) what a person puts there.
+pub fn pool_id_or_placeholder(pool: &Pool) -> String {
+    if pool.id.is_empty() {
+        format!("<the id of pool {}: not in the export>", pool.name)
+    } else {
+        pool.id.clone()
+    }
 }
 
 pub fn describe(name: &str, id: &str) -> String {
@@ -192,7 +210,7 @@ fn replacement_policies(pool: &Pool, events: &[Event], recipients: &[&str]) -> V
             NewPolicy::new(
                 policy_name(label),
                 recipients.iter().copied(),
-                vec![pool.id.clone()],
+                vec![pool_id_or_placeholder(pool)],
                 sources,
                 healths,
             )

@@ -5,6 +5,8 @@ use super::origin::RecordOrigin;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaaRecord {
     pub origin: RecordOrigin,
+    /// The API's record id; empty where the export has none (BIND).
+    pub id: String,
     /// The owner name, lower-case, without a trailing dot.
     pub name: String,
     pub flags: u8,

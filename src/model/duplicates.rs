@@ -265,9 +265,25 @@ pub fn merge(account: &mut Account) -> usize {
         &mut conflicts,
     );
     dedupe(Kind::CustomHostname, &mut account.custom_hostnames, &mut identical, &mut conflicts);
+    identical += dedupe_dns(account);
     conflicts.sort_by_key(|c| (c.kind, c.index));
     account.conflicts = conflicts;
     identical
+}
+
+/// DNS records by id, like every other kind: a later copy of a record
+/// (recorded answers often repeat one) is dropped and counted; copies of one
+/// CAA record id that differ are both kept (no rule judges a DNS record, and
+/// each may be the one in force). Records without an id (BIND) are never merged.
+fn dedupe_dns(account: &mut Account) -> usize {
+    let before = account.caa_records.len() + account.other_dns_ids.len();
+    let mut seen: std::collections::HashSet<(String, String, u8, String, String)> = std::collections::HashSet::new();
+    account
+        .caa_records
+        .retain(|r| r.id.is_empty() || seen.insert((r.id.clone(), r.name.clone(), r.flags, r.tag.clone(), r.value.clone())));
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    account.other_dns_ids.retain(|id| ids.insert(id.clone()));
+    before - account.caa_records.len() - account.other_dns_ids.len()
 }
 
 impl Account {

@@ -38,6 +38,9 @@ pub struct Account {
     pub universal_ssl: Vec<certificate::ZoneSetting>,
     pub custom_hostnames: Vec<certificate::CustomHostname>,
     pub caa_records: Vec<dns::CaaRecord>,
+    /// The ids of the DNS records that are not CAA (no rule reads them):
+    /// a record loaded twice is counted once.
+    pub other_dns_ids: Vec<String>,
     /// Zones of bundle documents, by key: their `zone_id` and `name`.
     pub zones: Vec<certificate::Zone>,
     /// The lists pools were found in, in load order, for account-level findings.
@@ -104,6 +107,7 @@ impl Inventory {
                     (Kind::CustomCertificate, a.custom_certificates.len()),
                     (Kind::CertificatePack, a.certificate_packs.len()),
                     (Kind::CustomHostname, a.custom_hostnames.len()),
+                    (Kind::DnsRecord, a.caa_records.len() + a.other_dns_ids.len()),
                 ]
             };
             let before = counted(account);

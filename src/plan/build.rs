@@ -28,9 +28,11 @@ pub struct AccountPlan {
     pub per_pool_requests: usize,
     /// Pools carrying a legacy e-mail before the plan.
     pub legacy_pools: usize,
-    /// Of those, the ones the plan keeps as they are (a finding about their
-    /// legacy e-mail is waived).
+    /// Of those, the ones the plan keeps as they are because a finding about
+    /// their legacy e-mail is waived.
     pub held_pools: usize,
+    /// And those it keeps because their export gives them no `id` (a person's step each).
+    pub unaddressable_pools: usize,
     /// What each step needs, by step (see [`needs`]).
     pub needs: Vec<Needs>,
     /// Whether every pool of the account was loaded (no EX001 on pools):
@@ -400,15 +402,55 @@ fn clears(service: &Service, per_page: usize, page_wide: bool) -> Vec<Request> {
     steps
 }
 
+/// A person's step for each pool with a legacy e-mail that its export gives
+/// no `id`: no request can address it (the plan holds it as it is, and clears
+/// the other pools of its page one by one).
+fn unaddressable_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -> Vec<Request> {
+    let Some(pools) = analysis.inventory().accounts.get(account).map(|a| &a.pools) else {
+        return Vec::new();
+    };
+    // Named by the finding about its legacy e-mail (LB001, LB002 or LB003).
+    let rule = |index: usize| {
+        outcome
+            .findings
+            .iter()
+            .find(|f| {
+                f.subject.kind == Kind::Pool
+                    && f.subject.account as usize == account
+                    && f.subject.index as usize == index
+                    && f.rule.at.as_deref() == Some("legacy_recipients")
+            })
+            .map_or_else(String::new, |f| f.rule.id.clone())
+    };
+    pools
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.id.is_empty() && !p.legacy_recipients.is_empty())
+        .filter(|(i, _)| !rule(*i).is_empty())
+        .map(|(i, p)| Request::Manual {
+            rule: rule(i),
+            what: format!(
+                "pool `{}` e-mails {} but its export gives no `id`, so no request can address it: export the pools with their ids (`edgeaudit export`, or GET /accounts/{{account_id}}/load_balancers/pools) and plan again, or create its policies and clear its `notification_email` by hand",
+                p.name,
+                p.legacy_recipients.join(", ")
+            ),
+        })
+        .collect()
+}
+
 /// The pools of account `account` that the plan keeps as they are: a waived
 /// finding about a pool's legacy e-mail (a finding at its recipients) says
 /// the team accepts it as it is, so it is not a step; with a warning each.
+/// So is every pool its export gives no `id` (one held id, the empty one).
 fn held_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -> (std::collections::HashSet<String>, Vec<String>) {
     let mut held = std::collections::HashSet::new();
     let mut warnings = Vec::new();
     let Some(pools) = analysis.inventory().accounts.get(account).map(|a| &a.pools) else {
         return (held, warnings);
     };
+    if pools.iter().any(|p| p.id.is_empty() && !p.legacy_recipients.is_empty()) {
+        held.insert(String::new());
+    }
     for f in outcome.findings.iter().filter(|f| {
         f.is_suppressed()
             && f.subject.kind == Kind::Pool
@@ -555,6 +597,7 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
         let (held, held_warnings) = held_pools(outcome, analysis, i);
         let notifications = notification_steps_seen(account, per_page, pools_complete, &bodies, &held);
         let mut steps = notifications.steps;
+        steps.extend(unaddressable_pools(outcome, analysis, i));
         steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
         let legacy_pools = account.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
         let proof = replay(Service::of(account).holding(&held), &steps)?;
@@ -586,7 +629,12 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
             proof,
             per_pool_requests: notifications.per_pool_requests,
             legacy_pools,
-            held_pools: held.len(),
+            held_pools: held.iter().filter(|id| !id.is_empty()).count(),
+            unaddressable_pools: account
+                .pools
+                .iter()
+                .filter(|p| p.id.is_empty() && !p.legacy_recipients.is_empty())
+                .count(),
             needs,
             pools_complete,
             warnings: {

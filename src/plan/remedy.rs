@@ -73,6 +73,11 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         RemedyKind::ClearPages if terraform_source => Vec::new(),
         // Add the replacement, then clear the pool: by API calls, or by
         // edits of the configuration for a pool of Terraform source.
+        // A pool its export gives no id cannot be addressed by a request.
+        RemedyKind::ReplaceThenClear | RemedyKind::ClearPool if fact("id").is_empty() && !terraform_source => manual(format!(
+            "the export gives this pool no `id`, so no request can address it: find its id (GET /accounts/{{account_id}}/load_balancers/pools lists it by name), then: {}",
+            message()
+        )),
         RemedyKind::ReplaceThenClear | RemedyKind::ClearPool => {
             let pool = fact("id");
             let generation = pool_generation(analysis, f).unwrap_or(Generation::V5);
@@ -121,11 +126,12 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         }
         // Every page of the bulk clear, once the pools' replacements exist (the message's caveat).
         RemedyKind::ClearPages => {
-            let total = match facts.get("pools_total").map(|t| t.value) {
+            // Every page of the pools the export announces, loaded or not.
+            let pages = match facts.get("bulk_clear_requests").map(|t| t.value) {
                 Some(FactValue::Int(n)) => usize::try_from(n).unwrap_or(0),
                 _ => 0,
             };
-            (1..=total.div_ceil(BULK_PAGE))
+            (1..=pages)
                 .map(|page| Action {
                     request: Request::ClearPage {
                         per_page: BULK_PAGE,
@@ -137,6 +143,11 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
                 .collect()
         }
         RemedyKind::CustomHostnameCa => match (facts.zone_id(), facts.ca_change(MOVE_TO)) {
+            // A hostname its export gives no id cannot be addressed by a request.
+            _ if fact("id").is_empty() => manual(format!(
+                "the export gives this custom hostname no `id`: find it (GET /zones/{{zone_id}}/custom_hostnames?hostname=…), then: {}",
+                message()
+            )),
             (Some(zone), Some(body)) => vec![Action {
                 request: Request::EditCustomHostname {
                     zone_id: zone.to_string(),

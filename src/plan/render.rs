@@ -62,12 +62,20 @@ impl Tally {
             "the proof covers only the pools loaded: the pools export is incomplete (EX001)"
         };
         let held: usize = plans.iter().map(|p| p.held_pools).sum();
-        let kept = match held {
-            0 => "no pool keeps a legacy e-mail".to_string(),
-            n => format!(
-                "no pool keeps a legacy e-mail but the {} kept as they are (a finding about it is waived)",
-                plural(n, "pool", "pools")
-            ),
+        let unaddressable: usize = plans.iter().map(|p| p.unaddressable_pools).sum();
+        let mut why = Vec::new();
+        if held > 0 {
+            why.push(format!("{} whose finding is waived", plural(held, "pool", "pools")));
+        }
+        if unaddressable > 0 {
+            why.push(format!(
+                "{} whose export gives no id (a manual step each)",
+                plural(unaddressable, "pool", "pools")
+            ));
+        }
+        let kept = match why.is_empty() {
+            true => "no pool keeps a legacy e-mail".to_string(),
+            false => format!("no pool keeps a legacy e-mail but those kept as they are: {}", why.join(", ")),
         };
         format!(
             "{}, {}: {}, {}, {} page-wide and {} per-pool clears (a pool-by-pool migration would send {} for these), {}, {}; replayed on a model of the service: no alert lost at any step ({} checked after every step), and {kept}; {scope}",

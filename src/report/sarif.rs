@@ -348,6 +348,10 @@ impl Serialize for Results<'_> {
                         // A Terraform resource is named by its address, as the configuration names it.
                         fully_qualified_name: match &resource.address {
                             Some(address) => address.to_string(),
+                            // A record exported without an id is named by its name.
+                            None if resource.id.is_empty() && !resource.name.is_empty() => {
+                                format!("{}/name={}", resource.kind, resource.name)
+                            }
                             None => format!("{}/{}", resource.kind, resource.id),
                         },
                         name: if resource.name.is_empty() {
