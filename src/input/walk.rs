@@ -425,8 +425,9 @@ impl<'f> Walker<'f> {
             }
             Expect::ByShape | Expect::Zone => match by_fields {
                 Some(kind) => kind,
+                // Skipped with its reason when met in a walk (the rest is judged); an error when named.
                 None if alone && is_setting_like(&shape) => {
-                    let error = self.error_at(&origin, "", SETTING_WITHOUT_KIND);
+                    let error = self.error_at(&origin, "", "").not_analysed(SETTING_WITHOUT_KIND);
                     return self.fail(error);
                 }
                 None => {
