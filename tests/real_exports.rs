@@ -572,3 +572,116 @@ fn a_record_under_dns_records_without_a_dns_type_is_an_error_not_an_unread_recor
         r.stderr
     );
 }
+
+const VERDICTS: &str = "tests/fixtures/verdicts";
+
+/// The pools as the service's migration guide lists them (name and e-mail,
+/// no id) are judged: findings name them, LB004 counts them, and the plan
+/// makes a person's step for each instead of refusing the export.
+#[test]
+fn the_migration_guides_pool_listing_is_judged() {
+    let file = format!("{VERDICTS}/guide-pools.json");
+    let r = run(&["check", &file, "--format", "json", "--as-of", AS_OF, "--no-config"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    let found: Vec<String> = findings(&doc);
+    assert_eq!(
+        found,
+        [
+            format!("LB004 account  {file}"),
+            format!("LB001 pool primary-dc-1 {file}/0/notification_email"),
+            format!("LB001 pool backup-dc-1 {file}/2/notification_email"),
+        ]
+    );
+    let lb004 = doc["findings"][0]["message"].as_str().unwrap();
+    assert!(lb004.contains("2 of 3 pools"), "{lb004}");
+    let lb001 = doc["findings"][1]["message"].as_str().unwrap();
+    assert!(lb001.contains("<the id of pool primary-dc-1: not in the export>"), "{lb001}");
+    let sarif = run(&["check", &file, "--format", "sarif", "--as-of", AS_OF, "--no-config"]);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("sarif");
+    let names: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"pool/name=primary-dc-1") && names.contains(&"pool/name=backup-dc-1"),
+        "{names:?}"
+    );
+    let plan = run(&["plan", &file, "--format", "json", "--as-of", AS_OF, "--no-config"]);
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    let plan = json(&plan);
+    assert_eq!(plan["summary"]["requests"], 0);
+    let manual: Vec<&str> = plan["accounts"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(manual.len(), 2, "{manual:?}");
+    assert!(manual[0].contains("`primary-dc-1`") && manual[0].contains("no `id`"), "{manual:?}");
+}
+
+/// On a pools list that announces 2,000 pools with one loaded, no message
+/// states a total the export does not hold.
+#[test]
+fn counts_on_an_incomplete_list_say_at_least_of_the_pools_announced() {
+    let file = format!("{VERDICTS}/incomplete-pools.json");
+    let r = run(&["check", &file, "--format", "json", "--as-of", AS_OF, "--no-config"]);
+    let doc = json(&r);
+    let messages: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    let lb004 = messages.iter().find(|m| m.starts_with("Migration incomplete")).expect("LB004");
+    assert!(lb004.contains("at least 1 of the 2000 pools the export announces"), "{lb004}");
+    assert!(lb004.contains("80 requests for the 2000 pools"), "{lb004}");
+    for m in &messages {
+        assert!(!m.contains("the account has one pool"), "{m}");
+    }
+    let lb004 = doc["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "LB004").unwrap();
+    let pages = lb004["actions"].as_array().map_or(0, |a| {
+        a.iter().filter(|a| a["path"].as_str().is_some_and(|p| p.contains("page="))).count()
+    });
+    assert_eq!(pages, 80, "{lb004:#}");
+}
+
+/// One DNS record returned by five recorded answers is one record.
+#[test]
+fn dns_records_are_counted_once_by_id() {
+    let r = run(&[
+        "check",
+        &format!("{VERDICTS}/dns-answers"),
+        "--format",
+        "json",
+        "--as-of",
+        AS_OF,
+        "--no-config",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(json(&r)["summary"]["records"], serde_json::json!({"dns_record": 2}));
+}
+
+/// A settings answer whose kind its fields cannot tell is skipped in a walk,
+/// with its reason and the way to give it; the rest of the folder is judged.
+#[test]
+fn an_ambiguous_setting_met_while_walking_is_skipped_and_the_rest_judged() {
+    let dir = format!("{VERDICTS}/recorded-answers");
+    let r = run(&["check", &dir, "--format", "json", "--as-of", AS_OF, "--no-config"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let doc = json(&r);
+    let skipped = doc["summary"]["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert!(skipped[0].to_string().contains("--kind universal_ssl"), "{skipped:?}");
+    assert!(
+        findings(&doc).iter().any(|f| f.starts_with("LB001 pool primary-dc-1")),
+        "{:?}",
+        findings(&doc)
+    );
+    let named = run(&["check", &format!("{dir}/universal-ssl-settings.json"), "--no-config"]);
+    assert_eq!(named.code, 2, "{}", named.stderr);
+    assert!(named.stderr.contains("--kind universal_ssl"), "{}", named.stderr);
+}
