@@ -86,7 +86,7 @@ fn plan_takes_the_date_the_exclusions_and_the_waivers_of_the_config() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("no pool keeps a legacy e-mail but the 1 pool kept as they are"),
+        stderr.contains("no pool keeps a legacy e-mail but those kept as they are: 1 pool whose finding is waived"),
         "{stderr}"
     );
 

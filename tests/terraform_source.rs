@@ -274,7 +274,12 @@ resource "cloudflare_notification_policy" "dyn" {
     );
     assert_eq!(r.code, 1, "what could not be judged fails the run: {}", r.stderr);
     let doc = json(&r);
-    assert_eq!(doc["summary"]["skipped"], serde_json::json!([]));
+    // The block of `count = 0` is no resource, and said so.
+    let skipped = doc["summary"]["skipped"].to_string();
+    assert!(
+        skipped.contains("off.tf") && skipped.contains("`count = 0` makes no instance"),
+        "{skipped}"
+    );
     let located: BTreeSet<(String, u64, String)> = doc["findings"]
         .as_array()
         .unwrap()
@@ -679,4 +684,64 @@ fn a_caa_record_with_an_unknown_value_is_listed_not_guessed() {
         "{reason}"
     );
     assert_eq!((skipped[0]["line"].as_u64(), skipped[0]["column"].as_u64()), (Some(15), Some(13)));
+}
+
+/// A policy whose `count` makes it absent with the configuration's own
+/// values is not loaded (and said so), so it covers no pool; one whose
+/// `count` is not known before a run is EX005 naming the expression, never
+/// counted as existing.
+#[test]
+fn a_resource_that_may_not_exist_is_not_counted_as_existing() {
+    let absent = run(&[
+        "check",
+        "tests/fixtures/verdicts/count-absent",
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+    ]);
+    let doc = json(&absent);
+    let rules: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["LB004", "LB001"], "no policy covers the pool");
+    let skipped = doc["summary"]["skipped"].to_string();
+    assert!(
+        skipped.contains("cloudflare_notification_policy.lb")
+            && skipped.contains(r#"`count = var.alert_email != \"\" ? 1 : 0` makes no instance"#),
+        "{skipped}"
+    );
+    let unknown = run(&[
+        "check",
+        "tests/fixtures/verdicts/count-unknown",
+        "--format",
+        "json",
+        "--as-of",
+        "2024-10-01",
+        "--no-config",
+    ]);
+    let doc = json(&unknown);
+    let ex005: Vec<&serde_json::Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "EX005")
+        .collect();
+    assert!(!ex005.is_empty(), "{doc:#}");
+    for f in &ex005 {
+        let message = f["message"].as_str().unwrap();
+        assert!(
+            message.contains("`count = var.enable_alerts ? 1 : 0` decides whether it exists"),
+            "{message}"
+        );
+        assert_eq!(f["location"]["line"], 17, "at the count: {f}");
+    }
+    assert!(
+        !doc["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "LB002"),
+        "the pool is not read as covered by a policy that may never exist"
+    );
 }

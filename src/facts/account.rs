@@ -86,6 +86,7 @@ impl Facts for AccountFacts<'_> {
             "terraform_source" => Fact::new(Value::Bool(id.is_some_and(crate::model::terraform::is_configuration_account)), ""),
             "pools_with_legacy" => Fact::new(Value::Int(t.with_legacy as i64), ""),
             "legacy_share" => Fact::new(text(legacy_share(t, announced)), ""),
+            "pools_complete" => Fact::new(Value::Bool(announced.is_none()), ""),
             "pools_not_replaced" => Fact::new(Value::Int(t.not_replaced as i64), ""),
             "bulk_clear_requests" => Fact::new(Value::Int(to_clear.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
             "bulk_clear_cost" => Fact::new(

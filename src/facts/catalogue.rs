@@ -198,6 +198,11 @@ static ACCOUNT: &[FactSpec] = &[
     ),
     spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
     spec(
+        "pools_complete",
+        Bool,
+        "every pool the export announces was loaded (no EX001 on pools)",
+    ),
+    spec(
         "legacy_share",
         Text,
         "those pools of all, in words (`2 of 60 pools`; on an incomplete export `at least 1 of the 2000 pools the export announces …`)",

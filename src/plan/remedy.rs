@@ -71,6 +71,11 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         // In a configuration: add the replacement, then remove the attribute.
         // The pools' own findings carry the edits.
         RemedyKind::ClearPages if terraform_source => Vec::new(),
+        // Pages of pools the export does not hold are cleared unseen: a person's step, after a whole export.
+        RemedyKind::ClearPages if matches!(facts.get("pools_complete").map(|t| t.value), Some(FactValue::Bool(false))) => manual(format!(
+            "the export holds only some of the account's pools (EX001), and a page-wide clear also clears the pools it does not hold: export every pool, then: {}",
+            message()
+        )),
         // Add the replacement, then clear the pool: by API calls, or by
         // edits of the configuration for a pool of Terraform source.
         // A pool its export gives no id cannot be addressed by a request.

@@ -2,7 +2,9 @@
 //! (docs/src/terraform.md): literals, templates of literals, a configuration's
 //! variables with literal defaults and its literal locals, and a reference
 //! to a resource's `id`, which stands for that resource until apply gives it
-//! one. Everything else — functions, conditionals, `for`, operators, module
+//! one; conditionals whose condition is known, and comparisons, `!`, `&&`
+//! and `||` of known values (a `count = var.x != "" ? 1 : 0` decides whether a
+//! resource exists). Everything else — functions, `for`, arithmetic, module
 //! outputs, data sources, `count`/`each` — is unknown, and says why: a rule
 //! never judges a value edgeaudit had to guess.
 
@@ -11,7 +13,7 @@ use std::collections::BTreeMap;
 
 use hcl_edit::structure::Body;
 
-use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
+use hcl_edit::expr::{BinaryOperator, Expression, ObjectKey, TraversalOperator, UnaryOperator};
 use hcl_edit::template::{Element, Template};
 use serde_json::{Map, Value};
 
@@ -133,9 +135,61 @@ impl Scope {
                 "a call of `{}(…)`, which edgeaudit does not evaluate",
                 call.name.name.value().as_str()
             )),
-            Expression::Conditional(_) => Eval::Unknown("a conditional, which edgeaudit does not evaluate".into()),
+            // Only the branch the condition takes is evaluated, as Terraform does.
+            Expression::Conditional(c) => match self.eval_at(&c.cond_expr, depth + 1) {
+                Eval::Known(Value::Bool(true)) => self.eval_at(&c.true_expr, depth + 1),
+                Eval::Known(Value::Bool(false)) => self.eval_at(&c.false_expr, depth + 1),
+                Eval::Known(_) => Eval::Unknown("a conditional whose condition is not a bool".into()),
+                Eval::Unknown(why) => Eval::Unknown(format!("a conditional whose condition is not known: {why}")),
+            },
             Expression::ForExpr(_) => Eval::Unknown("a `for` expression, which edgeaudit does not evaluate".into()),
-            Expression::UnaryOp(_) | Expression::BinaryOp(_) => Eval::Unknown("an operation, which edgeaudit does not evaluate".into()),
+            Expression::UnaryOp(op) => match (op.operator.value(), self.eval_at(&op.expr, depth + 1)) {
+                (UnaryOperator::Not, Eval::Known(Value::Bool(b))) => Eval::Known(Value::Bool(!b)),
+                (UnaryOperator::Neg, Eval::Known(Value::Number(n))) => match n.as_f64().and_then(|f| serde_json::Number::from_f64(-f)) {
+                    Some(n) => Eval::Known(Value::Number(n)),
+                    None => Eval::Unknown("a negation that is not a number".into()),
+                },
+                (_, Eval::Known(_)) => Eval::Unknown("an operation on a value of the wrong type".into()),
+                (_, unknown) => unknown,
+            },
+            Expression::BinaryOp(op) => self.binary(op.operator.value(), &op.lhs_expr, &op.rhs_expr, depth),
+        }
+    }
+
+    /// A comparison or a logical operation of two values; arithmetic is left unknown.
+    fn binary(&self, operator: &BinaryOperator, lhs: &Expression, rhs: &Expression, depth: u8) -> Eval {
+        let (left, right) = (self.eval_at(lhs, depth + 1), self.eval_at(rhs, depth + 1));
+        match operator {
+            // A known side decides alone where it can: `false && x` is false whatever x is.
+            BinaryOperator::And | BinaryOperator::Or => {
+                let decides = matches!(operator, BinaryOperator::Or);
+                match (left, right) {
+                    (Eval::Known(Value::Bool(b)), _) | (_, Eval::Known(Value::Bool(b))) if b == decides => Eval::Known(Value::Bool(b)),
+                    (Eval::Known(Value::Bool(_)), Eval::Known(Value::Bool(_))) => Eval::Known(Value::Bool(!decides)),
+                    (Eval::Unknown(why), _) | (_, Eval::Unknown(why)) => Eval::Unknown(why),
+                    _ => Eval::Unknown("a logical operation on values that are not bools".into()),
+                }
+            }
+            _ => {
+                let (left, right) = match (left, right) {
+                    (Eval::Known(l), Eval::Known(r)) => (l, r),
+                    (Eval::Unknown(why), _) | (_, Eval::Unknown(why)) => return Eval::Unknown(why),
+                };
+                let numbers = left.as_f64().zip(right.as_f64());
+                let result = match operator {
+                    BinaryOperator::Eq => Some(numbers.map_or(left == right, |(l, r)| l == r)),
+                    BinaryOperator::NotEq => Some(numbers.map_or(left != right, |(l, r)| l != r)),
+                    BinaryOperator::Less => numbers.map(|(l, r)| l < r),
+                    BinaryOperator::LessEq => numbers.map(|(l, r)| l <= r),
+                    BinaryOperator::Greater => numbers.map(|(l, r)| l > r),
+                    BinaryOperator::GreaterEq => numbers.map(|(l, r)| l >= r),
+                    _ => return Eval::Unknown("arithmetic, which edgeaudit does not evaluate".into()),
+                };
+                match result {
+                    Some(b) => Eval::Known(Value::Bool(b)),
+                    None => Eval::Unknown("a comparison of values that are not numbers".into()),
+                }
+            }
         }
     }
 
@@ -327,6 +381,26 @@ mod tests {
         assert!(why("[for e in [\"a\"] : e]").contains("for"));
         assert!(why("\"${var.zone}.x\"").contains("no default"));
         assert!(why("[\"ok\", var.zone]").contains("no default"));
+    }
+
+    #[test]
+    fn conditionals_comparisons_and_logic_of_known_values_resolve() {
+        let s = scope("variable \"team\" { default = \"\" }\nvariable \"n\" { default = 2 }\nvariable \"zone\" {}\n");
+        assert_eq!(eval(&s, r#"var.team != "" ? 1 : 0"#), Eval::Known(Value::from(0)));
+        assert_eq!(eval(&s, r#"var.team == "" ? 1 : 0"#), Eval::Known(Value::from(1)));
+        assert_eq!(eval(&s, "var.n > 1 && !false"), Eval::Known(Value::from(true)));
+        assert_eq!(eval(&s, "var.n >= 3 || var.n == 2.0"), Eval::Known(Value::from(true)));
+        assert_eq!(eval(&s, "-var.n < 0"), Eval::Known(Value::from(true)));
+        // A known side decides alone; the branch not taken is never read.
+        assert_eq!(eval(&s, r#"false && var.zone == "x""#), Eval::Known(Value::from(false)));
+        assert_eq!(eval(&s, r#"true ? 1 : var.zone"#), Eval::Known(Value::from(1)));
+        let why = |e: &str| match eval(&s, e) {
+            Eval::Unknown(why) => why,
+            Eval::Known(v) => panic!("{e} resolved to {v}"),
+        };
+        assert!(why(r#"var.zone != "" ? 1 : 0"#).contains("conditional whose condition is not known"));
+        assert!(why("var.n + 1").contains("arithmetic"));
+        assert!(why(r#""a" < "b""#).contains("not numbers"));
     }
 
     #[test]

@@ -26,6 +26,7 @@ use crate::model::Kind;
 use crate::model::certificate::Zone;
 use crate::model::dns::absolute_name;
 use crate::model::terraform::id_reference;
+use crate::model::unknown::UnknownValue;
 use crate::text::error::InputError;
 use config::Configuration;
 pub use config::Configurations;
@@ -128,12 +129,41 @@ pub fn walk(
             let pointer = resource.pointer();
             // `count` and `for_each` make the block several instances; it is
             // judged once for all of them, with what differs per instance
-            // (`count.index`, `each.value`) unknown. A block of no instance is none.
-            if REPEATERS
-                .iter()
-                .filter_map(|r| resource.block.body.get_attribute(r))
-                .any(|r| matches!(configuration.scope.eval(&r.value), eval::Eval::Known(v) if no_instance(&v)))
-            {
+            // (`count.index`, `each.value`) unknown. A block of no instance is
+            // none (said so); one whose number of instances is not known may
+            // not exist, and no rule judges it as if it did.
+            let mut existence = None;
+            let mut absent = false;
+            for repeater in REPEATERS {
+                let Some(attribute) = resource.block.body.get_attribute(repeater) else { continue };
+                let expression = attribute
+                    .value
+                    .span()
+                    .and_then(|span| file.text.get(span))
+                    .unwrap_or("…")
+                    .trim()
+                    .to_string();
+                match configuration.scope.eval(&attribute.value) {
+                    eval::Eval::Known(v) if no_instance(&v) => {
+                        w.not_analysed(
+                            &format!("{pointer}/{repeater}"),
+                            &format!(
+                                "{address}: `{repeater} = {expression}` makes no instance with the values the configuration gives its variables (their defaults and variables files; -var and TF_VAR_ are not seen), so it is not loaded"
+                            ),
+                        );
+                        absent = true;
+                    }
+                    eval::Eval::Known(_) => {}
+                    eval::Eval::Unknown(why) => {
+                        existence = Some(UnknownValue {
+                            field: String::new(),
+                            at: format!("/{repeater}"),
+                            why: format!("`{repeater} = {expression}` decides whether it exists: {why}"),
+                        });
+                    }
+                }
+            }
+            if absent {
                 continue;
             }
             let (mut values, unknown) = tree::attributes(&configuration.scope, &resource.block.body);
@@ -148,11 +178,12 @@ pub fn walk(
                 w.not_analysed(&format!("{pointer}{at}"), &format!("{address}: `{}` is not known before apply ({why}); {UNREADABLE}", field(at)));
                 continue;
             }
-            let Some(normalised) =
+            let Some(mut normalised) =
                 terraform::normalise_with_unknown(kind, &attributes, &unknown, configuration.generation)
             else {
                 return Err(w.error_at_pointer(&pointer, &format!("{address}: its attributes cannot be read")));
             };
+            normalised.unknown.extend(existence);
             let zone = terraform::zone_id(&attributes)
                 .and_then(|id| configuration.zones.keys().position(|k| k == id))
                 .map(|index| (file_id, index as u32));
