@@ -201,6 +201,9 @@ pub fn check<R>(
     timings.stage("locate");
     let mut triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
     triaged.notices.extend(run_notes);
+    triaged
+        .notices
+        .extend(crate::notices::outside_named_files(&loaded.files, &mut findings));
     timings.stage("triage");
     let outcome = Outcome {
         files: loaded.files,

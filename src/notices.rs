@@ -15,6 +15,54 @@ pub const AS_OF_BEFORE_EXPORT: &str = "as-of-before-export";
 /// The notice of pools with legacy e-mails in an account with no policy loaded.
 pub const NO_POLICIES_LOADED: &str = "no-policies-loaded";
 
+/// The notice of findings in the other files of a named `.tf` file's
+/// configuration, counted and not reported.
+pub const OUTSIDE_NAMED_FILES: &str = "outside-named-files";
+
+/// The findings located in files read only as a named `.tf` file's
+/// configuration (pre-commit names the files that changed): taken out, and
+/// counted in one notice at the first named file. Waivers and the baseline
+/// have already seen them.
+pub fn outside_named_files(
+    files: &[crate::input::source::SourceFile],
+    findings: &mut Vec<crate::findings::Finding>,
+) -> Option<crate::triage::Notice> {
+    if !files.iter().any(|f| f.context) {
+        return None;
+    }
+    let context = |f: &crate::findings::Finding| files.get(f.location.file.0 as usize).is_some_and(|s| s.context) && f.location.line > 0;
+    let mut by_file: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for f in findings.iter().filter(|f| context(f) && !f.is_suppressed()) {
+        let name = files.get(f.location.file.0 as usize).map_or("", |s| s.name.as_str());
+        *by_file.entry(name).or_default() += 1;
+    }
+    findings.retain(|f| !context(f));
+    if by_file.is_empty() {
+        return None;
+    }
+    let total: usize = by_file.values().sum();
+    let each: Vec<String> = by_file.iter().map(|(file, n)| format!("{file}: {n}")).collect();
+    let named = files
+        .iter()
+        .find(|f| !f.context && f.format.is_configuration())
+        .or(files.iter().find(|f| !f.context))?;
+    Some(crate::triage::Notice {
+        code: OUTSIDE_NAMED_FILES,
+        message: format!(
+            "{} in the other files of the named files' Terraform configuration, read only because the named files need them ({}), {} not reported: check the directory to see {}",
+            crate::words::plural(total, "finding", "findings"),
+            each.join(", "),
+            if total == 1 { "is" } else { "are" },
+            if total == 1 { "it" } else { "them" }
+        ),
+        place: crate::triage::Place {
+            file: named.name.clone(),
+            line: 1,
+            column: 1,
+        },
+    })
+}
+
 /// A note, at a field of a record.
 #[derive(Debug, Clone)]
 pub struct RunNote {

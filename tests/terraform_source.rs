@@ -192,18 +192,31 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
 }
 
 #[test]
-fn a_named_tf_file_is_checked_with_the_rest_of_its_configuration() {
+fn a_named_tf_file_is_checked_with_the_rest_of_its_configuration_and_reports_its_own_findings() {
     let dir = format!("{DIR}/hcl-v4");
     let whole = located(&check(&[&dir]));
-    let named = located(&check(&[&format!("{dir}/alerts.tf")]));
-    assert_eq!(
-        named, whole,
-        "its pools (main.tf) and variables (variables.tf) are read, so coverage and LB006 are the configuration's"
+    let doc = check(&[&format!("{dir}/alerts.tf")]);
+    let named = located(&doc);
+    // Its pools (main.tf) and variables (variables.tf) are read, so coverage and LB006 are the
+    // configuration's; only the findings in the named file are reported (pre-commit names the
+    // files that changed), the others counted in one notice.
+    let in_named: BTreeSet<_> = whole.iter().filter(|(_, at, _)| at.contains("alerts.tf:")).cloned().collect();
+    assert!(!in_named.is_empty() && in_named.len() < whole.len(), "{whole:?}");
+    assert_eq!(named, in_named);
+    let notices = doc["notices"].to_string();
+    let others = whole.len() - in_named.len();
+    assert!(
+        notices.contains("outside-named-files") && notices.contains(&format!("{others} findings in the other files")),
+        "{notices}"
     );
+    // Named too, a neighbour's findings are its own again.
+    let both = located(&check(&[&format!("{dir}/alerts.tf"), &format!("{dir}/main.tf")]));
+    assert!(both.iter().any(|(_, at, _)| at.contains("main.tf:")), "{both:?}");
     // A configuration file without resources of ours, named (as pre-commit
-    // names changed files), is listed, not an error.
+    // names changed files), is listed, not an error; its neighbours' findings are counted.
     let r = run(&["check", &format!("{dir}/variables.tf"), "--no-config", "--as-of", "2024-10-01"]);
-    assert_eq!(r.code, 1, "the configuration's findings: {}", r.stderr);
+    assert_eq!(r.code, 0, "nothing located in variables.tf: {}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("outside-named-files"), "{}", r.stdout);
 }
 
 #[test]
@@ -744,4 +757,21 @@ fn a_resource_that_may_not_exist_is_not_counted_as_existing() {
         !doc["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "LB002"),
         "the pool is not read as covered by a policy that may never exist"
     );
+}
+
+/// A pre-commit run names the one `.tf` file a change touched: its module
+/// is read whole (its pools decide LB006), but an untouched neighbour's
+/// findings are only counted.
+#[test]
+fn naming_one_tf_file_reports_no_finding_of_an_untouched_neighbour() {
+    let doc = check(&["tests/fixtures/verdicts/module-files/alerts.tf"]);
+    let rules: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["LB006"], "{doc:#}");
+    assert_eq!(doc["notices"][0]["code"], "outside-named-files");
+    assert!(doc["notices"][0]["message"].as_str().unwrap().contains("pools.tf: 2"), "{doc:#}");
 }

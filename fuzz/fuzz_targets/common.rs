@@ -15,6 +15,7 @@ pub fn load(data: &[u8], format: &'static dyn InputFormat, name: &str, analyse: 
         text: Arc::new(text.to_string().into()),
         format,
         discovered: false,
+        context: false,
     };
     let mut builder = Builder::default();
     if parse_files(vec![file], Vec::new(), &LoadOptions::default(), &mut builder).is_err() {

@@ -164,6 +164,7 @@ mod tests {
             text: Arc::new(text.to_string().into()),
             format: &crate::input::yaml::YAML,
             discovered: false,
+            context: false,
         }]
     }
 

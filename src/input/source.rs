@@ -18,4 +18,7 @@ pub struct SourceFile {
     /// Met while walking a directory rather than named by the user: a file that
     /// is not an export is then skipped instead of failing the run.
     pub discovered: bool,
+    /// Read only as the configuration of a named `.tf` file (its neighbour):
+    /// its findings are counted in one notice, not reported.
+    pub context: bool,
 }

@@ -22,6 +22,9 @@ pub struct Input {
     pub path: Option<PathBuf>,
     /// Found by walking a directory rather than named.
     pub discovered: bool,
+    /// Brought in only as the configuration of a named `.tf` file: read
+    /// whole (its references need it), but its own findings are not reported.
+    pub context: bool,
 }
 
 /// What to read, what a walk met but does not read (with why), and the
@@ -45,10 +48,23 @@ pub fn discover(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>) -
     } = found;
     // The same file named twice, or named and met in a directory, is read once
     // (where it was first met): loading it twice would count its resources twice.
+    // A file named (or walked) as well as brought in as context is the user's.
+    let canonical = |path: &PathBuf| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    let asked: std::collections::HashSet<PathBuf> = inputs
+        .iter()
+        .filter(|i| !i.context)
+        .filter_map(|i| i.path.as_ref().map(canonical))
+        .collect();
     let mut seen = std::collections::HashSet::new();
-    inputs.retain(|input| match &input.path {
+    inputs.retain_mut(|input| match &input.path {
         None => true,
-        Some(path) => seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())),
+        Some(path) => {
+            let path = canonical(path);
+            if input.context && asked.contains(&path) {
+                input.context = false;
+            }
+            seen.insert(path)
+        }
     });
     Discovered { inputs, skipped, errors }
 }
@@ -70,6 +86,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 name: stdin_name.map_or_else(|| "-".to_string(), display),
                 path: None,
                 discovered: false,
+                context: false,
             });
             continue;
         }
@@ -109,6 +126,7 @@ fn discover_into(paths: &[String], exclude: &Exclude, stdin_name: Option<&str>, 
                 name: display(given),
                 path: Some(path.to_path_buf()),
                 discovered: false,
+                context: false,
             });
             if crate::input::from_path(given).is_some_and(|f| f.is_configuration()) {
                 configuration_of(path, &display(given), exclude, found, &mut configurations);
@@ -131,7 +149,13 @@ fn configuration_of(file: &Path, name: &str, exclude: &Exclude, found: &mut Disc
     let mut beside = Discovered::default();
     walk(dir, &dir_name, exclude, &mut beside, Some(1));
     let is_tf = |file: &str| crate::input::from_path(file).is_some_and(|f| f.is_configuration());
-    found.inputs.extend(beside.inputs.into_iter().filter(|i| is_tf(&i.name)));
+    found.inputs.extend(
+        beside
+            .inputs
+            .into_iter()
+            .filter(|i| is_tf(&i.name))
+            .map(|i| Input { context: true, ..i }),
+    );
     found.skipped.extend(beside.skipped.into_iter().filter(|s| is_tf(&s.file)));
     // A configuration's file, or its directory, that cannot be read leaves
     // the configuration incomplete: an error, never judged on half of it.
@@ -225,6 +249,7 @@ fn walk(dir: &Path, name: &str, exclude: &Exclude, found: &mut Discovered, max_d
             name: child,
             path: Some(entry.path().to_path_buf()),
             discovered: true,
+            context: false,
         });
     }
 }

@@ -198,6 +198,7 @@ fn source_file(input: &discover::Input, options: &LoadOptions, text: text::Text)
         text: Arc::new(text),
         format,
         discovered: input.discovered,
+        context: input.context,
     }
 }
 

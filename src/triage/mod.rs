@@ -30,7 +30,7 @@ pub use crate::findings::Suppression;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
     /// Stable: `waiver-expired`, `waiver-unmatched`, `baseline-stale`,
-    /// `as-of-before-export`, `no-policies-loaded`.
+    /// `as-of-before-export`, `no-policies-loaded`, `outside-named-files`.
     pub code: &'static str,
     pub message: String,
     pub place: Place,
