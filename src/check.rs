@@ -35,6 +35,8 @@ pub struct Outcome {
     pub records: BTreeMap<Kind, usize>,
     /// Identical later copies of resources, counted once.
     pub duplicates: usize,
+    /// Blocks of `.tf` source joined with the state resource of their address.
+    pub joined: usize,
     /// Files met in directories that are not exports, or not read.
     pub skipped: Vec<InputError>,
     /// How many files were analysed.
@@ -210,6 +212,7 @@ pub fn check<R>(
         findings,
         records: inventory.records.clone(),
         duplicates: inventory.duplicates,
+        joined: inventory.joined,
         skipped: {
             let mut skipped = loaded.skipped;
             skipped.extend(inventory.not_analysed.iter().cloned());

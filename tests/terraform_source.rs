@@ -775,3 +775,76 @@ fn naming_one_tf_file_reports_no_finding_of_an_untouched_neighbour() {
     assert_eq!(doc["notices"][0]["code"], "outside-named-files");
     assert!(doc["notices"][0]["message"].as_str().unwrap().contains("pools.tf: 2"), "{doc:#}");
 }
+
+/// A state committed beside the `.tf` source it was applied from: one
+/// resource per address, judged on the state's values (its real ids) and
+/// located at the source's blocks; the summary says they were joined. Two
+/// states of one address that differ are EX002, as ever.
+#[test]
+fn a_state_beside_its_source_is_one_resource_per_address() {
+    let dir = "tests/fixtures/verdicts/state-beside-source";
+    let doc = check(&[dir]);
+    assert_eq!(
+        doc["summary"]["records"],
+        serde_json::json!({"pool": 1, "notification_policy": 1, "certificate_pack": 2}),
+        "{doc:#}"
+    );
+    assert_eq!(doc["summary"]["joined_with_source"], 4);
+    let found: Vec<(String, String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!(
+                    "{}:{}",
+                    f["location"]["file"].as_str().unwrap().rsplit('/').next().unwrap(),
+                    f["location"]["line"]
+                ),
+                f["resource"]["id"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("LB004", "main.tf:10", "terraform:tests/fixtures/verdicts/state-beside-source"),
+        ("LB003", "main.tf:13", "17b5962d775c646f3f9725cbc7a53df4"),
+        ("CA002", "main.tf:39", "3822ff90-ea29-44df-9e55-21300bb9419b"),
+        ("CA002", "main.tf:49", "5a7805061c76ada191ed06f989cc3dad"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(found, expected);
+    // Each file alone is the same resources, once.
+    for file in ["main.tf", "terraform.tfstate"] {
+        let alone = check(&[&format!("{dir}/{file}")]);
+        assert_eq!(alone["summary"]["records"]["certificate_pack"], 2, "{file}");
+        assert_eq!(alone["summary"]["joined_with_source"], 0, "{file}");
+    }
+    // A second state whose pool differs: EX002 at both places.
+    let state = std::fs::read_to_string(format!("{dir}/terraform.tfstate")).unwrap();
+    let main = std::fs::read(format!("{dir}/main.tf")).unwrap();
+    let older = state.replace("\"ops@example.com\"", "\"ops@example.com,oncall@example.com\"");
+    let two = temp_dir(&[
+        ("main.tf", &main),
+        ("terraform.tfstate", state.as_bytes()),
+        ("older.tfstate", older.as_bytes()),
+    ]);
+    let r = common::run_in(
+        two.path(),
+        &["check", ".", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    let doc = json(&r);
+    let ex002: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "EX002")
+        .map(|f| f["location"]["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ex002.len(), 2, "{doc:#}");
+    assert!(ex002.contains(&"main.tf".to_string()), "{ex002:?}");
+    assert_eq!(doc["summary"]["records"]["certificate_pack"], 2, "still counted once");
+}

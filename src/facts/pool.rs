@@ -107,7 +107,11 @@ impl Facts for PoolFacts<'_> {
             ),
             "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().copied()), email),
             "replacement_policy" => Fact::new(text(self.replacement().text.as_str()), email),
-            "terraform_source" => Fact::new(Value::Bool(is_reference(&pool.id)), ""),
+            // Declared in `.tf` source (a state joined with its block keeps the block's place): edited there.
+            "terraform_source" => Fact::new(
+                Value::Bool(is_reference(&pool.id) || crate::model::terraform::is_declaration(&pool.origin)),
+                "",
+            ),
             "address" => Fact::new(text(pool.origin.address().map_or("", |a| a)), ""),
             _ => return None,
         })

@@ -241,6 +241,11 @@ impl<'f> Walker<'f> {
         self.file_id
     }
 
+    /// Every file of the run, this one among them.
+    pub fn files(&self) -> &'f [SourceFile] {
+        self.files
+    }
+
     /// The account the document's records belong to, when the document says.
     pub fn set_account(&mut self, account: Option<String>) {
         self.account = account;

@@ -7,6 +7,7 @@ pub mod dns;
 pub mod duplicates;
 pub mod fields;
 pub mod hostname_text;
+pub mod join;
 pub mod kind;
 pub mod list;
 pub mod notification;
@@ -88,6 +89,9 @@ pub struct Inventory {
     pub records: BTreeMap<Kind, usize>,
     /// Later copies of resources identical to the first, not counted above.
     pub duplicates: usize,
+    /// Blocks of Terraform source joined with the state resource of their
+    /// address (a state committed beside its source), not counted above.
+    pub joined: usize,
     /// Resources read but not analysed, with where they are and why (a
     /// Terraform plan's values known only after apply).
     pub not_analysed: Vec<crate::text::error::InputError>,
@@ -108,9 +112,12 @@ impl Inventory {
                     (Kind::CertificatePack, a.certificate_packs.len()),
                     (Kind::CustomHostname, a.custom_hostnames.len()),
                     (Kind::DnsRecord, a.caa_records.len() + a.other_dns_ids.len()),
+                    (Kind::TotalTls, a.total_tls.len()),
+                    (Kind::UniversalSsl, a.universal_ssl.len()),
                 ]
             };
             let before = counted(account);
+            self.joined += join::by_address(account);
             self.duplicates += duplicates::merge(account);
             for ((kind, was), (_, now)) in before.into_iter().zip(counted(account)) {
                 if let Some(n) = self.records.get_mut(&kind) {

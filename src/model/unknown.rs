@@ -71,6 +71,14 @@ impl UnknownValues {
         }
     }
 
+    /// Takes out the unknown values of the record at `origin`.
+    pub fn take(&mut self, origin: &RecordOrigin) -> Vec<UnknownValue> {
+        self.by_file
+            .get_mut(&origin.file())
+            .and_then(|records| records.remove(origin.pointer().as_ref()))
+            .unwrap_or_default()
+    }
+
     pub fn extend(&mut self, other: UnknownValues) {
         for (file, records) in other.by_file {
             let mine = self.by_file.entry(file).or_default();

@@ -226,6 +226,14 @@ fn closing_line(summary: &Summary) -> String {
         0 => checked,
         n => format!("{checked}; {} counted once", plural(n, "identical copy", "identical copies")),
     };
+    let checked = match summary.joined_with_source {
+        0 => checked,
+        n => format!(
+            "{checked}; {} of a Terraform state joined with {} in the .tf source beside it",
+            plural(n, "resource", "resources"),
+            if n == 1 { "its block" } else { "their blocks" }
+        ),
+    };
     let checked = match summary.skipped_files {
         0 => checked,
         n => format!("{checked}; {} skipped, not analysed", plural(n, "file", "files")),

@@ -20,6 +20,9 @@ pub struct Summary {
     /// Resources loaded more than once with the same content, counted once
     /// (copies that differ are EX002 findings).
     pub duplicate_copies: usize,
+    /// Resources of a Terraform state joined with their `.tf` source block
+    /// (a state committed beside its source): one resource each, counted once.
+    pub joined_with_source: usize,
     pub findings: usize,
     pub by_severity: BTreeMap<&'static str, usize>,
     pub by_rule: BTreeMap<String, usize>,
@@ -92,6 +95,7 @@ impl Summary {
             skipped: SkippedFile::all(outcome),
             records: outcome.records.clone(),
             duplicate_copies: outcome.duplicates,
+            joined_with_source: outcome.joined,
             findings,
             by_severity,
             by_rule,

@@ -393,7 +393,19 @@ pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>
             };
             return Err(InputError::at_line_column(&file.name, 1, 1, "a Terraform document").not_analysed(why));
         }
-        w.set_account(account.clone());
+        // A state committed beside the `.tf` source it was applied from
+        // describes the same resources: it joins the configuration's account,
+        // where each resource is joined with its block (model::join).
+        let dir = crate::input::hcl::config::dir_of(&file.name);
+        let beside_source = w
+            .files()
+            .iter()
+            .any(|f| f.format.is_configuration() && crate::input::hcl::config::dir_of(&f.name) == dir);
+        w.set_account(if beside_source {
+            Some(crate::model::terraform::configuration_account(&dir))
+        } else {
+            account.clone()
+        });
         Ok(())
     })
 }
