@@ -32,9 +32,9 @@ const CONFIGURATION: &str = "terraform:";
 
 /// The account a configuration (directory `dir`) is judged as: its own.
 /// Its `account_id` is often a variable, and even a literal one must not
-/// merge it with an export or a state of the same account: their pools are
-/// the same pools under other ids, so they would count twice and cover each
-/// other.
+/// merge it with an export of the same account: their pools are the same
+/// pools under other ids, so they would count twice and cover each other.
+/// A state beside the source joins it here, resource by address (`join`).
 pub fn configuration_account(dir: &str) -> String {
     format!("{CONFIGURATION}{dir}")
 }
