@@ -27,5 +27,6 @@ pub mod report;
 pub mod say;
 pub mod text;
 pub mod threads;
+pub mod traffic;
 pub mod triage;
 pub mod words;
