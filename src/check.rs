@@ -25,6 +25,14 @@ pub struct CheckOptions {
     pub paths: Vec<String>,
     pub load: LoadOptions,
     pub as_of: NaiveDate,
+    /// Traffic to measure who is hurt (`--traffic`), and how it was sampled.
+    pub traffic: Option<TrafficOptions>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TrafficOptions {
+    pub paths: Vec<String>,
+    pub read: crate::traffic::Options,
 }
 
 #[derive(Debug)]
@@ -46,6 +54,15 @@ pub struct Outcome {
     pub triage: Triaged,
     /// Rules that could not judge some subjects for want of a known value.
     pub not_judged: Vec<NotJudged>,
+    /// The requests the resources' hosts received, when traffic was given.
+    pub traffic: Option<crate::traffic::impact::TrafficImpact>,
+}
+
+impl Outcome {
+    /// The traffic a certificate finding's resource received, when traffic was given.
+    pub fn impact(&self, f: &Finding) -> Option<crate::traffic::impact::Impact> {
+        self.traffic.as_ref()?.of_finding(f)
+    }
 }
 
 impl Outcome {
@@ -103,6 +120,16 @@ pub fn check<R>(
     let loaded = load(&options.paths, &options.load, &mut builder)?;
     let inventory = builder.finish();
     timings.stage("load");
+    // Traffic is counted for the hosts the exports' resources serve, so it is read after them.
+    let traffic = match &options.traffic {
+        Some(t) => {
+            let index = crate::traffic::hosts::HostIndex::of(&inventory);
+            let read = crate::traffic::load(&t.paths, &index, &t.read).map_err(InputErrors)?;
+            Some(crate::traffic::impact::TrafficImpact::of(read, &index))
+        }
+        None => None,
+    };
+    timings.stage("traffic");
 
     let analysis = Analysis::new(&inventory, loaded.files.iter().map(|f| f.name.clone()).collect());
     // Subjects in consecutive ranges, one run of ranges a thread; their
@@ -206,6 +233,11 @@ pub fn check<R>(
     triaged
         .notices
         .extend(crate::notices::outside_named_files(&loaded.files, &mut findings));
+    if let Some(traffic) = &traffic {
+        triaged
+            .notices
+            .extend(crate::notices::impact_lower_bound(traffic, &findings, &loaded.files));
+    }
     timings.stage("triage");
     let outcome = Outcome {
         files: loaded.files,
@@ -216,12 +248,14 @@ pub fn check<R>(
         skipped: {
             let mut skipped = loaded.skipped;
             skipped.extend(inventory.not_analysed.iter().cloned());
+            skipped.extend(traffic.iter().flat_map(|t| t.skipped.iter().cloned()));
             skipped
         },
         analysed_files: loaded.analysed,
         as_of: options.as_of,
         triage: triaged,
         not_judged,
+        traffic,
     };
     let result = report(&outcome, &analysis);
     timings.stage("report");

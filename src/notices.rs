@@ -15,6 +15,42 @@ pub const AS_OF_BEFORE_EXPORT: &str = "as-of-before-export";
 /// The notice of pools with legacy e-mails in an account with no policy loaded.
 pub const NO_POLICIES_LOADED: &str = "no-policies-loaded";
 
+/// The notice of certificate findings whose share of impacted requests is a
+/// lower bound (survivorship: clients that failed left no line).
+pub const IMPACT_LOWER_BOUND: &str = "impact-lower-bound";
+
+/// One notice for the certificate findings whose traffic window starts after
+/// their resource stopped serving the cross-signed chain: an impacted client
+/// that could not connect left no line, so their shares are lower bounds.
+pub fn impact_lower_bound(
+    traffic: &crate::traffic::impact::TrafficImpact,
+    findings: &[crate::findings::Finding],
+    files: &[crate::input::source::SourceFile],
+) -> Option<crate::triage::Notice> {
+    let bounded: Vec<&crate::findings::Finding> = findings
+        .iter()
+        .filter(|f| traffic.of_finding(f).is_some_and(|i| i.lower_bound && i.requests > 0))
+        .collect();
+    let first = bounded.first()?;
+    let window = traffic.window?;
+    Some(crate::triage::Notice {
+        code: IMPACT_LOWER_BOUND,
+        message: format!(
+            "the traffic starts on {}, after {} stopped serving the cross-signed chain: an impacted client that could not connect left no line, so {} shares of impacted requests are lower bounds; traffic from before 2024-09-09 (or from another CA) measures them",
+            window.from.date_naive(),
+            crate::words::plural(bounded.len(), "resource", "resources"),
+            if bounded.len() == 1 { "its" } else { "their" }
+        ),
+        place: crate::triage::Place {
+            file: files
+                .get(first.location.file.0 as usize)
+                .map_or_else(String::new, |f| f.name.clone()),
+            line: first.location.line,
+            column: first.location.column,
+        },
+    })
+}
+
 /// The notice of findings in the other files of a named `.tf` file's
 /// configuration, counted and not reported.
 pub const OUTSIDE_NAMED_FILES: &str = "outside-named-files";

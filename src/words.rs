@@ -45,6 +45,19 @@ pub fn escaped(s: &str) -> Cow<'_, str> {
 }
 
 /// A count with its noun: `1 pool`, `3 pools`, `0 files`.
+/// `12345` as `12,345`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         ["1 ", one].concat()

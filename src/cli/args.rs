@@ -115,6 +115,10 @@ pub struct CheckArgs {
     /// baseline). Default: the config's `fail_on`, else warning.
     #[arg(help_heading = "Judging", long, value_enum)]
     pub fail_on: Option<FailOn>,
+    /// Exit 1 when a certificate finding's share of requests from impacted clients is at least
+    /// this (0 to 1; with `--traffic`): severity does not change.
+    #[arg(help_heading = "Judging", long, value_name = "SHARE")]
+    pub fail_on_impact: Option<f64>,
     /// The config file (default: `.edgeaudit.yaml` found upward from the checked paths).
     #[arg(help_heading = "Configuration", long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<String>,
@@ -141,6 +145,8 @@ pub struct CheckArgs {
     pub rules: Vec<String>,
     #[command(flatten)]
     pub walk: WalkArgs,
+    #[command(flatten)]
+    pub traffic: TrafficArgs,
     #[arg(help_heading = "Output", long, value_enum, default_value = "auto")]
     pub color: Color,
     /// Print findings only: no summary and no notes about waivers or the baseline (skipped files
@@ -220,6 +226,8 @@ pub struct PlanArgs {
     pub input_format: Option<InputFormat>,
     #[command(flatten)]
     pub walk: WalkArgs,
+    #[command(flatten)]
+    pub traffic: TrafficArgs,
 }
 
 /// How the live commands talk to the service.
@@ -343,6 +351,24 @@ pub struct InventoryArgs {
     pub input_format: Option<InputFormat>,
     #[command(flatten)]
     pub walk: WalkArgs,
+    #[command(flatten)]
+    pub traffic: TrafficArgs,
+}
+
+/// Traffic, for who is hurt (docs/src/traffic.md).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Traffic")]
+pub struct TrafficArgs {
+    /// Traffic that ranks certificate findings by the requests from impacted clients: Logpush
+    /// `http_requests` files (`*.log.gz`), a saved GraphQL `httpRequestsAdaptiveGroups` answer
+    /// (`*.json`) or a `host,user_agent,requests[,tls]` CSV aggregate; files or folders, repeated
+    /// (replaces the config's `traffic`).
+    #[arg(long, value_name = "PATH")]
+    pub traffic: Vec<String>,
+    /// The Logpush job's `sample_rate` (above 0, at most 1): not in the lines, so given here;
+    /// the counts of log lines and aggregates are divided by it (GraphQL's are already corrected).
+    #[arg(long, value_name = "R", default_value_t = 1.0)]
+    pub traffic_sample_rate: f64,
 }
 
 /// Which files of the walked directories are read.

@@ -94,6 +94,7 @@ struct Plan {
     config_file: Option<String>,
     /// The config's `exclude` patterns as written.
     exclude: Vec<String>,
+    traffic: Option<crate::check::TrafficOptions>,
 }
 
 /// What a plan that failed knows, for the reports of the failure.
@@ -134,6 +135,7 @@ fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
         as_of_source: super::show_config::as_of_source(args.as_of.as_deref(), &config),
         config_file: super::show_config::config_file(&config).map(str::to_string),
         exclude: config.exclude_strings(),
+        traffic: super::traffic_options(&args.traffic, &config),
     })
 }
 
@@ -151,6 +153,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         as_of_source,
         config_file,
         exclude,
+        traffic,
     } = match plan(args) {
         Ok(p) => p,
         Err((error, partial)) => {
@@ -188,6 +191,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         paths: args.paths.clone(),
         load,
         as_of,
+        traffic,
     };
     let reported = check(
         &options,
@@ -210,7 +214,12 @@ pub fn run(args: &CheckArgs) -> u8 {
                     );
                 }
             }
-            let failing = outcome.active().any(|f| fail_on.fails(f.severity));
+            // `--fail-on-impact`: a certificate finding whose share of impacted requests reaches it.
+            let impact_fails = |f: &crate::findings::Finding| {
+                args.fail_on_impact
+                    .is_some_and(|at| outcome.impact(f).and_then(|i| i.share).is_some_and(|share| share >= at))
+            };
+            let failing = outcome.active().any(|f| fail_on.fails(f.severity) || impact_fails(f));
             for output in &outputs {
                 write_output(
                     args,

@@ -80,6 +80,21 @@ pub(crate) fn live_client(live: &args::LiveArgs) -> Result<Client, String> {
     Ok(client)
 }
 
+/// The traffic a command reads: `--traffic`, else the config's `traffic`; none when neither.
+pub(crate) fn traffic_options(args: &args::TrafficArgs, config: &crate::config::Config) -> Option<crate::check::TrafficOptions> {
+    let paths: Vec<String> = if args.traffic.is_empty() {
+        config.traffic.iter().map(|t| t.value.clone()).collect()
+    } else {
+        args.traffic.clone()
+    };
+    (!paths.is_empty()).then(|| crate::check::TrafficOptions {
+        paths,
+        read: crate::traffic::Options {
+            sample_rate: args.traffic_sample_rate,
+        },
+    })
+}
+
 /// Text on standard output (a closed pipe ends it quietly); exit 0, or 2
 /// when standard output cannot be written.
 pub(crate) fn print(bytes: &[u8]) -> u8 {

@@ -46,6 +46,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         paths: args.paths.clone(),
         load,
         as_of,
+        traffic: super::traffic_options(&args.traffic, &config),
     };
     let triage = crate::triage::Triage {
         waivers: config.waivers.clone(),

@@ -47,6 +47,8 @@ pub struct Config {
     pub waivers: Vec<Waiver>,
     /// `exclude` patterns (gitignore-style), relative to the config's directory.
     pub exclude: Vec<Setting<String>>,
+    /// Traffic files or folders, resolved against the config's directory.
+    pub traffic: Vec<Setting<String>>,
     /// The config's directory, as a path relative to the working directory.
     pub dir: PathBuf,
 }
@@ -91,6 +93,12 @@ pub(crate) struct ConfigSpec {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     exclude: Vec<Spanned<String>>,
+    /// Traffic that ranks certificate findings by the requests from impacted clients: Logpush
+    /// `http_requests` files, saved GraphQL answers or `host,user_agent,requests` CSV
+    /// aggregates, files or folders relative to this file; `--traffic` replaces it.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    traffic: Vec<Spanned<String>>,
 }
 
 /// One waiver: a rule and a resource, and why the finding is accepted.
@@ -243,21 +251,19 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
         let place = at(level);
         severity.push((Setting { value: id.clone(), place }, value));
     }
-    let packs = spec
-        .packs
-        .iter()
-        .map(|s| {
-            let resolved = if Path::new(&s.value).is_absolute() || base_name.is_empty() {
-                s.value.clone()
-            } else {
-                format!("{base_name}/{}", s.value)
-            };
-            Setting {
-                value: resolved,
-                place: at(s),
-            }
-        })
-        .collect();
+    let relative = |s: &Spanned<String>| {
+        let resolved = if Path::new(&s.value).is_absolute() || base_name.is_empty() {
+            s.value.clone()
+        } else {
+            format!("{base_name}/{}", s.value)
+        };
+        Setting {
+            value: resolved,
+            place: at(s),
+        }
+    };
+    let packs = spec.packs.iter().map(relative).collect();
+    let traffic = spec.traffic.iter().map(relative).collect();
     let mut waivers = Vec::new();
     for (i, w) in spec.waivers.iter().enumerate() {
         let entry = place(w.referenced.line() as usize, w.referenced.column() as usize);
@@ -327,6 +333,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
         severity,
         packs,
         waivers,
+        traffic,
     })
 }
 

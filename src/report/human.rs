@@ -116,14 +116,30 @@ fn findings(ctx: &Context, handler: &GraphicalReportHandler, sink: &mut dyn std:
         shown: Default::default(),
     };
     ctx.with_messages(Which::Active, |messages| -> std::io::Result<()> {
-        for (finding, message) in ctx.outcome.active().zip(messages) {
+        // With traffic, the certificate findings are ranked by the requests from impacted
+        // clients (the messages are then held, to be listed in that order).
+        let listed: Box<dyn Iterator<Item = (&Finding, String)>> = if ctx.outcome.traffic.is_some() {
+            let pairs: Vec<(&Finding, String)> = ctx.outcome.active().zip(messages).collect();
+            let findings: Vec<&Finding> = pairs.iter().map(|(f, _)| *f).collect();
+            let order = ctx.listing_order(&findings);
+            let mut slots: Vec<Option<(&Finding, String)>> = pairs.into_iter().map(Some).collect();
+            Box::new(order.into_iter().filter_map(move |i| slots[i].take()))
+        } else {
+            Box::new(ctx.outcome.active().zip(messages))
+        };
+        for (finding, message) in listed {
+            let mut message = wrap(&escaped(&message), width);
+            if let Some(line) = ctx.impact_line(finding) {
+                message.push('\n');
+                message.push_str(&wrap(&escaped(&line), width));
+            }
             let mut out = String::new();
             let text = sources.text(finding.location.file);
             let cut = pem_first_line(&text, finding.location.start);
             let end = cut.map_or(finding.location.end, |cut| cut.min(finding.location.end));
             let report = Report {
                 finding,
-                message: wrap(&escaped(&message), width),
+                message,
                 help: help(ctx, finding),
                 label_len: label_len(&text, finding.location.start, end),
                 snippet: Snippet {
@@ -183,6 +199,7 @@ pub fn render(ctx: &Context, sink: &mut dyn std::io::Write) -> std::io::Result<(
     if !ctx.quiet {
         // Whole lines, not wrapped: scripts and people grep for them.
         out.push_str(&closing_line(&summary));
+        out.push_str(&traffic_line(&summary));
         out.push_str(&judged_by(ctx));
     }
     sink.write_all(out.as_bytes())
@@ -199,6 +216,32 @@ fn judged_by(ctx: &Context) -> String {
         match settings.config {
             Some(file) => format!("config: {}", escaped(file)),
             None => "no config file".to_string(),
+        }
+    )
+}
+
+/// `Traffic: 1,234,567 requests …` after the findings, when traffic was given.
+fn traffic_line(summary: &Summary) -> String {
+    let Some(t) = &summary.traffic else { return String::new() };
+    let window = t
+        .window
+        .as_ref()
+        .map_or(String::new(), |w| format!(", from {} to {}", w.from, w.to));
+    let share = if t.requests > 0 {
+        format!(" ({})", crate::traffic::impact::percent(t.impacted as f64 / t.requests as f64))
+    } else {
+        String::new()
+    };
+    format!(
+        "Traffic: {} requests from end users in {}{window}, {} of them from impacted clients{share}, {} of those to the resources of these findings{}.\n",
+        crate::words::thousands(t.requests),
+        plural(t.files, "file", "files"),
+        crate::words::thousands(t.impacted),
+        crate::words::thousands(t.impacted_on_findings),
+        if t.sample_rate < 1.0 {
+            format!(" (sampled at {}, counts scaled)", t.sample_rate)
+        } else {
+            String::new()
         }
     )
 }

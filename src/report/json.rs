@@ -74,6 +74,7 @@ fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: O
         },
         fingerprint: ctx.fingerprint(f),
         actions,
+        impact: ctx.outcome.impact(f),
         suppression,
     }
 }
@@ -118,6 +119,10 @@ struct Finding<'a> {
     /// same facts as the message; absent when the remedy is not an action.
     #[serde(skip_serializing_if = "Option::is_none")]
     actions: Option<super::actions::ActionsJson>,
+    /// The requests from impacted clients its resource's hosts received
+    /// (`--traffic`): a certificate finding on a resource that serves hosts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impact: Option<crate::traffic::impact::Impact>,
     #[serde(skip_serializing_if = "Option::is_none")]
     suppression: Option<SuppressionOut<'a>>,
 }

@@ -208,6 +208,26 @@ impl Context<'_> {
         crate::threads::rendered_in_order(&kept, crate::threads::count().clamp(1, 4), &render, consume)
     }
 
+    /// `Traffic: 12 of 1,234 requests from impacted clients (0.97 %)`, for a
+    /// certificate finding when traffic was given.
+    pub fn impact_line(&self, f: &Finding) -> Option<String> {
+        self.outcome
+            .impact(f)
+            .map(|i| format!("Traffic: {}.", crate::traffic::impact::words(&i)))
+    }
+
+    /// The positions, among `findings`, in the order a report lists them:
+    /// as they are, but with the certificate findings that carry traffic
+    /// ranked by impacted requests, then share, in their own places.
+    pub fn listing_order(&self, findings: &[&Finding]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..findings.len()).collect();
+        if self.outcome.traffic.is_some() {
+            let impacts: Vec<Option<crate::traffic::impact::Impact>> = findings.iter().map(|f| self.outcome.impact(f)).collect();
+            crate::traffic::impact::order_by_impact(&mut order, &impacts);
+        }
+        order
+    }
+
     /// A finding's message, rendered from its subject's facts now: findings
     /// do not carry their messages, so a million of them stay small.
     pub fn message(&self, f: &Finding) -> String {

@@ -288,6 +288,9 @@ struct ResultProperties<'a> {
     /// The remedy as typed actions (as in the JSON report).
     #[serde(skip_serializing_if = "Option::is_none")]
     actions: Option<super::actions::ActionsJson>,
+    /// The requests from impacted clients (`--traffic`), as in the JSON report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impact: Option<crate::traffic::impact::Impact>,
 }
 
 #[derive(Serialize)]
@@ -387,6 +390,7 @@ impl Serialize for Results<'_> {
                     pointer: &f.location.pointer,
                     location: location_fingerprint,
                     actions,
+                    impact: ctx.outcome.impact(f),
                 },
             }
         }))

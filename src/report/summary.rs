@@ -34,6 +34,53 @@ pub struct Summary {
     /// known (present only then).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_judged: Vec<crate::findings::unjudged::NotJudged>,
+    /// The traffic read (`--traffic`, present only then): every request, and
+    /// those of the resources with certificate findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficSummary>,
+}
+
+/// What the traffic said, in all.
+#[derive(Debug, Serialize)]
+pub struct TrafficSummary {
+    pub files: usize,
+    /// Requests from end users' clients read, served by the exports' resources or not.
+    pub requests: u64,
+    pub impacted: u64,
+    pub unknown: u64,
+    pub already_broken: u64,
+    /// Requests no end user's client made (the service's own, Worker subrequests): not counted.
+    pub excluded: u64,
+    /// Requests from impacted clients to the resources of certificate findings.
+    pub impacted_on_findings: u64,
+    pub window: Option<crate::traffic::impact::WindowJson>,
+    pub sample_rate: f64,
+}
+
+impl TrafficSummary {
+    pub fn of(outcome: &crate::check::Outcome) -> Option<TrafficSummary> {
+        let traffic = outcome.traffic.as_ref()?;
+        // Each resource once, however many findings it has.
+        let mut seen = std::collections::HashSet::new();
+        let impacted_on_findings = outcome
+            .active()
+            .filter(|f| seen.insert(f.subject))
+            .filter_map(|f| traffic.of_finding(f))
+            .map(|i| i.impacted)
+            .sum();
+        let round = |n: f64| if n.is_finite() && n > 0.0 { n.round() as u64 } else { 0 };
+        Some(TrafficSummary {
+            files: traffic.files,
+            requests: round(traffic.total.requests),
+            impacted: round(traffic.total.impacted),
+            unknown: round(traffic.total.unknown),
+            already_broken: round(traffic.total.already_broken),
+            excluded: round(traffic.excluded),
+            impacted_on_findings,
+            window: traffic.window.as_ref().map(crate::traffic::impact::WindowJson::of),
+            sample_rate: traffic.sample_rate,
+        })
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -102,6 +149,7 @@ impl Summary {
             suppressed,
             notices: outcome.triage.notices.len(),
             not_judged: outcome.not_judged.clone(),
+            traffic: TrafficSummary::of(outcome),
         }
     }
 

@@ -1,7 +1,370 @@
 //! Traffic impact (docs/src/traffic.md): who is actually hurt. Requests from logs or
 //! aggregates are classified by their client (`classes`, from the table in
-//! `rules/user-agents.yaml`) and counted per host, and each certificate
-//! finding on a resource that serves hosts gets the requests from impacted
-//! clients among them.
+//! `rules/user-agents.yaml`) and counted per host — only the hosts some
+//! resource serves (`hosts`), so memory follows the resources, not the logs —
+//! and each certificate finding on a resource that serves hosts gets the
+//! requests from impacted clients among them (`impact`).
+//!
+//! Three shapes are read (`logpush`, `graphql`, `aggregate`), each file
+//! streamed once, gzip'd or not, the files on every core.
 
+pub mod aggregate;
 pub mod classes;
+pub mod graphql;
+pub mod hosts;
+pub mod impact;
+pub mod logpush;
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+
+use crate::text::error::InputError;
+use classes::{Class, Request, Table};
+use hosts::HostIndex;
+
+/// Requests counted by class.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Counters {
+    pub requests: f64,
+    pub impacted: f64,
+    pub unknown: f64,
+    pub already_broken: f64,
+}
+
+impl Counters {
+    pub fn add(&mut self, class: Class, n: f64) {
+        match class {
+            Class::Excluded => return,
+            Class::Impacted => self.impacted += n,
+            Class::Unknown => self.unknown += n,
+            Class::AlreadyBroken => self.already_broken += n,
+            Class::NotImpacted => {}
+        }
+        self.requests += n;
+    }
+
+    pub fn merge(&mut self, other: &Counters) {
+        self.requests += other.requests;
+        self.impacted += other.impacted;
+        self.unknown += other.unknown;
+        self.already_broken += other.already_broken;
+    }
+}
+
+/// The time the requests span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+}
+
+impl Window {
+    fn widen(window: &mut Option<Window>, at: DateTime<Utc>) {
+        match window {
+            Some(w) => {
+                w.from = w.from.min(at);
+                w.to = w.to.max(at);
+            }
+            None => *window = Some(Window { from: at, to: at }),
+        }
+    }
+
+    fn merge(window: &mut Option<Window>, other: Option<Window>) {
+        if let Some(o) = other {
+            Window::widen(window, o.from);
+            Window::widen(window, o.to);
+        }
+    }
+}
+
+/// What was read: requests by host (the hosts resources serve), and in all.
+#[derive(Debug, Default)]
+pub struct Traffic {
+    pub by_host: HashMap<String, Counters>,
+    /// Every request read, served by a resource of the exports or not.
+    pub total: Counters,
+    pub excluded: f64,
+    pub window: Option<Window>,
+    /// Logpush's sample rate, as given (1 when not).
+    pub sample_rate: f64,
+    pub files: usize,
+    /// Files met in a folder that hold no traffic (an ownership challenge), with why.
+    pub skipped: Vec<InputError>,
+}
+
+impl Traffic {
+    fn merge(&mut self, other: Traffic) {
+        for (host, c) in other.by_host {
+            self.by_host.entry(host).or_default().merge(&c);
+        }
+        self.total.merge(&other.total);
+        self.excluded += other.excluded;
+        Window::merge(&mut self.window, other.window);
+        self.files += other.files;
+        self.skipped.extend(other.skipped);
+    }
+
+    /// Counts `n` requests of this client at this host.
+    fn count(&mut self, index: &HostIndex, host: &str, class: Class, n: f64) {
+        if class == Class::Excluded {
+            self.excluded += n;
+            return;
+        }
+        self.total.add(class, n);
+        let host = hosts::normalise(host);
+        if index.serves(&host) {
+            self.by_host.entry(host.into_owned()).or_default().add(class, n);
+        }
+    }
+}
+
+/// How traffic is read.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Logpush's `sample_rate` (0 < R ≤ 1): its lines' counts are divided by it.
+    pub sample_rate: f64,
+}
+
+/// A distinct user agent recurs millions of times: each (agent, TLS) is classified once.
+struct Classifier<'t> {
+    table: &'t Table,
+    seen: HashMap<(String, String), Class>,
+}
+
+/// Past this many distinct agents a file's cache stops growing (memory stays bounded).
+const CACHE: usize = 100_000;
+
+impl<'t> Classifier<'t> {
+    fn new(table: &'t Table) -> Self {
+        Classifier {
+            table,
+            seen: HashMap::new(),
+        }
+    }
+
+    fn classify(&mut self, request: &Request<'_>) -> Class {
+        if request.not_eyeball || request.worker_subrequest {
+            return self.table.classify(request);
+        }
+        if let Some(&class) = self.seen.get(&(request.user_agent.to_string(), request.tls.to_string())) {
+            return class;
+        }
+        let class = self.table.classify(request);
+        if self.seen.len() < CACHE {
+            self.seen.insert((request.user_agent.to_string(), request.tls.to_string()), class);
+        }
+        class
+    }
+}
+
+/// The shapes of traffic, by what a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Logpush,
+    GraphQl,
+    Aggregate,
+}
+
+/// Where the traffic files are: each path a file or a folder (walked, sorted;
+/// `*.log.gz`, `*.log`, `*.ndjson(.gz)`, `*.jsonl(.gz)`, `*.json`, `*.csv(.gz)`);
+/// anything else in a folder is listed as skipped with why.
+fn discover(paths: &[String]) -> (Vec<String>, Vec<InputError>, Vec<InputError>) {
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        let p = std::path::Path::new(path);
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => {
+                let walker = ignore::WalkBuilder::new(p).hidden(true).sort_by_file_name(|a, b| a.cmp(b)).build();
+                let before = files.len();
+                for entry in walker.flatten() {
+                    if !entry.file_type().is_some_and(|t| t.is_file()) {
+                        continue;
+                    }
+                    let name = entry.path().to_string_lossy().replace('\\', "/");
+                    if shape_of_name(&name).is_some() {
+                        files.push(name);
+                    } else {
+                        skipped.push(InputError::unreadable(&name, "").not_analysed(
+                            "not a traffic file (Logpush `*.log.gz`, a saved GraphQL answer `*.json`, or a `*.csv` aggregate): skipped",
+                        ));
+                    }
+                }
+                if files.len() == before {
+                    errors.push(InputError::unreadable(
+                        path,
+                        "no traffic files in this folder (`*.log.gz`, `*.log`, `*.ndjson`, `*.json`, `*.csv`)".to_string(),
+                    ));
+                }
+            }
+            Ok(_) => files.push(path.clone()),
+            Err(e) => errors.push(InputError::unreadable(path, format!("cannot read traffic: {e}"))),
+        }
+    }
+    (files, skipped, errors)
+}
+
+fn shape_of_name(name: &str) -> Option<Shape> {
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    match extension.as_str() {
+        "log" | "ndjson" | "jsonl" => Some(Shape::Logpush),
+        "json" => Some(Shape::GraphQl),
+        "csv" => Some(Shape::Aggregate),
+        _ => None,
+    }
+}
+
+/// A file's bytes, gunzipped when they are gzip (every member), bounded.
+fn open(name: &str) -> Result<Box<dyn std::io::BufRead + Send>, InputError> {
+    let file = std::fs::File::open(name).map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let head = std::io::BufRead::fill_buf(&mut reader).map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let decoded = flate2::bufread::MultiGzDecoder::new(reader);
+        Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, decoded)))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+/// Reads every traffic file, each once, on every core; the hosts counted
+/// are those `index` serves.
+pub fn load(paths: &[String], index: &HostIndex, options: &Options) -> Result<Traffic, Vec<InputError>> {
+    if !(options.sample_rate > 0.0 && options.sample_rate <= 1.0) {
+        return Err(vec![InputError::unreadable(
+            "--traffic-sample-rate",
+            format!(
+                "{} is not a sample rate: expected a number above 0 and at most 1",
+                options.sample_rate
+            ),
+        )]);
+    }
+    let table = Table::builtin().map_err(|e| vec![e])?;
+    let (files, skipped, mut errors) = discover(paths);
+    let results: Vec<Result<Traffic, InputError>> = files.par_iter().map(|name| read_file(name, &table, index, options)).collect();
+    let mut traffic = Traffic {
+        sample_rate: options.sample_rate,
+        skipped,
+        ..Traffic::default()
+    };
+    for result in results {
+        match result {
+            Ok(t) => traffic.merge(t),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() { Ok(traffic) } else { Err(errors) }
+}
+
+fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) -> Result<Traffic, InputError> {
+    let mut reader = open(name)?;
+    let mut traffic = Traffic {
+        files: 1,
+        ..Traffic::default()
+    };
+    let mut classifier = Classifier::new(table);
+    let shape = match shape_of_name(name) {
+        Some(shape) => shape,
+        // Named explicitly with another name: told by its first byte.
+        None => {
+            let head = reader
+                .fill_buf()
+                .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
+            match head.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{') if !head.contains(&b'\n') || head.starts_with(b"{\n") => Shape::GraphQl,
+                Some(b'{') => Shape::Logpush,
+                _ => Shape::Aggregate,
+            }
+        }
+    };
+    match shape {
+        Shape::Logpush => logpush::read(name, &mut reader, &mut |request, host, at| {
+            let class = classifier.classify(&request);
+            traffic.count(index, host, class, 1.0 / options.sample_rate);
+            if let Some(at) = at
+                && class != Class::Excluded
+            {
+                Window::widen(&mut traffic.window, at);
+            }
+        })?,
+        Shape::GraphQl => {
+            let mut text = String::new();
+            reader
+                .take(crate::text::bounded::DEFAULT_MAX_INPUT)
+                .read_to_string(&mut text)
+                .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
+            graphql::read(name, &text, &mut |request, host, count, at| {
+                let class = classifier.classify(&request);
+                traffic.count(index, host, class, count);
+                if let Some(at) = at {
+                    Window::widen(&mut traffic.window, at);
+                }
+            })?
+        }
+        Shape::Aggregate => aggregate::read(name, reader, &mut |request, host, count| {
+            let class = classifier.classify(&request);
+            traffic.count(index, host, class, count / options.sample_rate);
+        })?,
+    }
+    Ok(traffic)
+}
+
+use std::io::BufRead as _;
+
+/// A timestamp as Logpush writes it: unix seconds, milli-, micro- or
+/// nanoseconds (a number or a numeric string), or RFC 3339.
+pub fn timestamp(value: &serde_json::Value) -> Option<DateTime<Utc>> {
+    let number = match value {
+        serde_json::Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        serde_json::Value::String(s) => match s.parse::<i64>() {
+            Ok(n) => Some(n),
+            Err(_) => return DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc)),
+        },
+        _ => None,
+    }?;
+    let nanos: i128 = match number.unsigned_abs() {
+        n if n >= 100_000_000_000_000_000 => number as i128,
+        n if n >= 100_000_000_000_000 => number as i128 * 1_000,
+        n if n >= 100_000_000_000 => number as i128 * 1_000_000,
+        _ => number as i128 * 1_000_000_000,
+    };
+    let seconds = i64::try_from(nanos.div_euclid(1_000_000_000)).ok()?;
+    DateTime::from_timestamp(seconds, nanos.rem_euclid(1_000_000_000) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_in_every_unit_logpush_writes() {
+        let at = "2024-09-10T08:00:00Z";
+        let expected = DateTime::parse_from_rfc3339(at).unwrap().with_timezone(&Utc);
+        for v in [
+            serde_json::json!(1725955200),
+            serde_json::json!(1725955200000000000i64),
+            serde_json::json!("1725955200"),
+            serde_json::json!("1725955200000000000"),
+            serde_json::json!(at),
+        ] {
+            assert_eq!(timestamp(&v), Some(expected), "{v}");
+        }
+        assert_eq!(timestamp(&serde_json::json!("soon")), None);
+    }
+
+    #[test]
+    fn names_tell_the_shape() {
+        assert_eq!(
+            shape_of_name("logs/20240910/20240910T080000Z_20240910T080100Z_abc.log.gz"),
+            Some(Shape::Logpush)
+        );
+        assert_eq!(shape_of_name("graphql.json"), Some(Shape::GraphQl));
+        assert_eq!(shape_of_name("traffic.csv.gz"), Some(Shape::Aggregate));
+        assert_eq!(shape_of_name("ownership-challenge.txt"), None);
+    }
+}

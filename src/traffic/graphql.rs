@@ -1,0 +1,120 @@
+//! A saved answer of the GraphQL Analytics API's `httpRequestsAdaptiveGroups`
+//! grouped by `clientRequestHTTPHost` and `userAgent`: `count` is already
+//! corrected for sampling. An answer with `errors` is an error (GraphQL
+//! answers HTTP 200 with them). Every group of the answer, wherever the query
+//! put it (`data.viewer.zones[].<alias>[]`), is read; its window is its
+//! `datetime…` dimensions', when the query grouped by one.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::classes::Request;
+use crate::text::error::InputError;
+
+/// Calls `request(request, host, count, at)` for each group.
+pub fn read(name: &str, text: &str, request: &mut dyn FnMut(Request<'_>, &str, f64, Option<DateTime<Utc>>)) -> Result<(), InputError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let answer: Value = serde_json::from_str(text)
+        .map_err(|e| InputError::at_line_column(name, e.line(), e.column(), format!("not a GraphQL answer: {e}")))?;
+    let at = |pointer: &str, message: String| {
+        let tokens = crate::text::pointer::tokens(pointer);
+        let found = crate::input::json::locate::find(text, 0, &tokens);
+        InputError::at_offset(name, text, found.start, message)
+    };
+    if let Some(errors) = answer
+        .get("errors")
+        .filter(|e| !e.is_null() && e.as_array().is_none_or(|a| !a.is_empty()))
+    {
+        let messages: Vec<String> = errors
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|e| e.get("message").and_then(Value::as_str).unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Err(at(
+            "/errors",
+            format!(
+                "the GraphQL answer has errors, so its counts are not whole: {}",
+                messages.join("; ")
+            ),
+        ));
+    }
+    let Some(data) = answer.get("data").filter(|d| d.is_object()) else {
+        return Err(at("", "not a GraphQL answer: it has no `data` object".into()));
+    };
+    let (mut groups, mut lists) = (0usize, 0usize);
+    let mut stack: Vec<(String, &Value)> = vec![("/data".to_string(), data)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::Object(map) if map.get("dimensions").is_some() && map.get("count").is_some() => {
+                let dimensions = &map["dimensions"];
+                let text_of = |key: &str| dimensions.get(key).and_then(Value::as_str);
+                let Some(host) = text_of("clientRequestHTTPHost") else {
+                    return Err(at(
+                        &format!("{pointer}/dimensions"),
+                        "a group without `clientRequestHTTPHost`: group by it and by `userAgent`".into(),
+                    ));
+                };
+                let Some(user_agent) = text_of("userAgent") else {
+                    return Err(at(
+                        &format!("{pointer}/dimensions"),
+                        "a group without `userAgent`: group by it and by `clientRequestHTTPHost`".into(),
+                    ));
+                };
+                let Some(count) = map["count"].as_f64().filter(|c| *c >= 0.0) else {
+                    return Err(at(&format!("{pointer}/count"), "`count` is not a number of requests".into()));
+                };
+                let when = [
+                    "datetime",
+                    "datetimeMinute",
+                    "datetimeFiveMinutes",
+                    "datetimeFifteenMinutes",
+                    "datetimeHour",
+                    "date",
+                ]
+                .iter()
+                .find_map(|k| dimensions.get(*k))
+                .and_then(|v| match v.as_str() {
+                    Some(d) if d.len() == 10 => super::timestamp(&Value::String(format!("{d}T00:00:00Z"))),
+                    _ => super::timestamp(v),
+                });
+                groups += 1;
+                request(
+                    Request {
+                        user_agent,
+                        tls: text_of("clientSSLProtocol").unwrap_or(""),
+                        not_eyeball: text_of("requestSource").is_some_and(|s| s != "eyeball"),
+                        worker_subrequest: false,
+                    },
+                    host,
+                    count,
+                    when,
+                );
+            }
+            Value::Object(map) => {
+                for (key, v) in map.iter().rev() {
+                    let mut p = pointer.clone();
+                    crate::text::pointer::push_token(&mut p, key);
+                    stack.push((p, v));
+                }
+            }
+            Value::Array(items) => {
+                lists += 1;
+                for (i, v) in items.iter().enumerate().rev() {
+                    stack.push((format!("{pointer}/{i}"), v));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Empty lists are a window without requests; no list at all is no answer of this query.
+    if groups == 0 && lists == 0 {
+        return Err(at(
+            "/data",
+            "a GraphQL answer with no `httpRequestsAdaptiveGroups` group (`count` and `dimensions` with `clientRequestHTTPHost` and `userAgent`)".into(),
+        ));
+    }
+    Ok(())
+}

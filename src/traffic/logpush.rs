@@ -1,0 +1,105 @@
+//! Logpush `http_requests` lines (NDJSON, as Logpush writes them: one request a
+//! line, `{DATE}/….log.gz`; Logpull and Instant Logs lines have the same keys).
+//! `ClientRequestHost` and `ClientRequestUserAgent` are required;
+//! `ClientSSLProtocol`, `ClientRequestSource`, `WorkerSubrequest`,
+//! `ParentRayID` and `EdgeStartTimestamp` are read when present. A line that
+//! is not such an object is an error at its line and column.
+
+use std::borrow::Cow;
+use std::io::BufRead;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+use super::classes::Request;
+use crate::text::error::InputError;
+
+/// No line is read past this: a request's line is a few hundred bytes.
+const MAX_LINE: usize = 1 << 20;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Line<'a> {
+    #[serde(borrow)]
+    client_request_host: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    client_request_user_agent: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "ClientSSLProtocol")]
+    client_ssl_protocol: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    client_request_source: Option<Cow<'a, str>>,
+    worker_subrequest: Option<bool>,
+    #[serde(borrow, rename = "ParentRayID")]
+    parent_ray_id: Option<Cow<'a, str>>,
+    edge_start_timestamp: Option<serde_json::Value>,
+}
+
+/// Calls `request(request, host, at)` for each line.
+pub fn read(
+    name: &str,
+    reader: &mut dyn BufRead,
+    request: &mut dyn FnMut(Request<'_>, &str, Option<DateTime<Utc>>),
+) -> Result<(), InputError> {
+    let mut buffer = Vec::with_capacity(4096);
+    let mut number = 0usize;
+    loop {
+        buffer.clear();
+        let read = std::io::Read::take(&mut *reader, MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buffer)
+            .map_err(|e| InputError::at_line_column(name, number + 1, 1, format!("cannot read: {e}")))?;
+        if read == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if buffer.len() > MAX_LINE {
+            return Err(InputError::at_line_column(
+                name,
+                number,
+                1,
+                format!("a line longer than {MAX_LINE} bytes: not a Logpush line"),
+            ));
+        }
+        let text = buffer.strip_suffix(b"\n").unwrap_or(&buffer);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let text = if number == 1 {
+            text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text)
+        } else {
+            text
+        };
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let line: Line<'_> = serde_json::from_slice(text)
+            .map_err(|e| InputError::at_line_column(name, number, e.column().max(1), format!("not a Logpush `http_requests` line: {e}")))?;
+        let missing = |field: &str| {
+            InputError::at_line_column(
+                name,
+                number,
+                1,
+                format!("a Logpush line without `{field}`: the job's fields must include ClientRequestHost and ClientRequestUserAgent"),
+            )
+        };
+        let host = line.client_request_host.as_deref().ok_or_else(|| missing("ClientRequestHost"))?;
+        let user_agent = line
+            .client_request_user_agent
+            .as_deref()
+            .ok_or_else(|| missing("ClientRequestUserAgent"))?;
+        let not_eyeball = line
+            .client_request_source
+            .as_deref()
+            .is_some_and(|s| !s.is_empty() && s != "eyeball");
+        let worker_subrequest =
+            line.worker_subrequest == Some(true) || line.parent_ray_id.as_deref().is_some_and(|p| !p.is_empty() && p != "00");
+        let at = line.edge_start_timestamp.as_ref().and_then(super::timestamp);
+        request(
+            Request {
+                user_agent,
+                tls: line.client_ssl_protocol.as_deref().unwrap_or(""),
+                not_eyeball,
+                worker_subrequest,
+            },
+            host,
+            at,
+        );
+    }
+}
