@@ -222,28 +222,7 @@ fn judged_by(ctx: &Context) -> String {
 
 /// `Traffic: 1,234,567 requests …` after the findings, when traffic was given.
 fn traffic_line(summary: &Summary) -> String {
-    let Some(t) = &summary.traffic else { return String::new() };
-    let window = t
-        .window
-        .as_ref()
-        .map_or(String::new(), |w| format!(", from {} to {}", w.from, w.to));
-    let share = if t.requests > 0 {
-        format!(" ({})", crate::traffic::impact::percent(t.impacted as f64 / t.requests as f64))
-    } else {
-        String::new()
-    };
-    format!(
-        "Traffic: {} requests from end users in {}{window}, {} of them from impacted clients{share}, {} of those to the resources of these findings{}.\n",
-        crate::words::thousands(t.requests),
-        plural(t.files, "file", "files"),
-        crate::words::thousands(t.impacted),
-        crate::words::thousands(t.impacted_on_findings),
-        if t.sample_rate < 1.0 {
-            format!(" (sampled at {}, counts scaled)", t.sample_rate)
-        } else {
-            String::new()
-        }
-    )
+    summary.traffic.as_ref().map_or(String::new(), |t| format!("{}\n", t.line()))
 }
 
 fn closing_line(summary: &Summary) -> String {

@@ -58,6 +58,28 @@ pub struct TrafficSummary {
 }
 
 impl TrafficSummary {
+    /// `Traffic: 1,270 requests from end users in 1 file, from … to …, 1,049 of them from impacted clients (82.6 %), …`
+    pub fn line(&self) -> String {
+        let window = self.window.as_ref().map_or(String::new(), |w| format!(", from {} to {}", w.from, w.to));
+        let share = if self.requests > 0 {
+            format!(" ({})", crate::traffic::impact::percent(self.impacted as f64 / self.requests as f64))
+        } else {
+            String::new()
+        };
+        format!(
+            "Traffic: {} requests from end users in {}{window}, {} of them from impacted clients{share}, {} of those to the resources of these findings{}.",
+            crate::words::thousands(self.requests),
+            crate::words::plural(self.files, "file", "files"),
+            crate::words::thousands(self.impacted),
+            crate::words::thousands(self.impacted_on_findings),
+            if self.sample_rate < 1.0 {
+                format!(" (sampled at {}, counts scaled)", self.sample_rate)
+            } else {
+                String::new()
+            }
+        )
+    }
+
     pub fn of(outcome: &crate::check::Outcome) -> Option<TrafficSummary> {
         let traffic = outcome.traffic.as_ref()?;
         // Each resource once, however many findings it has.

@@ -45,6 +45,9 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     let summary = Summary::of(ctx.outcome);
     let mut page = String::new();
     header(ctx, &summary, &mut page);
+    if let Some(traffic) = &summary.traffic {
+        page.push_str(&format!("{}\n\n", text(&traffic.line())));
+    }
     overview::write(ctx, &mut page);
     // The pictures are bounded (rows and bars); the findings' listing gets
     // what they leave of the page.
@@ -110,8 +113,16 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
             listed: Vec::new(),
         });
         group.count += 1;
-        if group.listed.len() < per_rule {
+        // With traffic every finding is a candidate: the listed ones are those that hurt most.
+        if group.listed.len() < per_rule || ctx.outcome.traffic.is_some() {
             group.listed.push(i);
+        }
+    }
+    if ctx.outcome.traffic.is_some() {
+        for group in groups.values_mut() {
+            let findings: Vec<&Finding> = group.listed.iter().map(|&i| &ctx.outcome.findings[i]).collect();
+            let order = ctx.listing_order(&findings);
+            group.listed = order.into_iter().take(per_rule).map(|k| group.listed[k]).collect();
         }
     }
     let _ = writeln!(page, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|");
@@ -190,10 +201,14 @@ fn rule_link(ctx: &Context, id: &str) -> String {
     }
 }
 
-/// `- pool `web` (17b5…) — message · `pools.json:15:29``
+/// `- pool `web` (17b5…) — message · `pools.json:15:29``, and its traffic.
 fn item(ctx: &Context, f: &Finding, message: &str) -> String {
+    let impact = ctx.outcome.impact(f).map_or(String::new(), |i| {
+        let share = i.share.map_or("no request".to_string(), crate::traffic::impact::percent);
+        format!(" · **{share}** — {}", text(&crate::traffic::impact::words(&i)))
+    });
     format!(
-        "- {} — {} · `{}:{}:{}`\n",
+        "- {} — {} · `{}:{}:{}`{impact}\n",
         resource_title(ctx, f),
         text(message),
         text(ctx.file(f)).replace('`', "'"),
