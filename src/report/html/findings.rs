@@ -61,14 +61,25 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
     let mut listed = vec![false; findings.len()];
     let mut kinds: BTreeSet<&'static str> = BTreeSet::new();
     let mut severities: BTreeSet<Severity> = BTreeSet::new();
+    // With traffic every finding is a candidate: each rule lists those that hurt most.
+    let ranked = ctx.outcome.traffic.is_some();
     for (i, f) in findings.iter().enumerate().filter(|(_, f)| !f.is_suppressed()) {
         if let Some(group) = groups.get_mut(&(Reverse(f.severity), f.rule.id.as_str()))
-            && group.listed.len() < group.room
+            && (ranked || group.listed.len() < group.room)
         {
             group.listed.push(i);
+        }
+    }
+    for group in groups.values_mut() {
+        if ranked {
+            let candidates: Vec<&crate::findings::Finding> = group.listed.iter().map(|&i| &findings[i]).collect();
+            let order = ctx.listing_order(&candidates);
+            group.listed = order.into_iter().take(group.room).map(|k| group.listed[k]).collect();
+        }
+        for &i in &group.listed {
             listed[i] = true;
-            kinds.insert(f.subject.kind.as_str());
-            severities.insert(f.severity);
+            kinds.insert(findings[i].subject.kind.as_str());
+            severities.insert(findings[i].severity);
         }
     }
     let accepted = findings.iter().filter(|f| f.is_suppressed()).count();
@@ -158,9 +169,19 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
                 (false, _) => super::text(&r.name),
                 _ => super::text(&r.id),
             };
+            // The share of requests from impacted clients, beside the finding (`--traffic`).
+            let impact = ctx.outcome.impact(f).map_or(String::new(), |i| {
+                let share = i.share.map_or("no request".to_string(), crate::traffic::impact::percent);
+                format!(
+                    " <span class=\"impact\" data-impacted=\"{}\" title=\"{}\">{}</span>",
+                    i.impacted,
+                    escape(&crate::traffic::impact::words(&i)),
+                    escape(&share)
+                )
+            });
             let _ = writeln!(
                 page,
-                "<li class=\"finding sev-{severity}\" data-severity=\"{severity}\" data-kind=\"{}\"><span class=\"sev sev-{severity}\">{severity}</span> <strong>{}</strong> {resource} <span class=\"where\"><code>{}:{}:{}</code> <code>{}</code></span><p>{}</p></li>",
+                "<li class=\"finding sev-{severity}\" data-severity=\"{severity}\" data-kind=\"{}\"><span class=\"sev sev-{severity}\">{severity}</span> <strong>{}</strong> {resource}{impact} <span class=\"where\"><code>{}:{}:{}</code> <code>{}</code></span><p>{}</p></li>",
                 f.subject.kind.as_str(),
                 f.subject.kind.as_str().replace('_', " "),
                 escape(ctx.file(f)),

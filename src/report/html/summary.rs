@@ -53,6 +53,9 @@ pub fn write(ctx: &Context, summary: &Summary, page: &mut String) {
             n => format!(" ({} accepted by waivers or the baseline, not counted)", n),
         }
     );
+    if let Some(traffic) = &summary.traffic {
+        let _ = writeln!(page, "<p class=\"traffic\">{}</p>", escape(&traffic.line()));
+    }
     page.push_str("<div class=\"scroll\"><table class=\"summary\">\n<caption class=\"muted\">Findings that count, by migration and severity</caption>\n<thead><tr><th scope=\"col\">Migration</th><th scope=\"col\" class=\"num\">Errors</th><th scope=\"col\" class=\"num\">Warnings</th><th scope=\"col\" class=\"num\">Notes</th><th scope=\"col\">About</th></tr></thead>\n<tbody>\n");
     for migration in [Migration::Notifications, Migration::Certificates, Migration::Export] {
         let tally = migrations.get(&migration);
