@@ -489,11 +489,20 @@ fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, cor
                 })
                 .unwrap_or(false)
     };
-    let mut steps: Vec<Request> = outcome
+    let mut findings: Vec<&crate::findings::Finding> = outcome
         .active()
         .filter(|f| f.subject.account as usize == account)
         .filter(|f| f.rule.remedy.is_some_and(|kind| !kind.is_notification_migration()))
         .filter(|f| !settled(f))
+        .collect();
+    // With traffic, the resources that hurt most first (`--traffic`): a
+    // provider fixes the hostnames with impacted clients before the others.
+    if outcome.traffic.is_some() {
+        let impacted = |f: &crate::findings::Finding| outcome.impact(f).map_or(0, |i| i.impacted);
+        findings.sort_by_key(|f| std::cmp::Reverse(impacted(f)));
+    }
+    let mut steps: Vec<Request> = findings
+        .into_iter()
         .flat_map(|f| super::remedy::actions(f, analysis).into_iter().map(|a| a.request))
         .collect();
     // Requests first, then the decisions for a person: the script lists them at the end.
