@@ -30,6 +30,47 @@ pub struct Row {
     pub chain: &'static str,
     pub file: String,
     pub pointer: String,
+    /// The requests its hosts received, with `--traffic`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<RowTraffic>,
+}
+
+/// A certificate's traffic: its hosts' requests, and those from impacted clients.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RowTraffic {
+    pub requests: u64,
+    pub impacted: u64,
+    /// `impacted / requests`; none without a request.
+    pub share: Option<f64>,
+}
+
+impl Eq for RowTraffic {}
+
+/// Adds to each row the requests its hosts received (a wildcard counts the
+/// hosts one label below it).
+pub fn add_traffic(rows: &mut [Row], traffic: &crate::traffic::Traffic) {
+    use std::collections::HashMap;
+    let mut by_pattern: HashMap<String, crate::traffic::Counters> = HashMap::new();
+    for (host, c) in &traffic.by_host {
+        by_pattern.entry(host.clone()).or_default().merge(c);
+        if let Some((_, parent)) = host.split_once('.') {
+            by_pattern.entry(format!("*.{parent}")).or_default().merge(c);
+        }
+    }
+    for row in rows {
+        let mut sum = crate::traffic::Counters::default();
+        for host in row.hosts.split(' ').filter(|h| !h.is_empty()) {
+            if let Some(c) = by_pattern.get(crate::traffic::hosts::normalise(host).as_ref()) {
+                sum.merge(c);
+            }
+        }
+        let round = |n: f64| if n.is_finite() && n > 0.0 { n.round() as u64 } else { 0 };
+        row.traffic = Some(RowTraffic {
+            requests: round(sum.requests),
+            impacted: round(sum.impacted),
+            share: (sum.requests >= 0.5).then(|| sum.impacted / sum.requests),
+        });
+    }
 }
 
 fn date(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
@@ -103,6 +144,7 @@ fn issued_row(
         chain: "managed",
         file: file.to_string(),
         pointer,
+        traffic: None,
     }
 }
 
@@ -122,6 +164,7 @@ fn managed_row(kind: &'static str, id: &str, hosts: String, ca: &Authority, expl
         chain: "managed",
         file,
         pointer,
+        traffic: None,
     }
 }
 
@@ -258,8 +301,17 @@ const COLUMNS: [&str; 12] = [
     "pointer",
 ];
 
-fn fields(r: &Row) -> [&str; 12] {
-    [
+/// The columns, with the traffic's when the rows have it.
+fn columns(rows: &[Row]) -> Vec<&'static str> {
+    let mut columns = COLUMNS.to_vec();
+    if rows.iter().any(|r| r.traffic.is_some()) {
+        columns.extend(["requests", "impacted", "share"]);
+    }
+    columns
+}
+
+fn fields(r: &Row) -> Vec<std::borrow::Cow<'_, str>> {
+    let mut cells: Vec<std::borrow::Cow<'_, str>> = [
         r.kind,
         &r.id,
         &r.hosts,
@@ -273,22 +325,34 @@ fn fields(r: &Row) -> [&str; 12] {
         &r.file,
         &r.pointer,
     ]
+    .into_iter()
+    .map(std::borrow::Cow::Borrowed)
+    .collect();
+    if let Some(t) = &r.traffic {
+        cells.push(t.requests.to_string().into());
+        cells.push(t.impacted.to_string().into());
+        cells.push(t.share.map_or(String::new(), |s| format!("{s:.4}")).into());
+    }
+    cells
 }
 
 pub fn write_table(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.len()).collect();
+    let columns = columns(rows);
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.len()).collect();
     for r in rows {
         for (w, f) in widths.iter_mut().zip(fields(r)) {
             *w = (*w).max(f.chars().count());
         }
     }
-    let line = |cells: [&str; 12]| -> String {
+    let line = |cells: &[&str]| -> String {
         let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
         padded.join("  ").trim_end().to_string()
     };
-    writeln!(out, "{}", line(COLUMNS))?;
+    writeln!(out, "{}", line(&columns))?;
     for r in rows {
-        writeln!(out, "{}", line(fields(r)))?;
+        let cells = fields(r);
+        let cells: Vec<&str> = cells.iter().map(|c| c.as_ref()).collect();
+        writeln!(out, "{}", line(&cells))?;
     }
     writeln!(out, "\n{} certificate(s)", rows.len())
 }
@@ -302,7 +366,7 @@ pub fn write_csv(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
             f.to_string()
         }
     };
-    write!(out, "{}\r\n", COLUMNS.join(","))?;
+    write!(out, "{}\r\n", columns(rows).join(","))?;
     for r in rows {
         let cells: Vec<String> = fields(r).iter().map(|f| quote(f)).collect();
         write!(out, "{}\r\n", cells.join(","))?;

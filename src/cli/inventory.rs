@@ -52,7 +52,18 @@ pub fn run(args: &InventoryArgs) -> u8 {
     // The inventory has no room for skipped files; standard error does.
     warn_skipped(&loaded.skipped, args.walk.show_files);
     let all = rows(&inventory, |origin| loaded.files[origin.file().0 as usize].name.clone());
-    let selected: Vec<_> = all.into_iter().filter(|r| wanted.is_none_or(|ca| from_ca(r, ca))).collect();
+    let mut selected: Vec<_> = all.into_iter().filter(|r| wanted.is_none_or(|ca| from_ca(r, ca))).collect();
+    // `--traffic`: each certificate's requests, and those from impacted clients.
+    if let Some(traffic) = super::traffic_options(&args.traffic, &config) {
+        let index = crate::traffic::hosts::HostIndex::of(&inventory);
+        match crate::traffic::load(&traffic.paths, &index, &traffic.read) {
+            Ok(read) => {
+                warn_skipped(&read.skipped, args.walk.show_files);
+                crate::inventory::add_traffic(&mut selected, &read);
+            }
+            Err(errors) => return fail(crate::text::error::InputErrors(errors)),
+        }
+    }
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => match std::fs::File::create(path) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),
