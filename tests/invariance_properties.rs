@@ -306,6 +306,7 @@ fn findings(paths: Vec<String>, rules: &RuleSet) -> BTreeMap<String, usize> {
         paths,
         load: LoadOptions::default(),
         as_of: NaiveDate::from_ymd_opt(2024, 10, 1).expect("date"),
+        traffic: None,
     };
     let result = check(&options, rules, Triage::default(), |outcome, analysis| {
         assert!(outcome.skipped.is_empty(), "nothing skipped");

@@ -5,6 +5,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 
 use edgeaudit::traffic::classes::{Class, Request, Table, version};
 
@@ -157,4 +158,281 @@ fn the_rows_without_a_real_string_hold_on_their_sources_forms() {
     assert_eq!(class(dalvik, "TLSv1.2", true, false), Class::Excluded, "not an eyeball request");
     assert_eq!(class(dalvik, "TLSv1.2", false, true), Class::Excluded, "a Worker subrequest");
     assert_eq!(version("7.1.1"), Some(vec![7, 1, 1]));
+}
+
+const EXPORT: &str = r#"zones:
+  - zone_id: 5b3c1f6a8e2d4c7b9a0e1f2d3c4b5a69
+    name: saas-provider.example
+    custom_hostnames:
+      success: true
+      errors: []
+      result:
+        - id: 24c8c68e-bec2-49b6-868e-f06373780630
+          hostname: shop.customer-one.org
+          status: active
+          ssl: {id: 6a2d3b4c-5e6f-4a7b-8c9d-0e1f2a3b4c5d, type: dv, method: txt, status: active, certificate_authority: lets_encrypt}
+        - id: 5f0d2c1b-3a4e-4b5c-9d6e-7f8a9b0c1d2e
+          hostname: quiet.customer-two.net
+          status: active
+          ssl: {id: 7b3e4c5d-6f70-4b8c-9dae-1f2a3b4c5d6e, type: dv, method: http, status: active, certificate_authority: lets_encrypt}
+    certificate_packs:
+      success: true
+      errors: []
+      result:
+        - id: 8c2a4e1f-6d3b-4a5c-9e7f-0b1c2d3e4f50
+          type: advanced
+          hosts: [saas-provider.example, "*.saas-provider.example"]
+          status: active
+          certificate_authority: lets_encrypt
+          validation_method: txt
+          validity_days: 90
+"#;
+
+const OLD: &str = "Mozilla/5.0 (Linux; Android 7.0; SM-G930F Build/NRD90M) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/64.0.3282.137 Mobile Safari/537.36";
+const NEW: &str = "Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const REDUCED: &str = "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/112.0.0.0 Mobile Safari/537.36";
+
+/// (host, user agent, TLS, requests): the same traffic for every shape.
+const TRAFFIC: [(&str, &str, &str, u64); 6] = [
+    ("shop.customer-one.org", OLD, "TLSv1.2", 30),
+    ("Shop.Customer-One.org:443", NEW, "TLSv1.3", 60),
+    ("shop.customer-one.org.", REDUCED, "TLSv1.3", 10),
+    ("eu.saas-provider.example", OLD, "TLSv1.2", 5),
+    ("saas-provider.example", NEW, "TLSv1.3", 15),
+    // Two labels below the wildcard: not the pack's.
+    ("a.eu.saas-provider.example", OLD, "TLSv1.2", 1000),
+];
+
+fn logpush(rows: &[(&str, &str, &str, u64)]) -> Vec<u8> {
+    let mut out = String::new();
+    for (i, (host, ua, tls, n)) in rows.iter().enumerate() {
+        for k in 0..*n {
+            let line = serde_json::json!({
+                "ClientRequestHost": host, "ClientRequestUserAgent": ua, "ClientSSLProtocol": tls,
+                "ClientRequestSource": "eyeball", "EdgeStartTimestamp": 1_725_955_200_000_000_000i64 + (i as i64) * 1_000_000_000 + k as i64,
+                "ParentRayID": "00", "WorkerSubrequest": false, "RayID": format!("{i:x}{k:x}"),
+            });
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+    }
+    // Not an end user's: the service's own, and a Worker's subrequest.
+    out.push_str(&serde_json::json!({"ClientRequestHost": "shop.customer-one.org", "ClientRequestUserAgent": OLD, "ClientRequestSource": "edgeWorkerFetch"}).to_string());
+    out.push('\n');
+    out.push_str(&serde_json::json!({"ClientRequestHost": "shop.customer-one.org", "ClientRequestUserAgent": OLD, "WorkerSubrequest": true, "ParentRayID": "8c1b2a"}).to_string());
+    out.push('\n');
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, out.as_bytes()).unwrap();
+    gz.finish().unwrap()
+}
+
+fn graphql(rows: &[(&str, &str, &str, u64)]) -> Vec<u8> {
+    let groups: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|(host, ua, tls, n)| serde_json::json!({"count": n, "dimensions": {"clientRequestHTTPHost": host, "userAgent": ua, "clientSSLProtocol": tls, "datetimeHour": "2024-09-10T08:00:00Z"}}))
+        .collect();
+    serde_json::to_vec_pretty(&serde_json::json!({"data": {"viewer": {"zones": [{"byHostAndAgent": groups}]}}, "errors": null})).unwrap()
+}
+
+fn csv_aggregate(rows: &[(&str, &str, &str, u64)]) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["host", "user_agent", "requests", "tls"]).unwrap();
+    for (host, ua, tls, n) in rows {
+        w.write_record([*host, *ua, &n.to_string(), *tls]).unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+/// Every finding's impact (rule, resource id → impact).
+fn impacts(doc: &serde_json::Value) -> BTreeMap<(String, String), serde_json::Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("impact").is_some())
+        .map(|f| {
+            let mut impact = f["impact"].clone();
+            // GraphQL groups by the hour: its window is the hour's.
+            impact.as_object_mut().unwrap().remove("window");
+            (
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["resource"]["id"].as_str().unwrap().to_string(),
+                ),
+                impact,
+            )
+        })
+        .collect()
+}
+
+fn check_with(dir: &std::path::Path, traffic: &str, extra: &[&str]) -> common::Run {
+    let mut args = vec![
+        "check",
+        "export.yaml",
+        "--no-config",
+        "--as-of",
+        "2024-10-01",
+        "--format",
+        "json",
+        "--traffic",
+        traffic,
+    ];
+    args.extend_from_slice(extra);
+    common::run_in(dir, &args)
+}
+
+/// The three shapes of the same traffic give the same impact on every
+/// finding; a host without a request has `requests: 0` and no share; a
+/// wildcard covers one label; the service's own requests and Worker
+/// subrequests are not counted; the report is valid against its schema.
+#[test]
+fn the_three_shapes_of_one_traffic_give_the_same_impact() {
+    let dir = common::temp_dir(&[
+        ("export.yaml", EXPORT.as_bytes()),
+        ("logs/20240910/20240910T080000Z_20240910T080100Z_a1b2.log.gz", &logpush(&TRAFFIC)),
+        ("logs/20240910/ownership-challenge.txt", b"challenge"),
+        ("graphql.json", &graphql(&TRAFFIC)),
+        ("traffic.csv", &csv_aggregate(&TRAFFIC)),
+    ]);
+    let mut seen = Vec::new();
+    for traffic in ["logs", "graphql.json", "traffic.csv"] {
+        let r = check_with(dir.path(), traffic, &[]);
+        assert_eq!(r.code, 1, "{traffic}: {}", r.stderr);
+        let doc = common::json(&r);
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(common::root().join("docs/schemas/check.schema.json")).unwrap()).unwrap();
+        let validator = jsonschema::validator_for(&schema).expect("schema");
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{traffic}: {errors:#?}");
+        seen.push((traffic, impacts(&doc), doc));
+    }
+    let (_, logs, doc) = &seen[0];
+    // An aggregate has no timestamps: no window, so no lower bound can be told.
+    let without_bound = |m: &BTreeMap<(String, String), serde_json::Value>| {
+        let mut m = m.clone();
+        for v in m.values_mut() {
+            v.as_object_mut().unwrap().remove("lower_bound");
+        }
+        m
+    };
+    assert_eq!(&seen[1].1, logs, "the GraphQL answer against the logs");
+    assert_eq!(without_bound(&seen[2].1), without_bound(logs), "the aggregate against the logs");
+    assert!(seen[2].1.values().all(|i| i["lower_bound"] == false));
+    assert!(seen[2].2["summary"]["traffic"]["window"].is_null());
+    let of = |rule: &str, id: &str| {
+        logs.get(&(rule.to_string(), id.to_string()))
+            .unwrap_or_else(|| panic!("{rule} {id}: {logs:#?}"))
+    };
+    let shop = of("CA004", "24c8c68e-bec2-49b6-868e-f06373780630");
+    assert_eq!(
+        shop["requests"], 100,
+        "case, port and trailing dot removed; the service's own and the Worker's left out"
+    );
+    assert_eq!(shop["impacted"], 30);
+    assert_eq!(shop["unknown"], 10);
+    assert_eq!(shop["share"], 0.3);
+    assert_eq!(shop["upper_share"], 0.4);
+    assert_eq!(shop["lower_bound"], true, "the window starts after 2024-09-09");
+    let quiet = of("CA004", "5f0d2c1b-3a4e-4b5c-9d6e-7f8a9b0c1d2e");
+    assert_eq!(quiet["requests"], 0);
+    assert!(quiet["share"].is_null() && quiet["upper_share"].is_null(), "{quiet}");
+    let pack = of("CA002", "8c2a4e1f-6d3b-4a5c-9e7f-0b1c2d3e4f50");
+    assert_eq!(
+        pack["requests"], 20,
+        "one label below the wildcard, and the apex; not two labels below"
+    );
+    assert_eq!(pack["impacted"], 5);
+    assert_eq!(doc["summary"]["traffic"]["excluded"], 2);
+    assert_eq!(doc["summary"]["traffic"]["requests"], 1120);
+    // SARIF carries it too, and the survivorship notice is in every format.
+    let sarif = common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "export.yaml",
+            "--no-config",
+            "--as-of",
+            "2024-10-01",
+            "--format",
+            "sarif",
+            "--traffic",
+            "logs",
+        ],
+    );
+    assert!(sarif.stdout.contains("\"impact\""), "{}", sarif.stdout);
+    assert!(doc["notices"].to_string().contains("impact-lower-bound"), "{}", doc["notices"]);
+    // What the folder holds besides logs is listed, with why.
+    assert!(
+        doc["summary"]["skipped"].to_string().contains("ownership-challenge.txt"),
+        "{}",
+        doc["summary"]["skipped"]
+    );
+    assert!(!seen[1].2["summary"]["skipped"].to_string().contains("ownership-challenge"));
+}
+
+/// The sample rate scales the logs' counts; `--fail-on-impact` fails the run
+/// on a share at or above it; the human report ranks the certificate findings
+/// by impacted requests.
+#[test]
+fn the_sample_rate_scales_and_fail_on_impact_fails() {
+    let dir = common::temp_dir(&[("export.yaml", EXPORT.as_bytes()), ("a.log.gz", &logpush(&TRAFFIC))]);
+    let sampled = common::json(&check_with(dir.path(), "a.log.gz", &["--traffic-sample-rate", "0.1"]));
+    let shop = &impacts(&sampled)[&("CA004".to_string(), "24c8c68e-bec2-49b6-868e-f06373780630".to_string())];
+    assert_eq!((shop["requests"].as_u64(), shop["impacted"].as_u64()), (Some(1000), Some(300)));
+    assert_eq!(shop["sample_rate"], 0.1);
+    for (at, code) in [("0.3", 1), ("0.31", 0)] {
+        let r = check_with(dir.path(), "a.log.gz", &["--fail-on", "never", "--fail-on-impact", at]);
+        assert_eq!(r.code, code, "--fail-on-impact {at}: {}", r.stderr);
+    }
+    let human = common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "export.yaml",
+            "--no-config",
+            "--as-of",
+            "2024-10-01",
+            "--traffic",
+            "a.log.gz",
+        ],
+    );
+    let shop = human.stdout.find("Traffic: 30 of 100 requests").expect("the shop's traffic");
+    let pack = human.stdout.find("Traffic: 5 of 20 requests").expect("the pack's traffic");
+    let quiet = human.stdout.find("Traffic: no request").expect("the quiet hostname");
+    assert!(shop < pack && pack < quiet, "ranked by impacted requests:\n{}", human.stdout);
+    assert!(human.stdout.contains("Traffic: 1,120 requests from end users"), "{}", human.stdout);
+}
+
+/// A malformed line is exit 2 naming file, line and column; so is a GraphQL
+/// answer with errors, and an aggregate row that is no count.
+#[test]
+fn bad_traffic_is_an_input_error_at_its_place() {
+    let mut lines = String::new();
+    flate2::read::GzDecoder::new(&logpush(&TRAFFIC[..1])[..])
+        .read_to_string(&mut lines)
+        .unwrap();
+    lines.push_str("{\"ClientRequestHost\": \"x\", \"ClientRequestUserAgent\": 7}\n");
+    let line = lines.lines().count();
+    let broken_graphql = br#"{"data": null, "errors": [{"message": "zone not found"}]}"#;
+    let dir = common::temp_dir(&[
+        ("export.yaml", EXPORT.as_bytes()),
+        ("bad.log", lines.as_bytes()),
+        ("missing.log", b"{\"ClientRequestUserAgent\": \"curl/8\"}\n"),
+        ("errors.json", broken_graphql),
+        ("bad.csv", b"host,user_agent,requests\nshop.customer-one.org,curl/8,many\n"),
+        ("wrong.csv", b"hostname,agent,count\n"),
+    ]);
+    for (file, place, words) in [
+        ("bad.log", format!("bad.log:{line}:"), "not a Logpush"),
+        ("missing.log", "missing.log:1:1".to_string(), "ClientRequestHost"),
+        ("errors.json", "errors.json:1:".to_string(), "zone not found"),
+        ("bad.csv", "bad.csv:2:".to_string(), "not a whole number"),
+        ("wrong.csv", "wrong.csv:1:1".to_string(), "host,user_agent,requests"),
+    ] {
+        let r = check_with(dir.path(), file, &[]);
+        assert_eq!(r.code, 2, "{file}: {}", r.stderr);
+        assert!(r.stderr.contains(&place) && r.stderr.contains(words), "{file}: {}", r.stderr);
+    }
+    let rate = check_with(dir.path(), "bad.csv", &["--traffic-sample-rate", "0"]);
+    assert_eq!(rate.code, 2, "{}", rate.stderr);
 }

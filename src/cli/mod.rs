@@ -87,7 +87,7 @@ pub(crate) fn traffic_options(args: &args::TrafficArgs, config: &crate::config::
     } else {
         args.traffic.clone()
     };
-    (!paths.is_empty()).then(|| crate::check::TrafficOptions {
+    (!paths.is_empty()).then_some(crate::check::TrafficOptions {
         paths,
         read: crate::traffic::Options {
             sample_rate: args.traffic_sample_rate,

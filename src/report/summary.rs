@@ -60,9 +60,15 @@ pub struct TrafficSummary {
 impl TrafficSummary {
     /// `Traffic: 1,270 requests from end users in 1 file, from … to …, 1,049 of them from impacted clients (82.6 %), …`
     pub fn line(&self) -> String {
-        let window = self.window.as_ref().map_or(String::new(), |w| format!(", from {} to {}", w.from, w.to));
+        let window = self
+            .window
+            .as_ref()
+            .map_or(String::new(), |w| format!(", from {} to {}", w.from, w.to));
         let share = if self.requests > 0 {
-            format!(" ({})", crate::traffic::impact::percent(self.impacted as f64 / self.requests as f64))
+            format!(
+                " ({})",
+                crate::traffic::impact::percent(self.impacted as f64 / self.requests as f64)
+            )
         } else {
             String::new()
         };

@@ -9,8 +9,8 @@ use std::io::BufRead;
 use super::classes::Request;
 use crate::text::error::InputError;
 
-/// Calls `request(request, host, requests)` for each row.
-pub fn read(name: &str, reader: Box<dyn BufRead + Send>, request: &mut dyn FnMut(Request<'_>, &str, f64)) -> Result<(), InputError> {
+/// Hands each row to `sink`.
+pub fn read(name: &str, reader: Box<dyn BufRead + Send>, sink: &mut super::Sink<'_>) -> Result<(), InputError> {
     let mut csv = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(reader);
     let at = |position: Option<&csv::Position>, message: String| {
         InputError::at_line_column(name, position.map_or(1, |p| p.line() as usize), 1, message)
@@ -58,15 +58,16 @@ pub fn read(name: &str, reader: Box<dyn BufRead + Send>, request: &mut dyn FnMut
                 ));
             }
         };
-        request(
-            Request {
+        sink(super::Seen {
+            request: Request {
                 user_agent: field(user_agent),
                 tls: tls.map_or("", field),
                 not_eyeball: false,
                 worker_subrequest: false,
             },
-            field(host),
+            host: field(host),
             count,
-        );
+            at: None,
+        });
     }
 }

@@ -5,14 +5,13 @@
 //! put it (`data.viewer.zones[].<alias>[]`), is read; its window is its
 //! `datetime…` dimensions', when the query grouped by one.
 
-use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::classes::Request;
 use crate::text::error::InputError;
 
-/// Calls `request(request, host, count, at)` for each group.
-pub fn read(name: &str, text: &str, request: &mut dyn FnMut(Request<'_>, &str, f64, Option<DateTime<Utc>>)) -> Result<(), InputError> {
+/// Hands each group to `sink`.
+pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let answer: Value = serde_json::from_str(text)
         .map_err(|e| InputError::at_line_column(name, e.line(), e.column(), format!("not a GraphQL answer: {e}")))?;
@@ -81,8 +80,8 @@ pub fn read(name: &str, text: &str, request: &mut dyn FnMut(Request<'_>, &str, f
                     _ => super::timestamp(v),
                 });
                 groups += 1;
-                request(
-                    Request {
+                sink(super::Seen {
+                    request: Request {
                         user_agent,
                         tls: text_of("clientSSLProtocol").unwrap_or(""),
                         not_eyeball: text_of("requestSource").is_some_and(|s| s != "eyeball"),
@@ -90,8 +89,8 @@ pub fn read(name: &str, text: &str, request: &mut dyn FnMut(Request<'_>, &str, f
                     },
                     host,
                     count,
-                    when,
-                );
+                    at: when,
+                });
             }
             Value::Object(map) => {
                 for (key, v) in map.iter().rev() {

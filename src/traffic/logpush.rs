@@ -8,7 +8,6 @@
 use std::borrow::Cow;
 use std::io::BufRead;
 
-use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::classes::Request;
@@ -34,12 +33,8 @@ struct Line<'a> {
     edge_start_timestamp: Option<serde_json::Value>,
 }
 
-/// Calls `request(request, host, at)` for each line.
-pub fn read(
-    name: &str,
-    reader: &mut dyn BufRead,
-    request: &mut dyn FnMut(Request<'_>, &str, Option<DateTime<Utc>>),
-) -> Result<(), InputError> {
+/// Hands each line to `sink`.
+pub fn read(name: &str, reader: &mut dyn BufRead, sink: &mut super::Sink<'_>) -> Result<(), InputError> {
     let mut buffer = Vec::with_capacity(4096);
     let mut number = 0usize;
     loop {
@@ -91,15 +86,16 @@ pub fn read(
         let worker_subrequest =
             line.worker_subrequest == Some(true) || line.parent_ray_id.as_deref().is_some_and(|p| !p.is_empty() && p != "00");
         let at = line.edge_start_timestamp.as_ref().and_then(super::timestamp);
-        request(
-            Request {
+        sink(super::Seen {
+            request: Request {
                 user_agent,
                 tls: line.client_ssl_protocol.as_deref().unwrap_or(""),
                 not_eyeball,
                 worker_subrequest,
             },
             host,
+            count: 1.0,
             at,
-        );
+        });
     }
 }

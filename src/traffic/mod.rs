@@ -25,6 +25,18 @@ use crate::text::error::InputError;
 use classes::{Class, Request, Table};
 use hosts::HostIndex;
 
+/// Requests of one client at one host, as a reader met them.
+pub struct Seen<'a> {
+    pub request: Request<'a>,
+    pub host: &'a str,
+    /// How many (1 for a log line; a group's or a row's count).
+    pub count: f64,
+    pub at: Option<DateTime<Utc>>,
+}
+
+/// What a reader hands each request (or group of requests) to.
+pub type Sink<'s> = dyn FnMut(Seen<'_>) + 's;
+
 /// Requests counted by class.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Counters {
@@ -283,10 +295,10 @@ fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) ->
         }
     };
     match shape {
-        Shape::Logpush => logpush::read(name, &mut reader, &mut |request, host, at| {
-            let class = classifier.classify(&request);
-            traffic.count(index, host, class, 1.0 / options.sample_rate);
-            if let Some(at) = at
+        Shape::Logpush => logpush::read(name, &mut reader, &mut |seen: Seen<'_>| {
+            let class = classifier.classify(&seen.request);
+            traffic.count(index, seen.host, class, seen.count / options.sample_rate);
+            if let Some(at) = seen.at
                 && class != Class::Excluded
             {
                 Window::widen(&mut traffic.window, at);
@@ -298,17 +310,17 @@ fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) ->
                 .take(crate::text::bounded::DEFAULT_MAX_INPUT)
                 .read_to_string(&mut text)
                 .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
-            graphql::read(name, &text, &mut |request, host, count, at| {
-                let class = classifier.classify(&request);
-                traffic.count(index, host, class, count);
-                if let Some(at) = at {
+            graphql::read(name, &text, &mut |seen: Seen<'_>| {
+                let class = classifier.classify(&seen.request);
+                traffic.count(index, seen.host, class, seen.count);
+                if let Some(at) = seen.at {
                     Window::widen(&mut traffic.window, at);
                 }
             })?
         }
-        Shape::Aggregate => aggregate::read(name, reader, &mut |request, host, count| {
-            let class = classifier.classify(&request);
-            traffic.count(index, host, class, count / options.sample_rate);
+        Shape::Aggregate => aggregate::read(name, reader, &mut |seen: Seen<'_>| {
+            let class = classifier.classify(&seen.request);
+            traffic.count(index, seen.host, class, seen.count / options.sample_rate);
         })?,
     }
     Ok(traffic)
