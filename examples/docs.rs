@@ -53,5 +53,8 @@ fn write(src: &Path) -> Result<usize, String> {
     std::fs::write(&summary_path, summary).map_err(|e| format!("{}: {e}", summary_path.display()))?;
     let api = src.join(edgeaudit::api::page::PATH);
     std::fs::write(&api, edgeaudit::api::page::book_page()).map_err(|e| format!("{}: {e}", api.display()))?;
-    Ok(pages.len() + 1)
+    let classes = src.join(edgeaudit::traffic::page::PATH);
+    let page = edgeaudit::traffic::page::book_page().map_err(|e| e.to_string())?;
+    std::fs::write(&classes, page).map_err(|e| format!("{}: {e}", classes.display()))?;
+    Ok(pages.len() + 2)
 }

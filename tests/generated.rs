@@ -151,6 +151,18 @@ fn the_books_rule_pages_match_the_metadata() {
     );
 }
 
+/// The book's page of client classes is the one the table generates.
+#[test]
+fn the_books_client_classes_page_matches_the_table() {
+    let committed =
+        std::fs::read_to_string(common::root().join("docs/src").join(edgeaudit::traffic::page::PATH)).expect("the classes page");
+    assert!(
+        committed == edgeaudit::traffic::page::book_page().expect("the table"),
+        "docs/src/{} is stale: run `cargo run --example docs`",
+        edgeaudit::traffic::page::PATH
+    );
+}
+
 /// The book's page of API operations is the one the registry generates.
 #[test]
 fn the_books_api_page_matches_the_registry() {

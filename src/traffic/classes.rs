@@ -199,6 +199,30 @@ impl Table {
 }
 
 impl Row {
+    /// What the row matches, in words (the book's table).
+    pub fn condition(&self) -> String {
+        let mut parts = Vec::new();
+        match self.request {
+            Some(Origin::NotEyeball) => parts.push("`ClientRequestSource` other than `eyeball`".to_string()),
+            Some(Origin::WorkerSubrequest) => parts.push("a Worker subrequest".to_string()),
+            None => {}
+        }
+        if let Some(p) = &self.pattern {
+            parts.push(format!("user agent `{}`", p.as_str()));
+        }
+        let version = |v: &Vec<u64>| v.iter().map(u64::to_string).collect::<Vec<_>>().join(".");
+        match (&self.from, &self.below) {
+            (Some(f), Some(b)) => parts.push(format!("version from {} below {}", version(f), version(b))),
+            (Some(f), None) => parts.push(format!("version from {}", version(f))),
+            (None, Some(b)) => parts.push(format!("version below {}", version(b))),
+            (None, None) => {}
+        }
+        if let Some(tls) = &self.tls {
+            parts.push(format!("over {tls}"));
+        }
+        parts.join(", ")
+    }
+
     fn matches(&self, r: &Request<'_>) -> bool {
         match self.request {
             Some(Origin::NotEyeball) if !r.not_eyeball => return false,

@@ -14,6 +14,7 @@ pub mod graphql;
 pub mod hosts;
 pub mod impact;
 pub mod logpush;
+pub mod page;
 
 use std::collections::HashMap;
 use std::io::Read;
