@@ -8,6 +8,10 @@
 #      IgnoredAny parse (the YAML floor)
 #   4. linearity: custom hostnames at 10k, 100k and 1M, time and peak RSS per
 #      record
+#   5. the HTML report's size and Chromium's time to render it
+#   6. an export of 200 000 custom hostnames from the stand-in: peak RSS / file
+#   7. traffic: 6 million gzip'd Logpush lines against 100 000 custom hostnames,
+#      check --traffic against DuckDB's GROUP BY (TRAFFIC_LINES=… for fewer)
 # and print time ratios and peak RSS / input size. Machines are noisy: each
 # command runs RUNS times (default 5), the commands of a section in turn
 # (floor, check, jq, floor, check, jq, …), and the median counts; every ratio
@@ -274,3 +278,32 @@ echo "6. Export of $export_hostnames custom hostnames from the stand-in over loo
 line "export: time" "$export_seconds s"
 line "export: peak RSS, file written" "$(awk -v k="$export_peak" 'BEGIN{printf "%.0f", k/1024}') MiB, $(awk -v b="$export_size" 'BEGIN{printf "%.0f", b/1048576}') MiB"
 line "export: peak RSS / file size" "$(awk -v k="$export_peak" -v b="$export_size" 'BEGIN{printf "%.3f", k*1024/b}') (target < 1: $(verdict "$(awk -v k="$export_peak" -v b="$export_size" 'BEGIN{printf "%.3f", k*1024/b}')" '<=' 1))"
+
+# 7. Traffic: about 6 million Logpush lines in 12 gzip'd files (2.9 GB of JSON), about
+# 100,000 custom hostnames of the exports. edgeaudit's whole check with --traffic against
+# DuckDB's GROUP BY host, user agent over the same files (DuckDB from PyPI, here only), and
+# edgeaudit's peak RSS (target: no slower than DuckDB, at most 256 MiB).
+traffic_lines="${TRAFFIC_LINES:-6000000}"
+traffic_dir="$data/logs-$traffic_lines"
+cargo build --release --quiet --example generate
+[ -d "$traffic_dir" ] || ./target/release/examples/generate --logpush "$traffic_dir" --count "$traffic_lines" --hosts 100000
+generate "$data/hostnames-100000.json" --custom-hostnames --count 100000
+python3 -c "import duckdb" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check duckdb
+cat > "$data/duckdb-traffic.py" <<PY
+import duckdb
+duckdb.sql("""COPY (SELECT ClientRequestHost AS host, ClientRequestUserAgent AS user_agent, count(*) AS requests
+  FROM read_json('$traffic_dir/*/*.log.gz', format='newline_delimited',
+    columns={'ClientRequestHost': 'VARCHAR', 'ClientRequestUserAgent': 'VARCHAR'})
+  GROUP BY ALL) TO '$data/duckdb-traffic.csv' (HEADER)""")
+PY
+run_traffic=("${check[@]}" "$data/hostnames-100000.json" --format json --traffic "$traffic_dir")
+run_duckdb=(python3 "$data/duckdb-traffic.py")
+interleaved traffic=run_traffic duckdb=run_duckdb
+traffic_peak=$(for _ in $(seq "$runs"); do peak "${run_traffic[@]}" || exit 1; done | median_of)
+duckdb_peak=$(peak "${run_duckdb[@]}")
+traffic_ratio=$(ratio "${med[traffic]}" "${med[duckdb]}")
+echo "7. Traffic: $traffic_lines Logpush lines (gzip'd, $(du -sh "$traffic_dir" | cut -f1)) against 100,000 custom hostnames"
+line "check --traffic (the whole check)" "${med[traffic]} s, $((traffic_peak / 1024)) MiB"
+line "DuckDB GROUP BY host, user agent" "${med[duckdb]} s, $((duckdb_peak / 1024)) MiB"
+line "edgeaudit / DuckDB" "${traffic_ratio}x (target <= 1: $(verdict "$traffic_ratio" '<=' 1))"
+line "peak RSS" "$((traffic_peak / 1024)) MiB (target <= 256 MiB: $(verdict "$((traffic_peak / 1024))" '<=' 256))"

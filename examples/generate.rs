@@ -15,6 +15,11 @@
 //!
 //! `--yaml` writes the same export as block-style YAML (as a hand-kept or
 //! converted export looks), for the YAML benchmark.
+//!
+//! `--logpush DIR --count N --hosts H` writes N Logpush `http_requests` lines
+//! about the first H custom hostnames of `--custom-hostnames` (and some other
+//! hosts), gzip'd, 500,000 lines a file under `DIR/20240901/`, as Logpush
+//! writes them: the traffic benchmark's input.
 
 use std::io::{BufWriter, Write};
 
@@ -53,6 +58,15 @@ fn main() -> std::io::Result<()> {
     let out = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 20, out.lock());
     let hostnames = args.iter().any(|a| a == "--custom-hostnames");
+    if let Some(dir) = args.iter().position(|a| a == "--logpush").and_then(|i| args.get(i + 1)) {
+        let hosts: u64 = args
+            .iter()
+            .position(|a| a == "--hosts")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(10_000);
+        return logpush(std::path::Path::new(dir), &mut rng, count, hosts);
+    }
     if args.iter().any(|a| a == "--yaml") {
         let mut json = Vec::new();
         if hostnames {
@@ -69,6 +83,117 @@ fn main() -> std::io::Result<()> {
         return custom_hostnames(&mut w, &mut rng, count);
     }
     pools(&mut w, &mut rng, count)
+}
+
+/// User agents a zone's logs hold, most of them modern, a few from clients the
+/// chain change hurts or whose user agent does not tell.
+const AGENTS: [(&str, &str, u64); 12] = [
+    (
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+        "TLSv1.3",
+        30,
+    ),
+    (
+        "Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+        "TLSv1.3",
+        20,
+    ),
+    (
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1",
+        "TLSv1.3",
+        15,
+    ),
+    (
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15",
+        "TLSv1.3",
+        10,
+    ),
+    (
+        "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36",
+        "TLSv1.3",
+        8,
+    ),
+    (
+        "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0",
+        "TLSv1.3",
+        5,
+    ),
+    (
+        "Mozilla/5.0 (Linux; Android 7.0; SM-G930F Build/NRD90M) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/64.0.3282.137 Mobile Safari/537.36",
+        "TLSv1.2",
+        3,
+    ),
+    (
+        "Dalvik/2.1.0 (Linux; U; Android 7.0; Moto G (5) Build/NPPS25.137-93-14)",
+        "TLSv1.2",
+        2,
+    ),
+    ("okhttp/4.12.0", "TLSv1.3", 3),
+    ("okhttp/3.12.1", "TLSv1.2", 1),
+    (
+        "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/112.0.0.0 Mobile Safari/537.36",
+        "TLSv1.3",
+        2,
+    ),
+    (
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 9_3_5 like Mac OS X) AppleWebKit/601.1.46 (KHTML, like Gecko) Version/9.0 Mobile/13G36 Safari/601.1",
+        "TLSv1.2",
+        1,
+    ),
+];
+
+/// `count` Logpush lines in gzip'd files of 500,000 under `dir/20240901/`.
+fn logpush(dir: &std::path::Path, rng: &mut Rng, count: u64, hosts: u64) -> std::io::Result<()> {
+    let day = dir.join("20240901");
+    std::fs::create_dir_all(&day)?;
+    let weights: u64 = AGENTS.iter().map(|a| a.2).sum();
+    let per_file = 500_000u64;
+    let start: u64 = 1_725_148_800_000_000_000; // 2024-09-01T00:00:00Z in nanoseconds
+    let mut written = 0u64;
+    let mut file = 0u64;
+    while written < count {
+        let name = day.join(format!(
+            "20240901T{:02}0000Z_20240901T{:02}5959Z_{:08x}.log.gz",
+            file % 24,
+            file % 24,
+            rng.next() as u32
+        ));
+        let out = std::fs::File::create(name)?;
+        let mut gz = flate2::write::GzEncoder::new(BufWriter::with_capacity(1 << 20, out), flate2::Compression::fast());
+        let n = per_file.min(count - written);
+        for k in 0..n {
+            let mut pick = rng.below(weights);
+            let agent = AGENTS.iter().find(|a| {
+                if pick < a.2 {
+                    true
+                } else {
+                    pick -= a.2;
+                    false
+                }
+            });
+            let (ua, tls, _) = agent.unwrap_or(&AGENTS[0]);
+            // Nine requests in ten to the zone's custom hostnames, the rest elsewhere.
+            let host = if rng.below(10) < 9 {
+                let i = rng.below(hosts.max(1));
+                format!("shop-{i}.customer-{}.example", i % 5000)
+            } else {
+                format!("www.site-{}.example", rng.below(1000))
+            };
+            let source = if rng.below(200) == 0 { "purge" } else { "eyeball" };
+            writeln!(
+                gz,
+                "{{\"ClientIP\":\"198.51.100.{}\",\"ClientRequestHost\":\"{host}\",\"ClientRequestMethod\":\"GET\",\"ClientRequestSource\":\"{source}\",\"ClientRequestURI\":\"/static/app-{}.js\",\"ClientRequestUserAgent\":\"{ua}\",\"ClientSSLProtocol\":\"{tls}\",\"EdgeResponseStatus\":200,\"EdgeStartTimestamp\":{},\"ParentRayID\":\"00\",\"RayID\":\"{:016x}\",\"WorkerSubrequest\":false}}",
+                rng.below(255),
+                rng.below(100),
+                start + (file * per_file + k) * 7_000_000,
+                rng.next()
+            )?;
+        }
+        gz.finish()?.flush()?;
+        written += n;
+        file += 1;
+    }
+    Ok(())
 }
 
 /// A JSON value as block-style YAML: mappings and sequences indented,

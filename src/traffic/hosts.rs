@@ -31,12 +31,15 @@ pub fn normalise(host: &str) -> Cow<'_, str> {
 #[derive(Debug, Default)]
 pub struct HostIndex {
     /// A host named exactly.
-    exact: HashMap<String, Vec<SubjectRef>>,
+    exact: Map,
     /// `*.x`: the hosts one label below `x`, by `x`.
-    wildcard: HashMap<String, Vec<SubjectRef>>,
+    wildcard: Map,
     /// Total TLS: every host of the zone, by the zone's name.
-    zone: HashMap<String, Vec<SubjectRef>>,
+    zone: Map,
 }
+
+/// Looked up for every request: foldhash, not SipHash.
+type Map = HashMap<String, Vec<SubjectRef>, foldhash::fast::RandomState>;
 
 impl HostIndex {
     pub fn of(inventory: &Inventory) -> HostIndex {

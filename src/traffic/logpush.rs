@@ -33,69 +33,103 @@ struct Line<'a> {
     edge_start_timestamp: Option<serde_json::Value>,
 }
 
-/// Hands each line to `sink`.
+/// Hands each line to `sink`. Lines are parsed where the decoder's buffer
+/// holds them; only a line split across two buffers is copied.
 pub fn read(name: &str, reader: &mut dyn BufRead, sink: &mut super::Sink<'_>) -> Result<(), InputError> {
-    let mut buffer = Vec::with_capacity(4096);
+    let mut carry: Vec<u8> = Vec::new();
     let mut number = 0usize;
     loop {
-        buffer.clear();
-        let read = std::io::Read::take(&mut *reader, MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut buffer)
+        let chunk = reader
+            .fill_buf()
             .map_err(|e| InputError::at_line_column(name, number + 1, 1, format!("cannot read: {e}")))?;
-        if read == 0 {
+        if chunk.is_empty() {
+            if !carry.is_empty() {
+                number += 1;
+                line(name, number, &carry, sink)?;
+            }
             return Ok(());
         }
-        number += 1;
-        if buffer.len() > MAX_LINE {
+        let mut start = 0;
+        if !carry.is_empty() {
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => {
+                    carry.extend_from_slice(&chunk[..=i]);
+                    number += 1;
+                    line(name, number, &carry, sink)?;
+                    carry.clear();
+                    start = i + 1;
+                }
+                None => start = chunk.len(),
+            }
+            if start == chunk.len() && !carry.is_empty() {
+                carry.extend_from_slice(chunk);
+            }
+        }
+        while let Some(i) = memchr::memchr(b'\n', &chunk[start..]) {
+            number += 1;
+            line(name, number, &chunk[start..start + i + 1], sink)?;
+            start += i + 1;
+        }
+        if start < chunk.len() {
+            carry.extend_from_slice(&chunk[start..]);
+        }
+        if carry.len() > MAX_LINE {
             return Err(InputError::at_line_column(
                 name,
-                number,
+                number + 1,
                 1,
                 format!("a line longer than {MAX_LINE} bytes: not a Logpush line"),
             ));
         }
-        let text = buffer.strip_suffix(b"\n").unwrap_or(&buffer);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        let text = if number == 1 {
-            text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text)
-        } else {
-            text
-        };
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let line: Line<'_> = serde_json::from_slice(text)
-            .map_err(|e| InputError::at_line_column(name, number, e.column().max(1), format!("not a Logpush `http_requests` line: {e}")))?;
-        let missing = |field: &str| {
-            InputError::at_line_column(
-                name,
-                number,
-                1,
-                format!("a Logpush line without `{field}`: the job's fields must include ClientRequestHost and ClientRequestUserAgent"),
-            )
-        };
-        let host = line.client_request_host.as_deref().ok_or_else(|| missing("ClientRequestHost"))?;
-        let user_agent = line
-            .client_request_user_agent
-            .as_deref()
-            .ok_or_else(|| missing("ClientRequestUserAgent"))?;
-        let not_eyeball = line
-            .client_request_source
-            .as_deref()
-            .is_some_and(|s| !s.is_empty() && s != "eyeball");
-        let worker_subrequest =
-            line.worker_subrequest == Some(true) || line.parent_ray_id.as_deref().is_some_and(|p| !p.is_empty() && p != "00");
-        let at = line.edge_start_timestamp.as_ref().and_then(super::timestamp);
-        sink(super::Seen {
-            request: Request {
-                user_agent,
-                tls: line.client_ssl_protocol.as_deref().unwrap_or(""),
-                not_eyeball,
-                worker_subrequest,
-            },
-            host,
-            count: 1.0,
-            at,
-        });
+        let consumed = chunk.len();
+        reader.consume(consumed);
     }
+}
+
+/// One line (with its line end, if any).
+fn line(name: &str, number: usize, text: &[u8], sink: &mut super::Sink<'_>) -> Result<(), InputError> {
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    let text = if number == 1 {
+        text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text)
+    } else {
+        text
+    };
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    let line: Line<'_> = serde_json::from_slice(text)
+        .map_err(|e| InputError::at_line_column(name, number, e.column().max(1), format!("not a Logpush `http_requests` line: {e}")))?;
+    let missing = |field: &str| {
+        InputError::at_line_column(
+            name,
+            number,
+            1,
+            format!("a Logpush line without `{field}`: the job's fields must include ClientRequestHost and ClientRequestUserAgent"),
+        )
+    };
+    let host = line.client_request_host.as_deref().ok_or_else(|| missing("ClientRequestHost"))?;
+    let user_agent = line
+        .client_request_user_agent
+        .as_deref()
+        .ok_or_else(|| missing("ClientRequestUserAgent"))?;
+    let not_eyeball = line
+        .client_request_source
+        .as_deref()
+        .is_some_and(|s| !s.is_empty() && s != "eyeball");
+    let worker_subrequest =
+        line.worker_subrequest == Some(true) || line.parent_ray_id.as_deref().is_some_and(|p| !p.is_empty() && p != "00");
+    let at = line.edge_start_timestamp.as_ref().and_then(super::timestamp);
+    sink(super::Seen {
+        request: Request {
+            user_agent,
+            tls: line.client_ssl_protocol.as_deref().unwrap_or(""),
+            not_eyeball,
+            worker_subrequest,
+        },
+        host,
+        count: 1.0,
+        at,
+    });
+    Ok(())
 }

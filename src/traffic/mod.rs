@@ -96,7 +96,7 @@ impl Window {
 /// What was read: requests by host (the hosts resources serve), and in all.
 #[derive(Debug, Default)]
 pub struct Traffic {
-    pub by_host: HashMap<String, Counters>,
+    pub by_host: HashMap<String, Counters, foldhash::fast::RandomState>,
     /// Every request read, served by a resource of the exports or not.
     pub total: Counters,
     pub excluded: f64,
@@ -128,7 +128,9 @@ impl Traffic {
         }
         self.total.add(class, n);
         let host = hosts::normalise(host);
-        if index.serves(&host) {
+        if let Some(counters) = self.by_host.get_mut(host.as_ref()) {
+            counters.add(class, n);
+        } else if index.serves(&host) {
             self.by_host.entry(host.into_owned()).or_default().add(class, n);
         }
     }
@@ -141,10 +143,12 @@ pub struct Options {
     pub sample_rate: f64,
 }
 
-/// A distinct user agent recurs millions of times: each (agent, TLS) is classified once.
+/// A distinct user agent recurs millions of times: each (agent, TLS) is
+/// classified once, and looked up without a copy of the agent.
 struct Classifier<'t> {
     table: &'t Table,
-    seen: HashMap<(String, String), Class>,
+    seen: HashMap<String, Vec<(String, Class)>, foldhash::fast::RandomState>,
+    entries: usize,
 }
 
 /// Past this many distinct agents a file's cache stops growing (memory stays bounded).
@@ -154,7 +158,8 @@ impl<'t> Classifier<'t> {
     fn new(table: &'t Table) -> Self {
         Classifier {
             table,
-            seen: HashMap::new(),
+            seen: HashMap::default(),
+            entries: 0,
         }
     }
 
@@ -162,12 +167,20 @@ impl<'t> Classifier<'t> {
         if request.not_eyeball || request.worker_subrequest {
             return self.table.classify(request);
         }
-        if let Some(&class) = self.seen.get(&(request.user_agent.to_string(), request.tls.to_string())) {
+        if let Some(&(_, class)) = self
+            .seen
+            .get(request.user_agent)
+            .and_then(|by_tls| by_tls.iter().find(|(tls, _)| tls == request.tls))
+        {
             return class;
         }
         let class = self.table.classify(request);
-        if self.seen.len() < CACHE {
-            self.seen.insert((request.user_agent.to_string(), request.tls.to_string()), class);
+        if self.entries < CACHE {
+            self.entries += 1;
+            self.seen
+                .entry(request.user_agent.to_string())
+                .or_default()
+                .push((request.tls.to_string(), class));
         }
         class
     }
