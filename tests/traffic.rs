@@ -436,3 +436,60 @@ fn bad_traffic_is_an_input_error_at_its_place() {
     let rate = check_with(dir.path(), "bad.csv", &["--traffic-sample-rate", "0"]);
     assert_eq!(rate.code, 2, "{}", rate.stderr);
 }
+
+/// Threads share the files as they come: whichever thread reads which file,
+/// the figures are the same to the last digit (a rate like 0.3 makes every
+/// line count a fraction), GraphQL's counts are not scaled, and a bad file
+/// among many is the one named.
+#[test]
+fn the_figures_do_not_depend_on_which_thread_read_which_file() {
+    let mut files: Vec<(String, Vec<u8>)> = vec![("export.yaml".into(), EXPORT.as_bytes().to_vec())];
+    for (i, row) in TRAFFIC.iter().enumerate() {
+        files.push((
+            format!("logs/20240910/20240910T08{i:02}00Z_20240910T08{i:02}59Z_{i:04x}.log.gz"),
+            logpush(&[*row]),
+        ));
+    }
+    files.push(("logs/graphql.json".into(), graphql(&TRAFFIC[..2])));
+    let named: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let dir = common::temp_dir(&named);
+    let run = |threads: &str, traffic: &str| {
+        common::run_in_with_env(
+            dir.path(),
+            &[
+                "check",
+                "export.yaml",
+                "--no-config",
+                "--as-of",
+                "2024-10-01",
+                "--format",
+                "json",
+                "--traffic",
+                traffic,
+                "--traffic-sample-rate",
+                "0.3",
+            ],
+            &[("EDGEAUDIT_THREADS", threads)],
+        )
+    };
+    let one = run("1", "logs");
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    let doc = common::json(&one);
+    let shop = &impacts(&doc)[&("CA004".to_string(), "24c8c68e-bec2-49b6-868e-f06373780630".to_string())];
+    assert!(shop["requests"].as_u64().is_some_and(|n| n > 100), "{shop}");
+    for threads in ["2", "3", "8"] {
+        let many = run(threads, "logs");
+        assert_eq!(many.stdout, one.stdout, "EDGEAUDIT_THREADS={threads}");
+    }
+    // A GraphQL count that is not whole, among the logs: named, whatever the threads.
+    std::fs::write(dir.path().join("logs/graphql.json"), br#"{"data": {"viewer": {"zones": [{"g": [{"count": 2.5, "dimensions": {"clientRequestHTTPHost": "a.example", "userAgent": "curl/8"}}]}]}}, "errors": null}"#).unwrap();
+    for threads in ["1", "2", "8"] {
+        let r = run(threads, "logs");
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains("graphql.json") && r.stderr.contains("not a whole number of requests"),
+            "{}",
+            r.stderr
+        );
+    }
+}

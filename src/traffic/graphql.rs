@@ -62,8 +62,8 @@ pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), In
                         "a group without `userAgent`: group by it and by `clientRequestHTTPHost`".into(),
                     ));
                 };
-                let Some(count) = map["count"].as_f64().filter(|c| *c >= 0.0) else {
-                    return Err(at(&format!("{pointer}/count"), "`count` is not a number of requests".into()));
+                let Some(count) = map["count"].as_u64() else {
+                    return Err(at(&format!("{pointer}/count"), "`count` is not a whole number of requests".into()));
                 };
                 let when = [
                     "datetime",
@@ -88,7 +88,7 @@ pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), In
                         worker_subrequest: false,
                     },
                     host,
-                    count,
+                    count: count as f64,
                     at: when,
                 });
             }

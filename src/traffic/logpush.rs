@@ -5,12 +5,13 @@
 //! `ParentRayID` and `EdgeStartTimestamp` are read when present. A line that
 //! is not such an object is an error at its line and column.
 
-use std::borrow::Cow;
 use std::io::BufRead;
 
 use serde::Deserialize;
 
 use super::classes::Request;
+// `Option<Cow<str>>` would not borrow (serde copies every string it holds): `Text` does.
+use crate::input::shape::Text;
 use crate::text::error::InputError;
 
 /// No line is read past this: a request's line is a few hundred bytes.
@@ -20,16 +21,16 @@ const MAX_LINE: usize = 1 << 20;
 #[serde(rename_all = "PascalCase")]
 struct Line<'a> {
     #[serde(borrow)]
-    client_request_host: Option<Cow<'a, str>>,
+    client_request_host: Option<Text<'a>>,
     #[serde(borrow)]
-    client_request_user_agent: Option<Cow<'a, str>>,
+    client_request_user_agent: Option<Text<'a>>,
     #[serde(borrow, rename = "ClientSSLProtocol")]
-    client_ssl_protocol: Option<Cow<'a, str>>,
+    client_ssl_protocol: Option<Text<'a>>,
     #[serde(borrow)]
-    client_request_source: Option<Cow<'a, str>>,
+    client_request_source: Option<Text<'a>>,
     worker_subrequest: Option<bool>,
     #[serde(borrow, rename = "ParentRayID")]
-    parent_ray_id: Option<Cow<'a, str>>,
+    parent_ray_id: Option<Text<'a>>,
     edge_start_timestamp: Option<serde_json::Value>,
 }
 
@@ -98,7 +99,16 @@ fn line(name: &str, number: usize, text: &[u8], sink: &mut super::Sink<'_>) -> R
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(());
     }
-    let line: Line<'_> = serde_json::from_slice(text)
+    // The line's UTF-8 checked once, not string by string as `from_slice` would.
+    let text = std::str::from_utf8(text).map_err(|e| {
+        InputError::at_line_column(
+            name,
+            number,
+            e.valid_up_to() + 1,
+            format!("not a Logpush `http_requests` line: {e}"),
+        )
+    })?;
+    let line: Line<'_> = serde_json::from_str(text)
         .map_err(|e| InputError::at_line_column(name, number, e.column().max(1), format!("not a Logpush `http_requests` line: {e}")))?;
     let missing = |field: &str| {
         InputError::at_line_column(
@@ -108,22 +118,32 @@ fn line(name: &str, number: usize, text: &[u8], sink: &mut super::Sink<'_>) -> R
             format!("a Logpush line without `{field}`: the job's fields must include ClientRequestHost and ClientRequestUserAgent"),
         )
     };
-    let host = line.client_request_host.as_deref().ok_or_else(|| missing("ClientRequestHost"))?;
+    let host = line
+        .client_request_host
+        .as_ref()
+        .map(Text::as_str)
+        .ok_or_else(|| missing("ClientRequestHost"))?;
     let user_agent = line
         .client_request_user_agent
-        .as_deref()
+        .as_ref()
+        .map(Text::as_str)
         .ok_or_else(|| missing("ClientRequestUserAgent"))?;
     let not_eyeball = line
         .client_request_source
-        .as_deref()
+        .as_ref()
+        .map(Text::as_str)
         .is_some_and(|s| !s.is_empty() && s != "eyeball");
-    let worker_subrequest =
-        line.worker_subrequest == Some(true) || line.parent_ray_id.as_deref().is_some_and(|p| !p.is_empty() && p != "00");
+    let worker_subrequest = line.worker_subrequest == Some(true)
+        || line
+            .parent_ray_id
+            .as_ref()
+            .map(Text::as_str)
+            .is_some_and(|p| !p.is_empty() && p != "00");
     let at = line.edge_start_timestamp.as_ref().and_then(super::timestamp);
     sink(super::Seen {
         request: Request {
             user_agent,
-            tls: line.client_ssl_protocol.as_deref().unwrap_or(""),
+            tls: line.client_ssl_protocol.as_ref().map(Text::as_str).unwrap_or(""),
             not_eyeball,
             worker_subrequest,
         },

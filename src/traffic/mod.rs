@@ -20,11 +20,11 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use chrono::{DateTime, Utc};
-use rayon::prelude::*;
 
 use crate::text::error::InputError;
 use classes::{Class, Request, Table};
 use hosts::HostIndex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Requests of one client at one host, as a reader met them.
 pub struct Seen<'a> {
@@ -108,30 +108,84 @@ pub struct Traffic {
     pub skipped: Vec<InputError>,
 }
 
-impl Traffic {
-    fn merge(&mut self, other: Traffic) {
-        for (host, c) in other.by_host {
-            self.by_host.entry(host).or_default().merge(&c);
+/// Requests as the files count them, before Logpush's sample rate: lines and
+/// CSV rows (`sampled`), GraphQL's groups (`whole`, already scaled by the
+/// service). Both are sums of whole numbers, the same in whatever order the
+/// threads add them, so the files a thread happens to read change no figure.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    sampled: Counters,
+    whole: Counters,
+}
+
+impl Tally {
+    fn add(&mut self, class: Class, n: f64, sampled: bool) {
+        if sampled { &mut self.sampled } else { &mut self.whole }.add(class, n);
+    }
+
+    fn merge(&mut self, other: &Tally) {
+        self.sampled.merge(&other.sampled);
+        self.whole.merge(&other.whole);
+    }
+
+    /// The requests they stand for: sampled counts divided by the rate.
+    fn weighed(&self, sample_rate: f64) -> Counters {
+        let mut counters = self.whole;
+        counters.requests += self.sampled.requests / sample_rate;
+        counters.impacted += self.sampled.impacted / sample_rate;
+        counters.unknown += self.sampled.unknown / sample_rate;
+        counters.already_broken += self.sampled.already_broken / sample_rate;
+        counters
+    }
+}
+
+/// What one thread read, from the files it took in turn.
+#[derive(Debug, Default)]
+struct Partial {
+    by_host: HashMap<String, Tally, foldhash::fast::RandomState>,
+    total: Tally,
+    /// Excluded requests: sampled, whole.
+    excluded: (f64, f64),
+    window: Option<Window>,
+    files: usize,
+}
+
+impl Partial {
+    fn merge(&mut self, other: Partial) {
+        for (host, t) in other.by_host {
+            self.by_host.entry(host).or_default().merge(&t);
         }
         self.total.merge(&other.total);
-        self.excluded += other.excluded;
+        self.excluded.0 += other.excluded.0;
+        self.excluded.1 += other.excluded.1;
         Window::merge(&mut self.window, other.window);
         self.files += other.files;
-        self.skipped.extend(other.skipped);
     }
 
     /// Counts `n` requests of this client at this host.
-    fn count(&mut self, index: &HostIndex, host: &str, class: Class, n: f64) {
+    fn count(&mut self, index: &HostIndex, host: &str, class: Class, n: f64, sampled: bool) {
         if class == Class::Excluded {
-            self.excluded += n;
+            *if sampled { &mut self.excluded.0 } else { &mut self.excluded.1 } += n;
             return;
         }
-        self.total.add(class, n);
+        self.total.add(class, n, sampled);
         let host = hosts::normalise(host);
-        if let Some(counters) = self.by_host.get_mut(host.as_ref()) {
-            counters.add(class, n);
+        if let Some(tally) = self.by_host.get_mut(host.as_ref()) {
+            tally.add(class, n, sampled);
         } else if index.serves(&host) {
-            self.by_host.entry(host.into_owned()).or_default().add(class, n);
+            self.by_host.entry(host.into_owned()).or_default().add(class, n, sampled);
+        }
+    }
+
+    fn weighed(self, sample_rate: f64, skipped: Vec<InputError>) -> Traffic {
+        Traffic {
+            by_host: self.by_host.into_iter().map(|(host, t)| (host, t.weighed(sample_rate))).collect(),
+            total: self.total.weighed(sample_rate),
+            excluded: self.excluded.0 / sample_rate + self.excluded.1,
+            window: self.window,
+            sample_rate,
+            files: self.files,
+            skipped,
         }
     }
 }
@@ -272,28 +326,40 @@ pub fn load(paths: &[String], index: &HostIndex, options: &Options) -> Result<Tr
     }
     let table = Table::builtin().map_err(|e| vec![e])?;
     let (files, skipped, mut errors) = discover(paths);
-    let results: Vec<Result<Traffic, InputError>> = files.par_iter().map(|name| read_file(name, &table, index, options)).collect();
-    let mut traffic = Traffic {
-        sample_rate: options.sample_rate,
-        skipped,
-        ..Traffic::default()
-    };
-    for result in results {
-        match result {
-            Ok(t) => traffic.merge(t),
-            Err(e) => errors.push(e),
+    // Each thread takes the next file and adds it to its own counts: one
+    // table of hosts a thread, not one a file (a day of Logpush is hundreds
+    // of files that name the same hosts).
+    let next = AtomicUsize::new(0);
+    let threads = crate::threads::count().clamp(1, files.len().max(1));
+    let parts = crate::threads::ordered_map(&vec![(); threads], threads, |_| {
+        let mut partial = Partial::default();
+        let mut classifier = Classifier::new(&table);
+        let mut failed = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(name) = files.get(i) else { break };
+            if let Err(e) = read_file(name, &mut partial, &mut classifier, index) {
+                failed.push((i, e));
+            }
         }
+        (partial, failed)
+    });
+    let mut read = Partial::default();
+    let mut failed = Vec::new();
+    for (partial, f) in parts {
+        read.merge(partial);
+        failed.extend(f);
     }
+    // In the order the files were named, whichever thread met them.
+    failed.sort_by_key(|(i, _)| *i);
+    errors.extend(failed.into_iter().map(|(_, e)| e));
+    let traffic = read.weighed(options.sample_rate, skipped);
     if errors.is_empty() { Ok(traffic) } else { Err(errors) }
 }
 
-fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) -> Result<Traffic, InputError> {
+fn read_file(name: &str, traffic: &mut Partial, classifier: &mut Classifier<'_>, index: &HostIndex) -> Result<(), InputError> {
     let mut reader = open(name)?;
-    let mut traffic = Traffic {
-        files: 1,
-        ..Traffic::default()
-    };
-    let mut classifier = Classifier::new(table);
+    traffic.files += 1;
     let shape = match shape_of_name(name) {
         Some(shape) => shape,
         // Named explicitly with another name: told by its first byte.
@@ -311,7 +377,7 @@ fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) ->
     match shape {
         Shape::Logpush => logpush::read(name, &mut reader, &mut |seen: Seen<'_>| {
             let class = classifier.classify(&seen.request);
-            traffic.count(index, seen.host, class, seen.count / options.sample_rate);
+            traffic.count(index, seen.host, class, seen.count, true);
             if let Some(at) = seen.at
                 && class != Class::Excluded
             {
@@ -326,7 +392,7 @@ fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) ->
                 .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
             graphql::read(name, &text, &mut |seen: Seen<'_>| {
                 let class = classifier.classify(&seen.request);
-                traffic.count(index, seen.host, class, seen.count);
+                traffic.count(index, seen.host, class, seen.count, false);
                 if let Some(at) = seen.at {
                     Window::widen(&mut traffic.window, at);
                 }
@@ -334,10 +400,10 @@ fn read_file(name: &str, table: &Table, index: &HostIndex, options: &Options) ->
         }
         Shape::Aggregate => aggregate::read(name, reader, &mut |seen: Seen<'_>| {
             let class = classifier.classify(&seen.request);
-            traffic.count(index, seen.host, class, seen.count / options.sample_rate);
+            traffic.count(index, seen.host, class, seen.count, true);
         })?,
     }
-    Ok(traffic)
+    Ok(())
 }
 
 use std::io::BufRead as _;
