@@ -401,6 +401,39 @@ fn the_sample_rate_scales_and_fail_on_impact_fails() {
     let quiet = human.stdout.find("Traffic: no request").expect("the quiet hostname");
     assert!(shop < pack && pack < quiet, "ranked by impacted requests:\n{}", human.stdout);
     assert!(human.stdout.contains("Traffic: 1,120 requests from end users"), "{}", human.stdout);
+    // The HTML report's table of who is hurt: one row a resource with requests, the same ranking.
+    let html = common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "export.yaml",
+            "--no-config",
+            "--as-of",
+            "2024-10-01",
+            "--fail-on",
+            "never",
+            "--format",
+            "html",
+            "--traffic",
+            "a.log.gz",
+        ],
+    );
+    assert_eq!(html.code, 0, "{}", html.stderr);
+    let table = &html.stdout[html.stdout.find("<section id=\"hurt\"").expect("the table of who is hurt")..];
+    let table = &table[..table.find("</section>").unwrap()];
+    let ranks: Vec<&str> = table
+        .split("<tr data-impacted=\"")
+        .skip(1)
+        .map(|r| &r[..r.find('"').unwrap()])
+        .collect();
+    assert_eq!(ranks.first(), Some(&"30"), "{table}");
+    let numbers: Vec<u64> = ranks.iter().map(|r| r.parse().unwrap()).collect();
+    assert!(numbers.windows(2).all(|w| w[0] >= w[1]), "{table}");
+    assert!(
+        !table.contains("quiet.customer-two.net"),
+        "a resource without a request has no row: {table}"
+    );
+    assert!(html.stdout.contains("<a href=\"#hurt\">"));
 }
 
 /// A malformed line is exit 2 naming file, line and column; so is a GraphQL

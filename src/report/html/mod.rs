@@ -1,14 +1,16 @@
 //! An audit report to open in a browser or attach to a ticket: one
 //! self-contained HTML file (inline style, inline SVG, one small script; it
 //! loads nothing — `crate::html` sets the policy). The summary by migration
-//! and severity, the certificates on a timeline against the change's dates,
-//! the pool × policy coverage matrix, and the findings by rule, filterable
+//! and severity, who is hurt (with `--traffic`), the certificates on a
+//! timeline against the change's dates, the pool × policy coverage matrix,
+//! and the findings by rule, filterable
 //! by severity and resource kind. Every string from an export is escaped
 //! text. Bounded at any account size: the pictures and the listing keep
 //! their first parts and say what they left out.
 
 mod coverage;
 mod findings;
+mod hurt;
 mod summary;
 mod timeline;
 
@@ -26,8 +28,13 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     head(&format!("edgeaudit report · as of {}", ctx.outcome.as_of), &mut page);
     page.push_str("<header>\n<h1>edgeaudit report</h1>\n");
     summary::meta(ctx, &counts, &mut page);
-    page.push_str("<nav aria-label=\"Sections\" class=\"no-print\"><a href=\"#summary\">Summary</a> · <a href=\"#timeline\">Certificates</a> · <a href=\"#coverage\">Pools and policies</a> · <a href=\"#findings\">Findings</a></nav>\n</header>\n<main>\n");
+    page.push_str("<nav aria-label=\"Sections\" class=\"no-print\"><a href=\"#summary\">Summary</a> · ");
+    if ctx.outcome.traffic.is_some() {
+        page.push_str("<a href=\"#hurt\">Who is hurt</a> · ");
+    }
+    page.push_str("<a href=\"#timeline\">Certificates</a> · <a href=\"#coverage\">Pools and policies</a> · <a href=\"#findings\">Findings</a></nav>\n</header>\n<main>\n");
     summary::write(ctx, &counts, &mut page);
+    hurt::write(ctx, &mut page);
     timeline::write(ctx, &mut page);
     coverage::write(ctx, &mut page);
     // The listing streams: its messages are rendered on other threads while
