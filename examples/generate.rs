@@ -48,24 +48,21 @@ fn main() -> std::io::Result<()> {
         Some(n) => n.parse().unwrap_or_else(|_| panic!("--count takes a number, got {n}")),
         None => 1000,
     };
-    let seed: u64 = args
-        .iter()
-        .position(|a| a == "--seed")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(42);
+    // A number after its flag, or the default.
+    let number = |flag: &str, default: u64| -> u64 {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let seed = number("--seed", 42);
     let mut rng = Rng(seed | 1);
     let out = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 20, out.lock());
     let hostnames = args.iter().any(|a| a == "--custom-hostnames");
     if let Some(dir) = args.iter().position(|a| a == "--logpush").and_then(|i| args.get(i + 1)) {
-        let hosts: u64 = args
-            .iter()
-            .position(|a| a == "--hosts")
-            .and_then(|i| args.get(i + 1))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(10_000);
-        return logpush(std::path::Path::new(dir), &mut rng, count, hosts);
+        return logpush(std::path::Path::new(dir), &mut rng, count, number("--hosts", 10_000));
     }
     if args.iter().any(|a| a == "--yaml") {
         let mut json = Vec::new();

@@ -266,19 +266,16 @@ fn impacts(doc: &serde_json::Value) -> BTreeMap<(String, String), serde_json::Va
 }
 
 fn check_with(dir: &std::path::Path, traffic: &str, extra: &[&str]) -> common::Run {
-    let mut args = vec![
-        "check",
-        "export.yaml",
-        "--no-config",
-        "--as-of",
-        "2024-10-01",
-        "--format",
-        "json",
-        "--traffic",
-        traffic,
-    ];
+    let mut args = vec!["--format", "json"];
     args.extend_from_slice(extra);
-    common::run_in(dir, &args)
+    check_in(dir, traffic, &args, &[])
+}
+
+/// `check` of the export with this traffic, as of 2024-10-01, no config.
+fn check_in(dir: &std::path::Path, traffic: &str, extra: &[&str], env: &[(&str, &str)]) -> common::Run {
+    let mut args = vec!["check", "export.yaml", "--no-config", "--as-of", "2024-10-01", "--traffic", traffic];
+    args.extend_from_slice(extra);
+    common::run_in_with_env(dir, &args, env)
 }
 
 /// The three shapes of the same traffic give the same impact on every
@@ -384,40 +381,14 @@ fn the_sample_rate_scales_and_fail_on_impact_fails() {
         let r = check_with(dir.path(), "a.log.gz", &["--fail-on", "never", "--fail-on-impact", at]);
         assert_eq!(r.code, code, "--fail-on-impact {at}: {}", r.stderr);
     }
-    let human = common::run_in(
-        dir.path(),
-        &[
-            "check",
-            "export.yaml",
-            "--no-config",
-            "--as-of",
-            "2024-10-01",
-            "--traffic",
-            "a.log.gz",
-        ],
-    );
+    let human = check_in(dir.path(), "a.log.gz", &[], &[]);
     let shop = human.stdout.find("Traffic: 30 of 100 requests").expect("the shop's traffic");
     let pack = human.stdout.find("Traffic: 5 of 20 requests").expect("the pack's traffic");
     let quiet = human.stdout.find("Traffic: no request").expect("the quiet hostname");
     assert!(shop < pack && pack < quiet, "ranked by impacted requests:\n{}", human.stdout);
     assert!(human.stdout.contains("Traffic: 1,120 requests from end users"), "{}", human.stdout);
     // The HTML report's table of who is hurt: one row a resource with requests, the same ranking.
-    let html = common::run_in(
-        dir.path(),
-        &[
-            "check",
-            "export.yaml",
-            "--no-config",
-            "--as-of",
-            "2024-10-01",
-            "--fail-on",
-            "never",
-            "--format",
-            "html",
-            "--traffic",
-            "a.log.gz",
-        ],
-    );
+    let html = check_in(dir.path(), "a.log.gz", &["--fail-on", "never", "--format", "html"], &[]);
     assert_eq!(html.code, 0, "{}", html.stderr);
     let table = &html.stdout[html.stdout.find("<section id=\"hurt\"").expect("the table of who is hurt")..];
     let table = &table[..table.find("</section>").unwrap()];
@@ -487,21 +458,10 @@ fn the_figures_do_not_depend_on_which_thread_read_which_file() {
     let named: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
     let dir = common::temp_dir(&named);
     let run = |threads: &str, traffic: &str| {
-        common::run_in_with_env(
+        check_in(
             dir.path(),
-            &[
-                "check",
-                "export.yaml",
-                "--no-config",
-                "--as-of",
-                "2024-10-01",
-                "--format",
-                "json",
-                "--traffic",
-                traffic,
-                "--traffic-sample-rate",
-                "0.3",
-            ],
+            traffic,
+            &["--format", "json", "--traffic-sample-rate", "0.3"],
             &[("EDGEAUDIT_THREADS", threads)],
         )
     };
