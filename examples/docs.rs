@@ -5,7 +5,7 @@
 //!
 //!     cargo run --example docs
 //!
-//! tests/generated.rs fails when the committed pages differ from these.
+//! tests/it/generated.rs fails when the committed pages differ from these.
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -4,7 +4,7 @@
 //!     cargo run --example new_rule -- LB008 pool-without-origins pool
 //!
 //! The template compiles (the binary's built-in rules still load) but says
-//! `SCAFFOLD:` wherever there is something to write; tests/architecture.rs
+//! `SCAFFOLD:` wherever there is something to write; tests/it/architecture.rs
 //! fails while any is left, and tests/rule_fixtures.rs fails until the rule
 //! fires on its `fires-` record. `--root DIR` writes under DIR instead of
 //! the repository (tests use it).

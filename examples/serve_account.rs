@@ -1,4 +1,4 @@
-//! The stand-in service of the tests (tests/service), serving a generated
+//! The stand-in service of the tests (tests/it/service), serving a generated
 //! account on 127.0.0.1 until standard input closes: what `bench/run.sh`
 //! exports from to measure `edgeaudit export` (its memory against the file
 //! it writes).
@@ -8,7 +8,7 @@
 //! Prints `CLOUDFLARE_API_BASE=http://127.0.0.1:PORT ACCOUNT=… ZONE=…` on its
 //! first line; the token is `test-token`.
 
-#[path = "../tests/service/mod.rs"]
+#[path = "../tests/it/service/mod.rs"]
 mod service;
 
 use std::io::{BufRead, Write};

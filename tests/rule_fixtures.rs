@@ -6,6 +6,7 @@
 //! run (libtest-mimic). One snapshot per fixture records each finding's
 //! place and its rendered message.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeSet;

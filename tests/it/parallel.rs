@@ -1,0 +1,200 @@
+//! The parallel parse of large record lists (docs/src/performance.md) gives the
+//! output of a one-thread run, byte for byte: findings, locations, skipped
+//! files, errors and exit codes. `EDGEAUDIT_SPLIT_BYTES=1` splits every JSON
+//! list into one-element parts, so each fixture exercises the part
+//! boundaries; `EDGEAUDIT_THREADS=1` is the one-pass parse.
+
+use crate::common;
+
+use common::{path_str, run_with_env, temp_dir};
+
+/// One-pass, then split into one-element parts on 2 and 3 threads, then into
+/// parts of a few elements.
+const SPLITS: [&[(&str, &str)]; 3] = [
+    &[("EDGEAUDIT_THREADS", "2"), ("EDGEAUDIT_SPLIT_BYTES", "1")],
+    &[("EDGEAUDIT_THREADS", "3"), ("EDGEAUDIT_SPLIT_BYTES", "1")],
+    &[("EDGEAUDIT_THREADS", "2"), ("EDGEAUDIT_SPLIT_BYTES", "300")],
+];
+
+fn assert_same_as_one_thread(args: &[&str]) {
+    let one = run_with_env(args, &[("EDGEAUDIT_THREADS", "1")]);
+    for env in SPLITS {
+        let split = run_with_env(args, env);
+        assert_eq!(
+            (split.code, &split.stdout, &split.stderr),
+            (one.code, &one.stdout, &one.stderr),
+            "{args:?} with {env:?} differs from one thread"
+        );
+    }
+}
+
+fn check(path: &str) -> Vec<&str> {
+    vec![
+        "check",
+        "--no-config",
+        "--as-of",
+        "2024-10-01",
+        "--fail-on",
+        "never",
+        "--format",
+        "json",
+        path,
+    ]
+}
+
+/// Every JSON file under `dir`, recursively, sorted.
+fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("fixtures").flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            json_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_json_fixture_gives_the_one_thread_output() {
+    let root = common::root();
+    let mut files = Vec::new();
+    json_files(&root.join("fixtures"), &mut files);
+    json_files(&root.join("tests/fixtures"), &mut files);
+    assert!(files.len() > 20, "fixtures found: {}", files.len());
+    for file in &files {
+        let name = path_str(file.strip_prefix(&root).expect("under the root"));
+        assert_same_as_one_thread(&check(&name));
+    }
+    // And the demo as the README runs it: a directory, human output.
+    assert_same_as_one_thread(&["check", "--no-config", "--as-of", "2024-10-01", "fixtures/demo"]);
+}
+
+const AUTHORITIES: [&str; 3] = ["lets_encrypt", "", "google"];
+
+/// A generated export: pools with and without legacy e-mails, policies,
+/// custom hostnames, a pack, with escapes and brackets inside strings, in
+/// the envelope the API returns (`pretty`: one member per line).
+fn generated(count: usize, pretty: bool) -> String {
+    let mut records = Vec::new();
+    for i in 0..count {
+        let record = match i % 5 {
+            0 => serde_json::json!({
+                "id": format!("{i:032x}"), "name": format!("pool-{i} \"quoted\" [x] {{y}}"),
+                "origins": [{"name": "o", "address": "192.0.2.1"}],
+                "notification_email": if i % 3 == 0 { format!("noc-{i}@example.com, ops@example.com") } else { String::new() },
+                "notification_filter": {"pool": {"disable": i % 7 == 0, "healthy": null}},
+            }),
+            1 => serde_json::json!({
+                "id": format!("policy-{i}"), "name": "health \\ alert", "alert_type": "load_balancing_health_alert",
+                "enabled": i % 4 != 1, "mechanisms": {"email": [{"id": format!("noc-{}@example.com", i - 1)}]},
+                "filters": {"pool_id": [format!("{:032x}", i - 1)], "new_health": ["Unhealthy", if i % 2 == 0 { "Healthy" } else { "unhealthy" }]},
+            }),
+            2 | 3 => serde_json::json!({
+                "created_on": "2023-01-01T00:00:00Z",
+                "id": format!("host-{i}"), "hostname": format!("shop-{i}.customer.example"),
+                "ssl": {"method": "http", "type": "dv", "certificate_authority": AUTHORITIES[i % 3],
+                        "issuer": "LetsEncrypt", "signature": "SHA256WithRSA", "expires_on": if i % 2 == 0 { "2024-01-01T00:00:00Z" } else { "2025-01-01T00:00:00Z" }},
+                "custom_metadata": {"note": "é ü \u{2028} }]"},
+            }),
+            _ => serde_json::json!({
+                "id": format!("pack-{i}"), "type": "advanced", "hosts": ["example.com", "*.example.com"],
+                "certificate_authority": "lets_encrypt", "status": "active",
+            }),
+        };
+        records.push(record);
+    }
+    let envelope = serde_json::json!({
+        "success": true, "errors": [], "messages": [],
+        "result": records,
+        "result_info": {"page": 1, "per_page": count, "count": count, "total_count": count + 10, "total_pages": 1},
+    });
+    if pretty {
+        serde_json::to_string_pretty(&envelope).unwrap()
+    } else {
+        serde_json::to_string(&envelope).unwrap()
+    }
+}
+
+#[test]
+fn generated_exports_give_the_one_thread_output() {
+    // Enough findings for several report batches (256 each) on each renderer.
+    let minified = generated(1500, false);
+    let pretty = generated(300, true);
+    // Pages concatenated: an array of envelopes, each with its own records.
+    let pages = format!("[{minified},\n{pretty}]");
+    let bare: serde_json::Value = serde_json::from_str(&minified).unwrap();
+    let bare = serde_json::to_string_pretty(&bare["result"]).unwrap();
+    let dir = temp_dir(&[
+        ("minified.json", minified.as_bytes()),
+        ("pretty.json", pretty.as_bytes()),
+        ("pages.json", pages.as_bytes()),
+        ("bare.json", bare.as_bytes()),
+    ]);
+    for name in ["minified.json", "pretty.json", "pages.json", "bare.json"] {
+        let path = path_str(&dir.path().join(name));
+        let one = run_with_env(&check(&path), &[("EDGEAUDIT_THREADS", "1")]);
+        let findings = common::json(&one)["findings"].as_array().map_or(0, Vec::len);
+        assert!(findings > 100, "{name}: {findings} findings, {}", one.stderr);
+        assert_same_as_one_thread(&check(&path));
+        let sarif: Vec<&str> = check(&path).into_iter().map(|a| if a == "json" { "sarif" } else { a }).collect();
+        assert_same_as_one_thread(&sarif);
+    }
+}
+
+/// Documents the parallel parse must hand back to the one-pass parse, or
+/// stop where a one-pass walk stops: the same error, file, line and column.
+#[test]
+fn broken_and_unusual_documents_give_the_one_thread_errors() {
+    let pool = r#"{"id": "p1", "name": "a", "notification_email": "a@example.com"}"#;
+    let documents = [
+        // Not sound for the scan.
+        format!(r#"{{"result": [{pool}, {pool} {pool}]}}"#),
+        format!(r#"{{"result": [{pool}, {pool},]}}"#),
+        format!(r#"{{"result": [{pool}, {pool}"#),
+        format!(r#"{{"result": [{pool}, {pool}]}} trailing"#),
+        format!(r#"{{"result": [{pool}, {{"id": "x", "name": "unterminated}}]}}"#),
+        format!(r#"{{"result" [{pool}]}}"#),
+        format!(r#"[{pool}, {pool}]]"#),
+        // Sound for the scan, not for the parser.
+        format!(r#"{{"result": [{pool}, {{"id": 42, "notification_email": "b@example.com"}}]}}"#),
+        format!(r#"{{"result": [{pool}, {{"id" "x"}}]}}"#),
+        format!(r#"{{"result": [{pool}, [1, 2], {pool}]}}"#),
+        format!(r#"{{"result": [{pool}, 7]}}"#),
+        format!(r#"{{"result": [{pool}], "result": [{pool}]}}"#),
+        format!(r#"{{"result": [{pool}, {{"id": "x", "id": "y", "origins": []}}]}}"#),
+        format!(r#"{{"result": [{pool}, {{"a": [}}]}}]}}"#),
+        format!(r#"{{"result": [{pool}], "result_info": {{"page": "one"}}}}"#),
+        format!("{{\"result\": [{pool}, {{\"id\": \"tab\there\", \"origins\": []}}]}}"),
+        format!(
+            r#"{{"result": [{pool}, {{"id": "deep", "origins": {}{}}}]}}"#,
+            "[".repeat(130),
+            "]".repeat(130)
+        ),
+        // Stopped by the walker at a record: the records before it were handed over.
+        format!(r#"{{"success": false, "result": [{pool}]}}"#),
+        format!(r#"{{"result": [{pool}, {{"id": "zone", "name": "example.com", "type": "full"}}, {pool}]}}"#),
+        format!(r#"{{"pools": [{pool}, {{"id": "policy", "alert_type": "load_balancing_health_alert"}}]}}"#),
+        // Unusual but sound.
+        format!(r#"{{"res\u0075lt": [{pool}, {pool}]}}"#),
+        r#"{"result": []}"#.to_string(),
+        "[]".to_string(),
+        format!(
+            r#"{{"pools": [{pool}], "notification_policies": [], "zones": [{{"custom_hostnames": [{{"id": "h", "hostname": "a.example"}}]}}]}}"#
+        ),
+        format!(r#"[{{"result": [{pool}], "result_info": {{"total_count": 3}}}}, {{"result": [{pool}]}}]"#),
+        r#"{"result": [{"id": "unknown", "origin": 1}, {"id": "unknown2"}]}"#.to_string(),
+        format!(r#"{{"result": [{pool}, {{"id": "x", "hostname": 5}}]}}"#),
+    ];
+    let files: Vec<(String, Vec<u8>)> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (format!("doc-{i:02}.json"), d.clone().into_bytes()))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let dir = temp_dir(&refs);
+    for (name, _) in &files {
+        let path = path_str(&dir.path().join(name));
+        assert_same_as_one_thread(&check(&path));
+    }
+}
