@@ -76,6 +76,15 @@ mod tests {
     }
 }
 
+/// `a`, `a or b`, `a, b or c`: the values a user may choose from.
+pub fn alternatives(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 /// `a`, `a and b`, `a, b and c`.
 pub fn list(items: &[&str]) -> String {
     match items {
@@ -92,6 +101,8 @@ mod list_tests {
         assert_eq!(super::list(&[]), "");
         assert_eq!(super::list(&["LB001"]), "LB001");
         assert_eq!(super::list(&["LB001", "LB002", "LB003"]), "LB001, LB002 and LB003");
+        assert_eq!(super::alternatives(&["json", "yaml"]), "json or yaml");
+        assert_eq!(super::alternatives(&["json", "jsonl", "yaml"]), "json, jsonl or yaml");
     }
 }
 

@@ -72,12 +72,77 @@ pub enum Color {
     Never,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InputFormat {
-    Json,
-    /// JSON Lines: one record per line.
-    Jsonl,
-    Yaml,
+// Help and values that name the members of a registry are built from it, so
+// a new input format, record kind or report format appears here by itself.
+
+/// `--input-format`: a name of the input formats' registry.
+fn input_formats() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::input::names())
+}
+
+/// `check`'s PATH: what a directory walk reads.
+fn paths_help() -> String {
+    let companions: Vec<String> = crate::input::FORMATS
+        .iter()
+        .flat_map(|f| {
+            let own = f.extensions().first().copied().unwrap_or_default();
+            f.companion_extensions()
+                .iter()
+                .map(move |c| format!("`.{c}` beside a `.{own}` are read with it"))
+        })
+        .collect();
+    let companions = companions.iter().map(String::as_str).collect::<Vec<_>>();
+    format!(
+        "Files or directories (walked recursively for {}{}); `-` reads stdin.",
+        crate::input::extension_globs(),
+        if companions.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", crate::words::list(&companions))
+        }
+    )
+}
+
+/// `--kind`: the record kinds.
+fn kind_help() -> String {
+    let kinds: Vec<&str> = crate::model::Kind::RECORD_KINDS.iter().map(|k| k.as_str()).collect();
+    format!(
+        "What single-object documents (or every record of the input) are: {}",
+        kinds.join(", ")
+    )
+}
+
+/// `check --format`: the report formats, each with what it is when that is
+/// not its name.
+fn report_formats_help() -> String {
+    let formats: Vec<String> = crate::report::Format::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .map(|v| match v.get_help() {
+            Some(help) => format!("{} ({})", v.get_name(), help.to_string().trim_end_matches('.').to_lowercase_first()),
+            None => v.get_name().to_string(),
+        })
+        .collect();
+    let formats: Vec<&str> = formats.iter().map(String::as_str).collect();
+    format!(
+        "Output format: {}; repeat it, and add `=FILE` to write one to a file (e.g. `--format human --format sarif=out.sarif`). Default: human.",
+        crate::words::alternatives(&formats)
+    )
+}
+
+trait LowercaseFirst {
+    fn to_lowercase_first(&self) -> String;
+}
+
+impl LowercaseFirst for str {
+    /// `One line per finding` → `one line per finding`, to sit in a list.
+    fn to_lowercase_first(&self) -> String {
+        let mut chars = self.chars();
+        match chars.next() {
+            Some(first) => first.to_lowercase().chain(chars).collect(),
+            None => String::new(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -89,14 +154,9 @@ pub enum InputFormat {
   edgeaudit check exports/ --baseline .edgeaudit-baseline.json     fail only on new findings
   edgeaudit explain LB001                           what a rule means and what to do")]
 pub struct CheckArgs {
-    /// Files or directories (walked recursively for *.json, *.jsonl, *.ndjson, *.yaml, *.yml,
-    /// *.zone, *.bind, *.tfstate and *.tf; `.tfvars` beside a `.tf` are read with it); `-` reads stdin.
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", help = paths_help())]
     pub paths: Vec<String>,
-    /// Output format: human, concise (`file:line:col: ID message`), json, sarif, github, markdown, junit or html (a page to open in a browser); repeat it, and add `=FILE` to write one to a file
-    /// (e.g. `--format human --format sarif=out.sarif`).
-    /// Default: human.
-    #[arg(help_heading = "Output", long, value_name = "FORMAT[=FILE]")]
+    #[arg(help_heading = "Output", long, value_name = "FORMAT[=FILE]", help = report_formats_help())]
     pub format: Vec<String>,
     /// Write the output that has no `=FILE` to this file instead of stdout.
     #[arg(help_heading = "Output", long, short, value_name = "FILE")]
@@ -132,14 +192,11 @@ pub struct CheckArgs {
     /// Record today's findings (all that no waiver covers) in this baseline file, and accept them.
     #[arg(help_heading = "Configuration", long, value_name = "FILE")]
     pub write_baseline: Option<String>,
-    /// What single-object documents (or every record of the input) are:
-    /// pool, notification_policy, certificate_pack, custom_certificate, custom_hostname, total_tls,
-    /// universal_ssl, dns_record.
-    #[arg(help_heading = "Input", long, value_name = "KIND")]
+    #[arg(help_heading = "Input", long, value_name = "KIND", help = kind_help())]
     pub kind: Option<String>,
-    /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
-    #[arg(help_heading = "Input", long, value_enum)]
-    pub input_format: Option<InputFormat>,
+    /// Format of stdin and of files without a known extension (default: sniffed).
+    #[arg(help_heading = "Input", long, value_name = "FORMAT", value_parser = input_formats())]
+    pub input_format: Option<String>,
     /// Extra rule packs (YAML, same vocabulary as rules/*.yaml), with the config's `packs`.
     #[arg(help_heading = "Judging", long = "rules", value_name = "PATH")]
     pub rules: Vec<String>,
@@ -221,9 +278,9 @@ pub struct PlanArgs {
     /// What single-object documents (or every record of the input) are, as for `check`.
     #[arg(help_heading = "Input", long, value_name = "KIND")]
     pub kind: Option<String>,
-    /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
-    #[arg(help_heading = "Input", long, value_enum)]
-    pub input_format: Option<InputFormat>,
+    /// Format of stdin and of files without a known extension (default: sniffed).
+    #[arg(help_heading = "Input", long, value_name = "FORMAT", value_parser = input_formats())]
+    pub input_format: Option<String>,
     #[command(flatten)]
     pub walk: WalkArgs,
     #[command(flatten)]
@@ -346,9 +403,9 @@ pub struct InventoryArgs {
     /// What single-object documents (or every record of the input) are, as for `check`.
     #[arg(help_heading = "Input", long, value_name = "KIND")]
     pub kind: Option<String>,
-    /// Format of stdin and of files without a .json/.yaml/.yml extension (default: sniffed).
-    #[arg(help_heading = "Input", long, value_enum)]
-    pub input_format: Option<InputFormat>,
+    /// Format of stdin and of files without a known extension (default: sniffed).
+    #[arg(help_heading = "Input", long, value_name = "FORMAT", value_parser = input_formats())]
+    pub input_format: Option<String>,
     #[command(flatten)]
     pub walk: WalkArgs,
     #[command(flatten)]

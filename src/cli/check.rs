@@ -31,7 +31,7 @@ fn outputs(args: &CheckArgs) -> Result<Vec<Output>, String> {
         };
         let format = <Format as clap::ValueEnum>::from_str(name, false)
             .ok()
-            .ok_or_else(|| format!("unknown format `{name}`: expected human, concise, json, sarif, github, markdown, junit or html"))?;
+            .ok_or_else(|| format!("unknown format `{name}`: expected {}", Format::names()))?;
         outputs.push(Output {
             format,
             path: path.or_else(|| args.output.clone()),
@@ -125,7 +125,8 @@ fn plan(args: &CheckArgs) -> Result<Plan, (InputError, Partial)> {
             },
         )
     };
-    let load = load_options(args.kind.as_deref(), args.input_format, &args.walk, &config).map_err(|e| partial(InputError::usage(e)))?;
+    let load =
+        load_options(args.kind.as_deref(), args.input_format.as_deref(), &args.walk, &config).map_err(|e| partial(InputError::usage(e)))?;
     Ok(Plan {
         as_of: as_of(args, &config).map_err(partial)?,
         rules: rules(args, &config).map_err(partial)?,

@@ -13,7 +13,7 @@ pub fn run(args: &InventoryArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let options = match load_options(args.kind.as_deref(), args.input_format, &args.walk, &config) {
+    let options = match load_options(args.kind.as_deref(), args.input_format.as_deref(), &args.walk, &config) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

@@ -132,7 +132,7 @@ pub(crate) fn warn_skipped(skipped: &[InputError], show_files: bool) {
 /// `inventory` take them; `config_exclude` are the config's patterns with its directory.
 pub(crate) fn load_options(
     kind: Option<&str>,
-    input_format: Option<args::InputFormat>,
+    input_format: Option<&str>,
     walk: &args::WalkArgs,
     config: &crate::config::Config,
 ) -> Result<LoadOptions, String> {
@@ -143,10 +143,8 @@ pub(crate) fn load_options(
             format!("unknown --kind `{k}`: expected one of {}", kinds.join(", "))
         })?),
     };
-    // `--input-format` names a format of the registry.
-    let input_format = input_format
-        .and_then(|f| clap::ValueEnum::to_possible_value(&f))
-        .and_then(|v| crate::input::named(v.get_name()));
+    // `--input-format` names a format of the registry (clap checked it).
+    let input_format = input_format.and_then(crate::input::named);
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let config_patterns = config.exclude_strings();
     let mut exclude = Exclude {

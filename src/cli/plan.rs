@@ -22,7 +22,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         Ok(d) => d,
         Err(e) => return fail(e),
     };
-    let load = match load_options(args.kind.as_deref(), args.input_format, &args.walk, &config) {
+    let load = match load_options(args.kind.as_deref(), args.input_format.as_deref(), &args.walk, &config) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

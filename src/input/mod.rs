@@ -44,6 +44,13 @@ pub trait InputFormat: Sync + 'static {
     /// File-name endings, lower-case, that name it.
     fn extensions(&self) -> &'static [&'static str];
 
+    /// Endings of files that are read with this format's files but are no
+    /// input of their own (Terraform's `.tfvars` beside a `.tf`): a change
+    /// to one changes the verdict, so hooks watch them too.
+    fn companion_extensions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Whether a text whose first significant byte is `first` is of this
     /// format, when nothing names it (asked in the registry's order).
     fn sniffs(&self, _first: Option<u8>) -> bool {
@@ -130,6 +137,21 @@ pub static FORMATS: [&dyn InputFormat; 6] = [&json::JSON, &jsonl::JSONL, &tfstat
 pub struct Shared {
     /// Terraform source: a directory's `.tf` files are parsed together.
     pub configurations: hcl::Configurations,
+}
+
+/// Every format's name, in the registry's order (`--input-format`'s values).
+pub fn names() -> Vec<&'static str> {
+    FORMATS.iter().map(|f| f.name()).collect()
+}
+
+/// Every ending a change to which can change a verdict: the formats' own and
+/// their companions' (pre-commit's `files` pattern).
+pub fn watched_extensions() -> Vec<&'static str> {
+    FORMATS
+        .iter()
+        .flat_map(|f| f.extensions().iter().chain(f.companion_extensions()))
+        .copied()
+        .collect()
 }
 
 /// The format called `name` (`--input-format`).

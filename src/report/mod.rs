@@ -40,6 +40,18 @@ pub enum Format {
     Html,
 }
 
+impl Format {
+    /// `human, concise, … or html`: every format, as `--format` takes them.
+    pub fn names() -> String {
+        let names: Vec<String> = <Format as clap::ValueEnum>::value_variants()
+            .iter()
+            .filter_map(clap::ValueEnum::to_possible_value)
+            .map(|v| v.get_name().to_string())
+            .collect();
+        crate::words::alternatives(&names.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+}
+
 /// Which findings a report writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which {

@@ -227,16 +227,37 @@ fn no_import_circles() {
     assert!(text.contains("circles inside a folder:"), "the script ran:\n{text}");
 }
 
+/// The registry entries' names in code: each format's static is its name in
+/// capitals (`json::JSON`, `jsonl::JSONL`, …), as
+/// `every_format_is_declared_under_its_name` holds.
+fn registry_entries() -> Vec<String> {
+    edgeaudit::input::names().iter().map(|n| n.to_uppercase()).collect()
+}
+
+#[test]
+fn every_format_is_declared_under_its_name() {
+    for name in edgeaudit::input::names() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("src/input/{name}/mod.rs"));
+        let code = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            code.contains(&format!("pub static {}: ", name.to_uppercase())),
+            "format `{name}`: its folder src/input/{name}/ declares `pub static {}`",
+            name.to_uppercase()
+        );
+    }
+}
+
 /// What names one input format in code: its registry entry (`json::JSON`, …)
 /// or a comparison of a format's name.
 fn format_names(code: &str) -> Vec<String> {
+    let entries = registry_entries();
     let mut found = Vec::new();
     for (i, _) in code.match_indices("::") {
         let word: String = code[i + 2..]
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if ["JSON", "YAML", "BIND", "HCL", "TFSTATE"].contains(&word.as_str()) {
+        if entries.contains(&word) {
             found.push(word);
         }
     }
@@ -268,5 +289,8 @@ fn no_code_outside_the_input_stage_names_a_format() {
 fn the_format_scan_sees_registry_entries_and_name_comparisons() {
     let code = "fn a(f: &SourceFile) -> bool { f.format == &input::yaml::YAML || f.format.name() == \"bind\" }";
     assert_eq!(format_names(code), ["YAML", "format.name() =="]);
+    for entry in registry_entries() {
+        assert_eq!(format_names(&format!("let f = &input::x::{entry};")), [entry.clone()], "{entry}");
+    }
     assert!(format_names("fn b(f: &SourceFile) -> bool { f.format.locates_alone() }").is_empty());
 }

@@ -277,7 +277,8 @@ fn an_as_of_date_before_the_exports_newest_timestamp_is_pointed_out_there() {
         "{notice}"
     );
     // Every format says it, the line formats too.
-    for format in ["concise", "junit", "markdown", "sarif", "github"] {
+    for format in common::report_formats() {
+        let format = format.as_str();
         let r = run(&[
             "check",
             FIXTURE,

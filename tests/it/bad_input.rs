@@ -313,7 +313,8 @@ fn a_huge_export_string_is_shown_capped_in_every_format() {
     );
     let dir = temp_dir(&[("pools.json", pools.as_bytes())]);
     let file = path_str(&dir.path().join("pools.json"));
-    for format in ["human", "json", "sarif", "github", "markdown", "junit", "html"] {
+    for format in common::report_formats() {
+        let format = format.as_str();
         let r = run(&["check", &file, "--format", format, "--color", "never"]);
         assert_eq!(r.code, 1, "{format}: {}", r.stderr);
         assert!(

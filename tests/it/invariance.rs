@@ -181,7 +181,8 @@ fn findings_do_not_depend_on_how_the_account_was_exported() {
 
 #[test]
 fn every_format_is_byte_identical_across_runs() {
-    for format in ["human", "json", "sarif", "github", "markdown", "junit", "html"] {
+    for format in common::report_formats() {
+        let format = format.as_str();
         let once = |dir: &Path| {
             let r = common::run_in(
                 dir,

@@ -32,6 +32,7 @@ mod parallel;
 mod plan;
 mod pre_commit;
 mod real_exports;
+mod registries;
 mod report_schemas;
 mod reports;
 mod rules;

@@ -241,8 +241,7 @@ fn terraform_files_run_the_hooks() {
 #[test]
 fn the_rust_hooks_are_the_system_hooks_built_from_source() {
     let text = std::fs::read_to_string(common::root().join(".pre-commit-hooks.yaml")).expect(".pre-commit-hooks.yaml");
-    let hooks: Vec<serde_json::Map<String, serde_json::Value>> =
-        serde_saphyr::from_str(&text).expect("the hooks file is YAML");
+    let hooks: Vec<serde_json::Map<String, serde_json::Value>> = serde_saphyr::from_str(&text).expect("the hooks file is YAML");
     let by_id = |id: &str| {
         hooks
             .iter()

@@ -509,7 +509,8 @@ fn module_calls_are_listed_as_not_followed_in_every_format() {
 
 /// Each report format of a check of `path` says `text` somewhere (output or standard error).
 fn every_format_says(path: &str, text: &str) {
-    for format in ["human", "markdown", "github", "concise", "sarif", "json"] {
+    for format in common::report_formats() {
+        let format = format.as_str();
         let r = run(&[
             "check",
             path,

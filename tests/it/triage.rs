@@ -323,7 +323,8 @@ fn every_format_renders_the_triaged_run() {
         "--color",
         "never",
     ];
-    for format in ["human", "json", "sarif", "github", "markdown", "junit", "html"] {
+    for format in common::report_formats() {
+        let format = format.as_str();
         let mut args = base.to_vec();
         args.extend(["--format", format]);
         let r = run_in(dir.path(), &args);

@@ -45,6 +45,10 @@ impl super::InputFormat for Hcl {
         &["tf"]
     }
 
+    fn companion_extensions(&self) -> &'static [&'static str] {
+        &["tfvars"]
+    }
+
     // Only ever named: `.tf` files are found by their name, never sniffed.
 
     fn is_configuration(&self) -> bool {

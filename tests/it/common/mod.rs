@@ -249,3 +249,15 @@ pub fn names_with_prefix(text: &str, prefix: &str) -> std::collections::BTreeSet
         .filter(|name| name.len() > prefix.len())
         .collect()
 }
+
+/// Every report format `check --format` takes, from its registry (the
+/// `report::Format` enum): a test over "every format" iterates these, so a
+/// new format is covered by it the day it is added.
+pub fn report_formats() -> Vec<String> {
+    use clap::ValueEnum;
+    edgeaudit::report::Format::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .map(|v| v.get_name().to_string())
+        .collect()
+}

@@ -1,0 +1,150 @@
+//! Every list a person would otherwise keep in step by hand is derived from
+//! its registry; these tests walk each registry and fail when one of its
+//! entries is missing from a place derived from it (DESIGN §5, "One fact, one
+//! place"). A new input format, report format, record kind or rule shows up
+//! here as a failure naming what to add, never as a silent gap.
+
+use std::collections::BTreeSet;
+
+use crate::common;
+use common::{json, run, run_with_stdin};
+use edgeaudit::input::FORMATS;
+
+/// One sample of each input format: a file that loads records. A format
+/// added to `input::FORMATS` without a sample here fails
+/// `every_input_format_reads_standard_input_when_named`.
+fn sample(format: &str) -> Option<String> {
+    let path = match format {
+        "json" => "fixtures/demo/pools.json",
+        "yaml" => "fixtures/demo/notification-policies.yaml",
+        "bind" => "fixtures/demo/customer-two.net.zone",
+        "tfstate" => "tests/fixtures/terraform/v4.tfstate",
+        "hcl" => "tests/fixtures/verdicts/count-absent/main.tf",
+        "jsonl" => {
+            // The demo's pools, a record a line, as `jq -c '.result[]'` writes them.
+            let text = std::fs::read_to_string(common::root().join("fixtures/demo/pools.json")).ok()?;
+            let pools: serde_json::Value = serde_json::from_str(&text).ok()?;
+            let lines: Vec<String> = pools["result"].as_array()?.iter().map(|p| p.to_string()).collect();
+            return Some(lines.join("\n") + "\n");
+        }
+        _ => return None,
+    };
+    std::fs::read_to_string(common::root().join(path)).ok()
+}
+
+/// What a check found, without the file names (stdin is `-`) and the
+/// account's id where it is named after the directory (Terraform's).
+fn verdict(r: &common::Run) -> (i32, Vec<(String, String)>, serde_json::Value) {
+    let doc = json(r);
+    let findings = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let id = f["resource"]["id"].as_str().unwrap_or_default();
+            let id = if id.starts_with("terraform:") { "terraform:DIR" } else { id };
+            (f["rule"].as_str().unwrap_or_default().to_string(), id.to_string())
+        })
+        .collect();
+    (r.code, findings, doc["summary"]["records"].clone())
+}
+
+#[test]
+fn every_input_format_reads_standard_input_when_named() {
+    for format in FORMATS.iter().map(|f| f.name()) {
+        let text = sample(format).unwrap_or_else(|| panic!("input format `{format}` has no sample in tests/it/registries.rs: add one"));
+        let extension = FORMATS
+            .iter()
+            .find(|f| f.name() == format)
+            .and_then(|f| f.extensions().first())
+            .expect("an extension");
+        let dir = common::temp_dir(&[(&format!("sample.{extension}"), text.as_bytes())]);
+        let file = common::path_str(&dir.path().join(format!("sample.{extension}")));
+        let base = ["--format", "json", "--no-config", "--as-of", "2024-10-01"];
+        let by_name = run(&[&["check", file.as_str()][..], &base].concat());
+        let by_stdin = run_with_stdin(
+            &[&["check", "-", "--input-format", format][..], &base].concat(),
+            Some(text.as_bytes()),
+        );
+        assert!(by_name.code < 2, "{format}: {}", by_name.stderr);
+        let (code, findings, records) = verdict(&by_name);
+        assert!(
+            records.as_object().is_some_and(|r| !r.is_empty()),
+            "{format}: the sample loads no record"
+        );
+        assert_eq!(
+            verdict(&by_stdin),
+            (code, findings, records),
+            "{format} on stdin:\n{}",
+            by_stdin.stderr
+        );
+    }
+}
+
+#[test]
+fn the_cli_offers_every_registry_entry() {
+    let help = run(&["check", "--help"]).stdout;
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let values = flat
+        .split("--input-format <FORMAT>")
+        .nth(1)
+        .and_then(|rest| rest.split("[possible values: ").nth(1))
+        .and_then(|rest| rest.split(']').next())
+        .expect("--input-format lists its values");
+    let offered: Vec<&str> = values.split(", ").collect();
+    assert_eq!(offered, edgeaudit::input::names(), "--input-format's values");
+    for format in FORMATS {
+        for extension in format.extensions() {
+            assert!(
+                flat.contains(&format!("*.{extension}")),
+                "check's PATH help lacks *.{extension}:\n{help}"
+            );
+        }
+    }
+    for kind in edgeaudit::model::Kind::RECORD_KINDS {
+        assert!(flat.contains(kind.as_str()), "--kind's help lacks {}", kind.as_str());
+    }
+    for format in common::report_formats() {
+        assert!(flat.contains(&format!(" {format}")), "--format's help lacks {format}");
+        let r = run(&["check", "fixtures/demo", "--format", &format, "--as-of", "2024-10-01", "-q"]);
+        assert_eq!(r.code, 1, "{format}: {}", r.stderr);
+    }
+    let unknown = run(&["check", "fixtures/demo", "--format", "xml"]);
+    assert_eq!(unknown.code, 2);
+    for format in common::report_formats() {
+        assert!(
+            unknown.stderr.contains(&format),
+            "the unknown-format message lacks {format}: {}",
+            unknown.stderr
+        );
+    }
+}
+
+/// `.pre-commit-hooks.yaml`'s `files` pattern: exactly the endings of the
+/// input formats and their companions (a `.tfvars` changes a `.tf`'s verdict).
+#[test]
+fn the_pre_commit_hooks_watch_every_input_format() {
+    let text = std::fs::read_to_string(common::root().join(".pre-commit-hooks.yaml")).expect(".pre-commit-hooks.yaml");
+    let hooks: Vec<serde_json::Value> = serde_saphyr::from_str(&text).expect("YAML");
+    let expected: BTreeSet<String> = edgeaudit::input::watched_extensions().iter().map(|e| e.to_string()).collect();
+    for hook in &hooks {
+        let files = hook["files"].as_str().expect("every hook has `files`");
+        let pattern = regex::Regex::new(files).expect("a regular expression");
+        for extension in &expected {
+            assert!(
+                pattern.is_match(&format!("exports/a.{extension}")),
+                "{}: `files` misses .{extension}",
+                hook["id"]
+            );
+        }
+        let watched: BTreeSet<String> = [
+            "json", "jsonl", "ndjson", "yaml", "yml", "zone", "bind", "tf", "tfvars", "tfstate", "csv", "txt", "md", "log", "gz", "toml",
+            "hcl", "xml",
+        ]
+        .iter()
+        .filter(|e| pattern.is_match(&format!("exports/a.{e}")))
+        .map(|e| e.to_string())
+        .collect();
+        assert_eq!(watched, expected, "{}: `files` watches what no input format reads", hook["id"]);
+    }
+}
