@@ -1,7 +1,8 @@
 //! Writes the book's generated pages from the rules' metadata:
 //! `docs/src/rules/<ID>.md`, `docs/src/rules/list.md`, the rules' lines
 //! of `docs/src/SUMMARY.md` (between its `generated` markers), and from the
-//! API operations' registry `docs/src/commands/api.md`.
+//! API operations' registry `docs/src/commands/api.md`, and from the input
+//! formats' registry their table in `docs/src/inputs.md`.
 //!
 //!     cargo run --example docs
 //!
@@ -53,6 +54,10 @@ fn write(src: &Path) -> Result<usize, String> {
     std::fs::write(&summary_path, summary).map_err(|e| format!("{}: {e}", summary_path.display()))?;
     let api = src.join(edgeaudit::api::page::PATH);
     std::fs::write(&api, edgeaudit::api::page::book_page()).map_err(|e| format!("{}: {e}", api.display()))?;
+    let inputs = src.join(edgeaudit::input::page::PATH);
+    let page = std::fs::read_to_string(&inputs).map_err(|e| format!("{}: {e}", inputs.display()))?;
+    let page = edgeaudit::input::page::regenerate(&page).ok_or("inputs.md has no generated-formats markers")?;
+    std::fs::write(&inputs, page).map_err(|e| format!("{}: {e}", inputs.display()))?;
     let classes = src.join(edgeaudit::traffic::page::PATH);
     let page = edgeaudit::traffic::page::book_page().map_err(|e| e.to_string())?;
     std::fs::write(&classes, page).map_err(|e| format!("{}: {e}", classes.display()))?;

@@ -175,15 +175,16 @@ pub fn markdown(rule: &Rule) -> String {
 pub fn book_pages(rules: &[std::sync::Arc<Rule>]) -> Vec<(String, String)> {
     let mut pages = Vec::with_capacity(rules.len() + 1);
     let mut list = String::from(
-        "# The rules\n\nEvery rule, generated from its metadata in `rules/*.yaml` (the same text as `edgeaudit explain ID` and SARIF's help).\n\n| Rule | Name | Severity | Migration | Action | What it means |\n|---|---|---|---|---|---|\n",
+        "# The rules\n\nEvery rule, generated from its metadata in `rules/*.yaml` (the same text as `edgeaudit explain ID` and SARIF's help).\n\n| Rule | Name | Subject | Severity | Migration | Action | What it means |\n|---|---|---|---|---|---|---|\n",
     );
     for rule in rules {
         let page = markdown(rule).replacen("## ", "# ", 1).replace("\n### ", "\n## ");
         pages.push((format!("rules/{}.md", rule.id), page));
         let _ = writeln!(
             list,
-            "| [{id}]({id}.md) | `{}` | {} | {} | {} | {} |",
+            "| [{id}]({id}.md) | `{}` | {} | {} | {} | {} | {} |",
             rule.name,
+            rule.subjects.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "),
             rule.severity,
             rule.migration.map_or("—", |m| m.words()),
             rule.action.map_or("—", |a| a.words()),

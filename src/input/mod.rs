@@ -17,6 +17,7 @@ pub mod hcl;
 pub mod json;
 pub mod jsonl;
 pub mod locate;
+pub mod page;
 pub mod shape;
 pub mod source;
 pub mod stream;
@@ -43,6 +44,10 @@ pub trait InputFormat: Sync + 'static {
 
     /// File-name endings, lower-case, that name it.
     fn extensions(&self) -> &'static [&'static str];
+
+    /// What it is, for a person: a phrase in the book's table of formats
+    /// (`docs/src/inputs.md`, generated from the registry).
+    fn description(&self) -> &'static str;
 
     /// Endings of files that are read with this format's files but are no
     /// input of their own (Terraform's `.tfvars` beside a `.tf`): a change

@@ -163,6 +163,65 @@ fn the_books_client_classes_page_matches_the_table() {
     );
 }
 
+/// The book's table of input formats is the one the registry generates.
+#[test]
+fn the_books_input_formats_match_the_registry() {
+    let path = common::root().join("docs/src").join(edgeaudit::input::page::PATH);
+    let committed = std::fs::read_to_string(&path).expect("the inputs page");
+    assert_eq!(
+        edgeaudit::input::page::regenerate(&committed).as_deref(),
+        Some(committed.as_str()),
+        "docs/src/{} is stale: run `cargo run --example docs`",
+        edgeaudit::input::page::PATH
+    );
+}
+
+/// No page of the book keeps a table of rules by hand: the rules' table is
+/// `rules/list.md`, generated. A row that starts with a rule's id anywhere
+/// else is a copy that would fall behind.
+#[test]
+fn no_page_keeps_a_rule_table_by_hand() {
+    let rules = edgeaudit::engine::RuleSet::builtin().expect("built-in rules");
+    let generated: Vec<String> = edgeaudit::engine::docs::book_pages(&rules.rules)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let src = common::root().join("docs/src");
+    let mut pages = Vec::new();
+    let mut dirs = vec![src.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("docs/src").filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    let mut copies = Vec::new();
+    for page in pages {
+        let relative = page.strip_prefix(&src).unwrap_or(&page).to_string_lossy().replace('\\', "/");
+        if generated.contains(&relative) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&page).unwrap_or_default();
+        for line in text.lines() {
+            let cell = line
+                .strip_prefix('|')
+                .map(|l| l.trim_start().trim_start_matches('[').trim_start_matches('`'));
+            if let Some(rule) = cell.and_then(|c| rules.rules.iter().find(|r| c.starts_with(r.id.as_str()))) {
+                copies.push(format!("{relative}: {} ({line})", rule.id));
+            }
+        }
+    }
+    assert!(
+        copies.is_empty(),
+        "hand-kept rule tables (link to rules/list.md instead):\n{}",
+        copies.join("\n")
+    );
+}
+
 /// The book's page of API operations is the one the registry generates.
 #[test]
 fn the_books_api_page_matches_the_registry() {

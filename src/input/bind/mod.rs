@@ -21,6 +21,10 @@ impl InputFormat for Bind {
         "bind"
     }
 
+    fn description(&self) -> &'static str {
+        "BIND zone files: the CAA records that decide which CA a custom hostname may fall back to"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &["zone", "bind"]
     }

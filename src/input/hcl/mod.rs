@@ -41,6 +41,10 @@ impl super::InputFormat for Hcl {
         "hcl"
     }
 
+    fn description(&self) -> &'static str {
+        "Terraform source: a directory's `.tf` files as one configuration, with its `terraform.tfvars` and `*.auto.tfvars`"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &["tf"]
     }

@@ -30,6 +30,10 @@ impl InputFormat for Json {
         "json"
     }
 
+    fn description(&self) -> &'static str {
+        "API answers as the API returns them (list and single-object envelopes, bare arrays, bundles); Terraform state and plan JSON are handed to `tfstate`"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &["json"]
     }

@@ -27,6 +27,10 @@ impl InputFormat for JsonLines {
         "jsonl"
     }
 
+    fn description(&self) -> &'static str {
+        "JSON Lines: one record (or envelope) per line, as a pipeline writes a large export"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &["jsonl", "ndjson"]
     }

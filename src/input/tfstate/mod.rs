@@ -24,6 +24,10 @@ impl InputFormat for Tfstate {
         "tfstate"
     }
 
+    fn description(&self) -> &'static str {
+        "Terraform state (`terraform show -json`, `.tfstate`) and plan JSON: recognised by content whatever the file is called"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &["tfstate"]
     }

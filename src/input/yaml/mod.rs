@@ -30,6 +30,10 @@ impl InputFormat for Yaml {
         "yaml"
     }
 
+    fn description(&self) -> &'static str {
+        "the API shapes in YAML 1.2 (and whatever text nothing else claims)"
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
         &["yaml", "yml"]
     }
