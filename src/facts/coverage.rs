@@ -5,20 +5,24 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use crate::model::Account;
+use crate::model::delivery::{Reach, can_deliver};
 use crate::model::notification::{Event, Policy, Pool};
 use crate::model::unknown::UnknownValue;
 
 pub struct CoverageIndex<'a> {
-    /// Covering candidates whose `pool_id` filter is absent: all pools.
-    all_pools: Vec<&'a Policy>,
+    /// The policies whose delivery is known and that can deliver, each with
+    /// what decides its delivery ([`Reach`], shared with plan and apply).
+    candidates: Vec<(&'a Policy, Reach)>,
+    /// Candidates whose `pool_id` filter is absent: all pools.
+    all_pools: Vec<usize>,
     /// Policies that may be health alerts for all pools, or for the pools
     /// their known `pool_id` names, but whose delivery is not known before
     /// apply: they may cover what the known ones leave, so those pools'
     /// coverage is unknown.
     uncertain_all: Vec<(&'a Policy, &'a UnknownValue)>,
     uncertain_by_pool: HashMap<PoolId<'a>, Vec<(&'a Policy, &'a UnknownValue)>>,
-    /// Covering candidates by pool id.
-    by_pool: HashMap<PoolId<'a>, Vec<&'a Policy>>,
+    /// Candidates by pool id.
+    by_pool: HashMap<PoolId<'a>, Vec<usize>>,
     account: &'a Account,
     /// The ids of the account's loaded pools.
     pool_ids: HashSet<PoolId<'a>>,
@@ -104,12 +108,6 @@ pub struct PoolCoverage<'a> {
     pub uncovered_recipients: Vec<&'a str>,
 }
 
-/// A policy can deliver a health alert at all: the right type, enabled, and
-/// at least one delivery mechanism.
-pub fn can_cover(policy: &Policy) -> bool {
-    policy.is_health_alert() && policy.enabled && !policy.mechanisms.is_empty()
-}
-
 /// How far a policy's values not known before apply let it be judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Certainty<'a> {
@@ -159,7 +157,7 @@ pub fn certainty<'a>(account: &'a Account, policy: &Policy) -> Certainty<'a> {
 impl<'a> CoverageIndex<'a> {
     pub fn new(account: &'a Account) -> Self {
         let mut all_pools = Vec::new();
-        let mut by_pool: HashMap<PoolId, Vec<&Policy>> = HashMap::new();
+        let mut by_pool: HashMap<PoolId, Vec<usize>> = HashMap::new();
         let mut uncertain_all = Vec::new();
         let mut uncertain_by_pool: HashMap<PoolId, Vec<(&Policy, &UnknownValue)>> = HashMap::new();
         let mut known = Vec::new();
@@ -178,18 +176,24 @@ impl<'a> CoverageIndex<'a> {
                 Certainty::Unknown { value, .. } => uncertain_all.push((policy, value)),
             }
         }
-        for policy in known.into_iter().filter(|p| can_cover(p)) {
+        let candidates: Vec<(&Policy, Reach)> = known
+            .into_iter()
+            .filter(|p| can_deliver(p))
+            .map(|p| (p, Reach::of_policy(p)))
+            .collect();
+        for (i, (policy, _)) in candidates.iter().enumerate() {
             if policy.pool_ids.is_empty() {
-                all_pools.push(policy);
+                all_pools.push(i);
             } else {
                 let ids: HashSet<PoolId> = policy.pool_ids.iter().map(|v| PoolId(&v.value)).collect();
                 for id in ids {
-                    by_pool.entry(id).or_default().push(policy);
+                    by_pool.entry(id).or_default().push(i);
                 }
             }
         }
         let pool_ids = account.pools.iter().map(|p| PoolId(&p.id)).collect();
         CoverageIndex {
+            candidates,
             all_pools,
             uncertain_all,
             uncertain_by_pool,
@@ -219,22 +223,23 @@ impl<'a> CoverageIndex<'a> {
                 uncovered_recipients: vec![],
             };
         }
-        let mut covering: Vec<&Policy> = self.all_pools.clone();
+        let mut candidates: Vec<&(&Policy, Reach)> = self.all_pools.iter().map(|&i| &self.candidates[i]).collect();
         if let Some(named) = self.by_pool.get(&PoolId(&pool.id)) {
-            covering.extend(named.iter().copied());
+            candidates.extend(named.iter().map(|&i| &self.candidates[i]));
         }
         // Named in messages: in an order of their own, not the export's.
-        covering.sort_unstable_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        candidates.sort_unstable_by(|(a, _), (b, _)| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        let covering: Vec<&Policy> = candidates.iter().map(|(p, _)| *p).collect();
         let uncovered_events: Vec<Event> = pool
             .legacy_events
             .iter()
-            .filter(|&e| !covering.iter().any(|p| p.admits(e)))
+            .filter(|&e| !candidates.iter().any(|(_, reach)| reach.admits(e)))
             .collect();
         let uncovered_recipients: Vec<&str> = pool
             .legacy_recipients
             .iter()
             .filter(|_| !pool.legacy_events.is_empty())
-            .filter(|r| !covering.iter().any(|p| p.emails(r)))
+            .filter(|r| !candidates.iter().any(|(_, reach)| reach.emails(r)))
             .map(String::as_str)
             .collect();
         // Delivery is per (event, recipient): one policy must both admit the
@@ -245,7 +250,7 @@ impl<'a> CoverageIndex<'a> {
             .legacy_events
             .iter()
             .flat_map(|e| pool.legacy_recipients.iter().map(move |r| (e, r)))
-            .filter(|(e, r)| !covering.iter().any(|p| p.admits(*e) && p.emails(r)))
+            .filter(|(e, r)| !candidates.iter().any(|(_, reach)| reach.delivers(&pool.id, *e, r)))
             .collect();
         let (mut uncovered_events, mut uncovered_recipients) = (uncovered_events, uncovered_recipients);
         if uncovered_events.is_empty() && uncovered_recipients.is_empty() && !missing_pairs.is_empty() {

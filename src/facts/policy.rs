@@ -1,5 +1,6 @@
-use super::coverage::{CoverageIndex, can_cover};
+use super::coverage::CoverageIndex;
 use super::{Fact, Facts, Item, Subject, Value, static_text, text};
+use crate::model::delivery::can_deliver;
 use crate::model::notification::{EventSource, Health, Policy, Valued};
 
 pub struct PolicyFacts<'a> {
@@ -15,7 +16,7 @@ impl<'a> PolicyFacts<'a> {
     /// Whether it can alert anyone, and the field that says why not.
     fn delivery(&self) -> (&'static str, &'static str) {
         let p = self.policy;
-        if can_cover(p) || !p.is_health_alert() {
+        if can_deliver(p) || !p.is_health_alert() {
             ("delivers", "")
         } else if !p.enabled {
             ("disabled", p.fields.enabled)

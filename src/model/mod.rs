@@ -3,6 +3,7 @@
 pub mod as_of;
 pub mod ca;
 pub mod certificate;
+pub mod delivery;
 pub mod dns;
 pub mod duplicates;
 pub mod fields;

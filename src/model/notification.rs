@@ -252,24 +252,6 @@ impl Policy {
             .filter(|m| m.kind == "email")
             .filter_map(|m| m.target.as_deref())
     }
-
-    /// Whether an e-mail mechanism names this (trimmed) address, compared
-    /// case-insensitively like pool recipients.
-    pub fn emails(&self, recipient: &str) -> bool {
-        self.email_recipients().any(|m| m.eq_ignore_ascii_case(recipient))
-    }
-
-    /// Whether the policy's filters let this event through (exact spelling:
-    /// `unhealthy` does not match `Unhealthy`).
-    pub fn admits(&self, event: Event) -> bool {
-        let admits = |values: &[Valued], wanted: &str| values.is_empty() || values.iter().any(|v| v.value == wanted);
-        admits(&self.event_source, event.source.api_value()) && admits(&self.new_health, event.health.api_value())
-    }
-
-    /// Whether `filters.pool_id` names this pool or is absent (= all pools).
-    pub fn names_pool(&self, pool_id: &str) -> bool {
-        self.pool_ids.is_empty() || self.pool_ids.iter().any(|p| p.value.eq_ignore_ascii_case(pool_id))
-    }
 }
 
 /// `notification_email` as the API gives it: `""`, null, absent, or a

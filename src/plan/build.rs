@@ -544,7 +544,7 @@ fn relied_on(
             Some(super::state::PolicyState {
                 id: id.to_string(),
                 name: policy.name.clone(),
-                delivers: super::state::Delivers::of(&super::service::ServicePolicy::from_model(policy)),
+                delivers: super::state::Delivers::of(&crate::model::delivery::Reach::of_policy(policy)),
                 record: updated.contains(&id).then(|| bodies.get(id).cloned()).flatten(),
             })
         })
@@ -757,18 +757,18 @@ mod tests {
             ],
             vec![],
         ));
-        service.add_policy(ServicePolicyBuilder::all_pools_to("ops@x.io"));
+        service.add_policy(ReachBuilder::all_pools_to("ops@x.io"));
         let steps = clears(&service, 2, true);
         assert_eq!(steps.len(), 2, "{steps:#?}");
         assert!(matches!(&steps[0], Request::ClearPool { pool_id } if pool_id == "p1"));
         assert!(matches!(&steps[1], Request::ClearPage { page: 2, per_page: 2, .. }));
     }
 
-    struct ServicePolicyBuilder;
+    struct ReachBuilder;
 
-    impl ServicePolicyBuilder {
-        fn all_pools_to(recipient: &str) -> super::super::service::ServicePolicy {
-            super::super::service::ServicePolicy::from_body(
+    impl ReachBuilder {
+        fn all_pools_to(recipient: &str) -> crate::model::delivery::Reach {
+            crate::model::delivery::Reach::of_body(
                 "existing",
                 &json!({"alert_type": HEALTH_ALERT_TYPE, "enabled": true, "mechanisms": {"email": [{"id": recipient}]}}),
             )

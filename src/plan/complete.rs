@@ -20,8 +20,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::request::Request;
-use super::service::{Service, ServicePolicy};
+use super::service::Service;
 use crate::facts::policy::intended_value;
+use crate::model::delivery::Reach;
 use crate::model::notification::{Event, EventSource, Health};
 
 /// One policy's update, built up over the pools it completes.
@@ -100,7 +101,7 @@ pub fn complete(service: &mut Service, bodies: &BTreeMap<String, Map<String, Val
         if missing.is_empty() {
             continue;
         }
-        let mut candidates: Vec<&ServicePolicy> = service
+        let mut candidates: Vec<&Reach> = service
             .policies_naming(&pool_id)
             .filter(|p| p.can_deliver && bodies.contains_key(&p.id))
             .collect();
@@ -215,7 +216,7 @@ struct Extension {
 
 /// `policy` widened to deliver `missing` (on a pool it names), when the
 /// widening delivers nothing that no legacy e-mail delivers today.
-fn completed(service: &Service, policy: &ServicePolicy, missing: &[(Event, String)]) -> Option<Extension> {
+fn completed(service: &Service, policy: &Reach, missing: &[(Event, String)]) -> Option<Extension> {
     // Empty filters admit everything already; otherwise add what is missing.
     let widen = |values: &[String], wanted: Vec<&str>| -> Option<Vec<String>> {
         if values.is_empty() {

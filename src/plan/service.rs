@@ -6,10 +6,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use crate::model::Account;
-use crate::model::notification::{Event, EventSet, HEALTH_ALERT_TYPES, Policy};
+use crate::model::delivery::Reach;
+use crate::model::notification::{Event, EventSet};
 
 use super::request::Request;
 
@@ -24,87 +23,6 @@ pub struct ServicePool {
     /// Kept as it is: a finding about its legacy e-mail is waived, so the
     /// plan neither replaces nor clears it (and no page-wide clear reaches it).
     pub held: bool,
-}
-
-/// One policy, reduced to what decides delivery.
-#[derive(Debug, Clone)]
-pub struct ServicePolicy {
-    pub id: String,
-    /// Health alert, enabled, with a mechanism.
-    pub can_deliver: bool,
-    /// Lower-cased; empty = all pools.
-    pub pool_ids: Vec<String>,
-    /// Raw filter values (exact spelling); empty = all.
-    pub sources: Vec<String>,
-    pub healths: Vec<String>,
-    /// Lower-cased e-mail mechanism ids.
-    pub emails: Vec<String>,
-    /// Whether it also delivers elsewhere (webhooks, PagerDuty): more events
-    /// would reach those too.
-    pub other_mechanisms: bool,
-}
-
-impl ServicePolicy {
-    pub fn from_model(p: &Policy) -> Self {
-        ServicePolicy {
-            id: p.id.clone(),
-            can_deliver: crate::facts::coverage::can_cover(p),
-            pool_ids: p.pool_ids.iter().map(|v| v.value.to_ascii_lowercase()).collect(),
-            sources: p.event_source.iter().map(|v| v.value.clone()).collect(),
-            healths: p.new_health.iter().map(|v| v.value.clone()).collect(),
-            emails: p.email_recipients().map(|e| e.trim().to_ascii_lowercase()).collect(),
-            other_mechanisms: p.mechanisms.iter().any(|m| m.kind != "email"),
-        }
-    }
-
-    /// A policy as a create or update body makes it.
-    pub fn from_body(id: &str, body: &Value) -> Self {
-        let strings = |v: Option<&Value>| -> Vec<String> {
-            v.and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-                .unwrap_or_default()
-        };
-        let filters = body.get("filters");
-        let mechanisms = body.get("mechanisms").and_then(Value::as_object);
-        let has_mechanism = mechanisms.is_some_and(|m| m.values().any(|v| v.as_array().is_some_and(|a| !a.is_empty())));
-        let emails = mechanisms
-            .and_then(|m| m.get("email"))
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|e| e.get("id").and_then(Value::as_str))
-                    .map(|e| e.trim().to_ascii_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let other_mechanisms =
-            mechanisms.is_some_and(|m| m.iter().any(|(k, v)| k != "email" && v.as_array().is_some_and(|a| !a.is_empty())));
-        let alert_type = body.get("alert_type").and_then(Value::as_str).unwrap_or("");
-        ServicePolicy {
-            id: id.to_string(),
-            can_deliver: HEALTH_ALERT_TYPES.contains(&alert_type)
-                && body.get("enabled").and_then(Value::as_bool).unwrap_or(true)
-                && has_mechanism,
-            pool_ids: strings(filters.and_then(|f| f.get("pool_id")))
-                .into_iter()
-                .map(|s| s.to_ascii_lowercase())
-                .collect(),
-            sources: strings(filters.and_then(|f| f.get("event_source"))),
-            healths: strings(filters.and_then(|f| f.get("new_health"))),
-            emails,
-            other_mechanisms,
-        }
-    }
-
-    /// Whether this policy e-mails `recipient` about `event` on pool `pool_id` (lower-cased).
-    pub fn delivers(&self, pool_id: &str, event: Event, recipient: &str) -> bool {
-        let admits = |values: &[String], wanted: &str| values.is_empty() || values.iter().any(|v| v == wanted);
-        self.can_deliver
-            && (self.pool_ids.is_empty() || self.pool_ids.iter().any(|p| p == pool_id))
-            && admits(&self.sources, event.source.api_value())
-            && admits(&self.healths, event.health.api_value())
-            && self.emails.iter().any(|e| e == recipient)
-    }
 }
 
 /// The id the model gives the `n`-th policy a plan creates (1-based).
@@ -124,7 +42,7 @@ pub struct Delivery {
 pub struct Service {
     /// In the order the bulk clear pages them: by name, then id.
     pub pools: Vec<ServicePool>,
-    policies: Vec<ServicePolicy>,
+    policies: Vec<Reach>,
     /// Policies by the pool ids they name (lower-cased), and those naming none (all pools):
     /// a lookup per delivery stays small at 200 000 pools.
     by_pool: HashMap<String, Vec<usize>>,
@@ -166,7 +84,7 @@ impl Service {
             .map(|(i, p)| (p.id.to_ascii_lowercase(), i))
             .collect();
         for policy in &account.policies {
-            let mut modelled = ServicePolicy::from_model(policy);
+            let mut modelled = Reach::of_policy(policy);
             // A policy whose delivery is not known before apply is never counted on.
             if crate::facts::coverage::certainty(account, policy).is_unknown() {
                 modelled.can_deliver = false;
@@ -181,7 +99,7 @@ impl Service {
         self.pool_index.get(&id.to_ascii_lowercase()).copied()
     }
 
-    pub fn add_policy(&mut self, policy: ServicePolicy) {
+    pub fn add_policy(&mut self, policy: Reach) {
         // The first of two policies with one id is the one an update finds, as before.
         self.policy_index.entry(policy.id.clone()).or_insert(self.policies.len());
         self.policies.push(policy);
@@ -190,10 +108,7 @@ impl Service {
 
     /// The distinct pool ids a policy names.
     fn named_ids(&self, index: usize) -> Vec<String> {
-        let mut ids = self.policies[index].pool_ids.clone();
-        ids.sort();
-        ids.dedup();
-        ids
+        self.policies[index].pool_ids.iter().cloned().collect()
     }
 
     fn index(&mut self, index: usize) {
@@ -246,7 +161,7 @@ impl Service {
     }
 
     /// The policies that e-mail `recipient` about `event` on `pool_id` (lower-cased).
-    pub fn delivering<'a>(&'a self, pool_id: &'a str, event: Event, recipient: &'a str) -> impl Iterator<Item = &'a ServicePolicy> {
+    pub fn delivering<'a>(&'a self, pool_id: &'a str, event: Event, recipient: &'a str) -> impl Iterator<Item = &'a Reach> {
         let named = self.by_pool.get(pool_id).map_or(&[][..], Vec::as_slice);
         self.all_pools
             .iter()
@@ -256,12 +171,12 @@ impl Service {
     }
 
     /// The policy with this id.
-    pub fn policy(&self, id: &str) -> Option<&ServicePolicy> {
+    pub fn policy(&self, id: &str) -> Option<&Reach> {
         self.policy_index.get(id).map(|&i| &self.policies[i])
     }
 
     /// The policies whose `filters.pool_id` names this pool (lower-cased id).
-    pub fn policies_naming(&self, pool_id: &str) -> impl Iterator<Item = &ServicePolicy> {
+    pub fn policies_naming(&self, pool_id: &str) -> impl Iterator<Item = &Reach> {
         self.by_pool.get(pool_id).into_iter().flatten().map(|&i| &self.policies[i])
     }
 
@@ -299,14 +214,14 @@ impl Service {
                 let id = planned_id(self.created);
                 // Read back from the JSON that would be sent, as the service reads it.
                 let body = request.body_json().unwrap_or_default();
-                self.add_policy(ServicePolicy::from_body(&id, &body));
+                self.add_policy(Reach::of_body(&id, &body));
             }
             Request::UpdatePolicy { policy_id, body, .. } => {
                 let Some(&index) = self.policy_index.get(policy_id) else {
                     return Err(format!("no policy {policy_id} to update"));
                 };
                 self.unindex(index);
-                self.policies[index] = ServicePolicy::from_body(policy_id, body);
+                self.policies[index] = Reach::of_body(policy_id, body);
                 self.index(index);
             }
             Request::ClearPage { per_page, page, .. } => {

@@ -75,7 +75,7 @@ pub struct Delivers {
 }
 
 impl Delivers {
-    pub fn of(policy: &super::service::ServicePolicy) -> Delivers {
+    pub fn of(policy: &crate::model::delivery::Reach) -> Delivers {
         let sorted = |v: &[String]| {
             let mut v = v.to_vec();
             v.sort();
@@ -84,7 +84,7 @@ impl Delivers {
         };
         Delivers {
             can_deliver: policy.can_deliver,
-            pool_ids: sorted(&policy.pool_ids),
+            pool_ids: policy.pool_ids.iter().cloned().collect(),
             event_source: sorted(&policy.sources),
             new_health: sorted(&policy.healths),
             emails: sorted(&policy.emails),
@@ -93,7 +93,7 @@ impl Delivers {
 
     /// A policy as the API returns it.
     pub fn from_api(record: &Value) -> Delivers {
-        Delivers::of(&super::service::ServicePolicy::from_body("", record))
+        Delivers::of(&crate::model::delivery::Reach::of_body("", record))
     }
 }
 

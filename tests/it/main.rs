@@ -16,6 +16,7 @@ mod certificates;
 mod ci_integrations;
 mod cli;
 mod closed_pipe;
+mod delivery;
 mod doc_commands;
 mod engine;
 mod generated;

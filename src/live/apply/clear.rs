@@ -18,8 +18,8 @@ use super::{AccountRun, Ready, Stop, Summary, read_failed, stop};
 use crate::api::{Op, Operation};
 use crate::facts::pool::describe;
 use crate::live::client::Change;
+use crate::model::delivery::Reach;
 use crate::model::notification::Event;
-use crate::plan::service::ServicePolicy;
 use crate::plan::state::PoolState;
 
 /// What a clear's check judged: every pool it read (by id), the records of
@@ -58,11 +58,11 @@ fn id_of(pool: &Value) -> &str {
 }
 
 /// The first (event, recipient) of a pool's legacy e-mail that no policy delivers.
-pub fn undelivered(policies: &[ServicePolicy], pool: &PoolState) -> Option<(Event, String)> {
+pub fn undelivered(policies: &[Reach], pool: &PoolState) -> Option<(Event, String)> {
     let id = pool.id.to_ascii_lowercase();
     // Only the policies that can deliver for this pool are asked about each
     // delivery: a large account holds thousands, each naming a few pools.
-    let for_pool: Vec<&ServicePolicy> = policies
+    let for_pool: Vec<&Reach> = policies
         .iter()
         .filter(|p| p.can_deliver && (p.pool_ids.is_empty() || p.pool_ids.contains(&id)))
         .collect();
@@ -78,11 +78,11 @@ pub fn undelivered(policies: &[ServicePolicy], pool: &PoolState) -> Option<(Even
 
 impl AccountRun<'_> {
     /// The live policies as they deliver, with what a dry run would have made.
-    pub(super) fn live_policies(&self) -> Vec<ServicePolicy> {
+    pub(super) fn live_policies(&self) -> Vec<Reach> {
         self.policies
             .iter()
             .chain(&self.simulated)
-            .map(|p| ServicePolicy::from_body(p.get("id").and_then(Value::as_str).unwrap_or(""), p))
+            .map(|p| Reach::of_body(p.get("id").and_then(Value::as_str).unwrap_or(""), p))
             .collect()
     }
 

@@ -466,7 +466,7 @@ pub fn delivered(state: &State) -> BTreeSet<String> {
     out
 }
 
-fn legacy_sends(pool: &Value, source: &str, health: &str) -> bool {
+pub fn legacy_sends(pool: &Value, source: &str, health: &str) -> bool {
     let filter = &pool["notification_filter"][source];
     if filter["disable"] == json!(true) {
         return false;
@@ -478,7 +478,7 @@ fn legacy_sends(pool: &Value, source: &str, health: &str) -> bool {
     }
 }
 
-fn policy_sends(p: &Value, pool: &str, source: &str, health: &str, recipient: &str) -> bool {
+pub fn policy_sends(p: &Value, pool: &str, source: &str, health: &str, recipient: &str) -> bool {
     let admits = |v: &Value, wanted: &str| v.as_array().is_none_or(|a| a.is_empty() || a.iter().any(|x| x == wanted));
     let health_alert = matches!(p["alert_type"].as_str(), Some("load_balancing_health_alert" | "g6_health_alert"));
     let mechanisms = p["mechanisms"]
