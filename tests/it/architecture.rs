@@ -290,7 +290,11 @@ fn the_format_scan_sees_registry_entries_and_name_comparisons() {
     let code = "fn a(f: &SourceFile) -> bool { f.format == &input::yaml::YAML || f.format.name() == \"bind\" }";
     assert_eq!(format_names(code), ["YAML", "format.name() =="]);
     for entry in registry_entries() {
-        assert_eq!(format_names(&format!("let f = &input::x::{entry};")), [entry.clone()], "{entry}");
+        assert_eq!(
+            format_names(&format!("let f = &input::x::{entry};")),
+            std::slice::from_ref(&entry),
+            "{entry}"
+        );
     }
     assert!(format_names("fn b(f: &SourceFile) -> bool { f.format.locates_alone() }").is_empty());
 }
