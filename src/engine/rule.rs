@@ -416,14 +416,7 @@ impl Rule {
     /// Terraform's words for a resource of Terraform source, when the rule has them.
     pub fn message_for(&self, phase: Option<usize>, facts: &dyn crate::facts::Facts) -> &Template {
         match &self.message_terraform {
-            Some(t)
-                if matches!(
-                    facts.get("terraform_source").map(|f| f.value),
-                    Some(crate::facts::Value::Bool(true))
-                ) =>
-            {
-                t
-            }
+            Some(t) if crate::facts::catalogue::keys::TERRAFORM_SOURCE.of(facts) == Some(true) => t,
             _ => self.message_in(phase),
         }
     }

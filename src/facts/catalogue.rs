@@ -53,6 +53,144 @@ const fn choice(name: &'static str, values: &'static [&'static str], description
 
 use ValueType::*;
 
+/// A fact's name with its type, declared once. The catalogue's entry is made
+/// from the key (its name and type cannot differ), and plan, report, engine
+/// and live code read the fact through it ([`Key::of`]): a renamed fact is a
+/// compile error there, not an empty value.
+pub struct Key<T> {
+    pub name: &'static str,
+    of_type: std::marker::PhantomData<T>,
+}
+
+impl<T> Clone for Key<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Key<T> {}
+
+/// What a fact's value is read as.
+pub trait FactType {
+    const VALUE_TYPE: ValueType;
+    type Read;
+    fn read(value: super::Value) -> Option<Self::Read>;
+}
+
+/// A yes or no.
+pub struct Flag;
+/// A whole number.
+pub struct Number;
+/// A text (for a fact with a closed set of values, one of them).
+pub struct Words;
+/// A list, each item at its field.
+pub struct Entries;
+
+impl FactType for Flag {
+    const VALUE_TYPE: ValueType = Bool;
+    type Read = bool;
+    fn read(value: super::Value) -> Option<bool> {
+        match value {
+            super::Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+impl FactType for Number {
+    const VALUE_TYPE: ValueType = Int;
+    type Read = i64;
+    fn read(value: super::Value) -> Option<i64> {
+        match value {
+            super::Value::Int(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+impl FactType for Words {
+    const VALUE_TYPE: ValueType = Text;
+    type Read = std::borrow::Cow<'static, str>;
+    fn read(value: super::Value) -> Option<Self::Read> {
+        match value {
+            super::Value::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl FactType for Entries {
+    const VALUE_TYPE: ValueType = List;
+    type Read = Vec<super::Item>;
+    fn read(value: super::Value) -> Option<Vec<super::Item>> {
+        match value {
+            super::Value::List(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+impl<T: FactType> Key<T> {
+    const fn new(name: &'static str) -> Self {
+        Key {
+            name,
+            of_type: std::marker::PhantomData,
+        }
+    }
+
+    /// The fact of these facts, as its type; `None` when the subject has no
+    /// such fact.
+    pub fn of(self, facts: &dyn super::Facts) -> Option<T::Read> {
+        facts.get(self.name).and_then(|fact| T::read(fact.value))
+    }
+
+    /// Whether a rule's `at` or `for_each` names this fact.
+    pub fn named_by(self, name: Option<&str>) -> bool {
+        name == Some(self.name)
+    }
+
+    /// Its catalogue entry.
+    const fn spec(self, description: &'static str) -> FactSpec {
+        spec(self.name, T::VALUE_TYPE, description)
+    }
+
+    /// Its catalogue entry, for a text with a closed set of values.
+    const fn choice(self, values: &'static [&'static str], description: &'static str) -> FactSpec {
+        choice(self.name, values, description)
+    }
+}
+
+/// Declares keys, and [`keys::ALL`] from the same lines.
+macro_rules! keys {
+    ($($(#[$doc:meta])* $key:ident: $of:ident = $name:literal;)*) => {
+        $($(#[$doc])* pub const $key: Key<$of> = Key::new($name);)*
+        /// Every key with its type: a test holds each to the catalogue.
+        pub const ALL: &[(&str, ValueType)] = &[$(($name, <$of as FactType>::VALUE_TYPE)),*];
+    };
+}
+
+/// The facts code outside the facts stage reads, each with its type.
+pub mod keys {
+    use super::{Entries, FactType, Flag, Key, Number, ValueType, Words};
+
+    keys! {
+        ID: Words = "id";
+        HOSTNAME: Words = "hostname";
+        /// The Terraform address of a resource read from Terraform.
+        ADDRESS: Words = "address";
+        TERRAFORM_SOURCE: Flag = "terraform_source";
+        POOLS_COMPLETE: Flag = "pools_complete";
+        BULK_CLEAR_REQUESTS: Number = "bulk_clear_requests";
+        LEGACY_RECIPIENTS: Entries = "legacy_recipients";
+        LEGACY_EVENTS: Entries = "legacy_events";
+        COVERAGE: Words = "coverage";
+        COVERING_POLICIES: Entries = "covering_policies";
+        UNCOVERED_EVENTS: Entries = "uncovered_events";
+        UNCOVERED_RECIPIENTS: Entries = "uncovered_recipients";
+        NOT_JUDGED: Entries = "not_judged";
+    }
+}
+
 /// Every record with an uploaded PEM has these (EX003, EX004).
 const PEM_ERROR: FactSpec = spec(
     "pem_error",
@@ -74,18 +212,11 @@ const CONFLICTING_COPIES: FactSpec = spec(
 
 /// What its rules could not judge of a resource (EX005): every kind with
 /// values that may be unknown before apply has these.
-const NOT_JUDGED: FactSpec = spec(
-    "not_judged",
-    List,
-    "the rules that could not judge the resource because a fact they test reads a value not known before apply: one item in words (the rules, the value, the other resource it is in for a pool's coverage, and why it is not known, naming the variable or reference), at that value; empty when every rule judged it",
+const NOT_JUDGED: FactSpec = keys::NOT_JUDGED.spec("the rules that could not judge the resource because a fact they test reads a value not known before apply: one item in words (the rules, the value, the other resource it is in for a pool's coverage, and why it is not known, naming the variable or reference), at that value; empty when every rule judged it",
 );
 
 static LIST: &[FactSpec] = &[
-    spec(
-        "id",
-        Text,
-        "the list's identity: the kind of its records, with the zone's id when a bundle names it",
-    ),
+    keys::ID.spec("the list's identity: the kind of its records, with the zone's id when a bundle names it"),
     spec("name", Text, "the list in words (`custom hostnames of example.com`)"),
     spec("records", Text, "what the list holds, in words (`pools`, `custom hostnames`, …)"),
     spec("complete", Bool, "every record and page its `result_info` announces was loaded"),
@@ -100,37 +231,23 @@ static LIST: &[FactSpec] = &[
 ];
 
 static POOL: &[FactSpec] = &[
-    spec("id", Text, "the pool id"),
+    keys::ID.spec("the pool id"),
     spec("name", Text, "the pool name"),
     spec("account", Text, "the account id, or empty when the export does not name one"),
-    spec(
-        "legacy_recipients",
-        List,
-        "addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)",
+    keys::LEGACY_RECIPIENTS.spec("addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)",
     ),
-    spec(
-        "legacy_events",
-        List,
-        "the (source, health) events the legacy notification e-mails about, per `notification_filter`",
+    keys::LEGACY_EVENTS.spec("the (source, health) events the legacy notification e-mails about, per `notification_filter`",
     ),
-    choice(
-        "coverage",
-        &["not_applicable", "none", "partial", "full", "unknown"],
+    keys::COVERAGE.choice(&super::coverage::Coverage::VALUES,
         "how far enabled health-alert policies with a delivery mechanism replace the legacy notification (`unknown`: not fully, and a policy of the account known only after apply may cover the rest)",
     ),
-    spec(
-        "terraform_source",
-        Bool,
-        "the pool is a resource of Terraform source (`.tf`): its remedy is an edit of the configuration",
+    keys::TERRAFORM_SOURCE.spec("the pool is a resource of Terraform source (`.tf`): its remedy is an edit of the configuration",
     ),
-    spec("address", Text, "the Terraform address, for a resource read from Terraform"),
-    spec(
-        "covering_policies",
-        List,
-        "policies that cover this pool (health alert, enabled, a mechanism, pool_id naming it or absent)",
+    keys::ADDRESS.spec("the Terraform address, for a resource read from Terraform"),
+    keys::COVERING_POLICIES.spec("policies that cover this pool (health alert, enabled, a mechanism, pool_id naming it or absent)",
     ),
-    spec("uncovered_events", List, "legacy events no covering policy's filters admit"),
-    spec("uncovered_recipients", List, "legacy recipients no covering policy e-mails"),
+    keys::UNCOVERED_EVENTS.spec("legacy events no covering policy's filters admit"),
+    keys::UNCOVERED_RECIPIENTS.spec("legacy recipients no covering policy e-mails"),
     spec(
         "replacement_policy",
         Text,
@@ -152,7 +269,7 @@ static POOL: &[FactSpec] = &[
 ];
 
 static POLICY: &[FactSpec] = &[
-    spec("id", Text, "the policy id"),
+    keys::ID.spec("the policy id"),
     spec("name", Text, "the policy name"),
     spec("alert_type", Text, "the alert type as exported"),
     spec(
@@ -188,20 +305,12 @@ static POLICY: &[FactSpec] = &[
 ];
 
 static ACCOUNT: &[FactSpec] = &[
-    spec("id", Text, "the account id, or empty when the exports do not name one"),
+    keys::ID.spec("the account id, or empty when the exports do not name one"),
     spec("name", Text, "how the account is named in messages"),
     spec("pools_total", Int, "pools loaded for the account"),
-    spec(
-        "terraform_source",
-        Bool,
-        "the account is a Terraform configuration (`.tf` source, named `terraform:<dir>`)",
-    ),
+    keys::TERRAFORM_SOURCE.spec("the account is a Terraform configuration (`.tf` source, named `terraform:<dir>`)"),
     spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
-    spec(
-        "pools_complete",
-        Bool,
-        "every pool the export announces was loaded (no EX001 on pools)",
-    ),
+    keys::POOLS_COMPLETE.spec("every pool the export announces was loaded (no EX001 on pools)"),
     spec(
         "legacy_share",
         Text,
@@ -212,11 +321,7 @@ static ACCOUNT: &[FactSpec] = &[
         Int,
         "pools with a legacy e-mail and no complete replacement policy",
     ),
-    spec(
-        "bulk_clear_requests",
-        Int,
-        "bulk-clear requests needed at the default page size of 25, for every pool the export announces",
-    ),
+    keys::BULK_CLEAR_REQUESTS.spec("bulk-clear requests needed at the default page size of 25, for every pool the export announces"),
     spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
     spec(
         "bulk_clear_cost",
@@ -236,7 +341,7 @@ const BUNDLE_METHODS: &[&str] = &["compatible", "modern", "user_defined", "unkno
 
 static CUSTOM_CERTIFICATE: &[FactSpec] = &[
     spec("label", Text, "what the subject is, in words (`Custom certificate`)"),
-    spec("id", Text, "the certificate id"),
+    keys::ID.spec("the certificate id"),
     spec("hosts", List, "the hostnames the certificate covers"),
     spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
     spec(
@@ -283,7 +388,7 @@ const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", 
 
 static CERTIFICATE_PACK: &[FactSpec] = &[
     spec("label", Text, "what the subject is, in words (`Certificate pack`)"),
-    spec("id", Text, "the pack id"),
+    keys::ID.spec("the pack id"),
     spec("type", Text, "the pack type (`universal`, `advanced`, …)"),
     spec("hosts", List, "the hostnames the pack covers"),
     choice(
@@ -318,8 +423,8 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
 
 static CUSTOM_HOSTNAME: &[FactSpec] = &[
     spec("label", Text, "what the subject is, in words (`Custom hostname`)"),
-    spec("id", Text, "the custom hostname id"),
-    spec("hostname", Text, "the hostname"),
+    keys::ID.spec("the custom hostname id"),
+    keys::HOSTNAME.spec("the hostname"),
     spec("hosts", List, "the hostname, as a list (like other certificate subjects)"),
     choice("bundle_method", BUNDLE_METHODS, "`ssl.bundle_method`"),
     choice(

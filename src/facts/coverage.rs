@@ -61,6 +61,15 @@ mod pool_id_tests {
     use std::collections::HashSet;
 
     #[test]
+    fn each_coverage_reads_as_its_value() {
+        for (i, c) in super::Coverage::ALL.into_iter().enumerate() {
+            assert_eq!(c as usize, i);
+            assert_eq!(super::Coverage::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(super::Coverage::parse("Full"), None);
+    }
+
+    #[test]
     fn pool_ids_match_whatever_their_case() {
         let long = "A".repeat(100);
         let set: HashSet<PoolId> = ["17B5962d775c646f3f9725cbc7a53df4", long.as_str()]
@@ -86,14 +95,24 @@ pub enum Coverage {
 }
 
 impl Coverage {
+    /// In the order of [`Coverage::VALUES`].
+    pub const ALL: [Coverage; 5] = [
+        Coverage::NotApplicable,
+        Coverage::None,
+        Coverage::Partial,
+        Coverage::Full,
+        Coverage::Unknown,
+    ];
+    /// The `coverage` fact's values (its catalogue entry reads them here).
+    pub const VALUES: [&'static str; 5] = ["not_applicable", "none", "partial", "full", "unknown"];
+
     pub fn as_str(self) -> &'static str {
-        match self {
-            Coverage::NotApplicable => "not_applicable",
-            Coverage::None => "none",
-            Coverage::Partial => "partial",
-            Coverage::Full => "full",
-            Coverage::Unknown => "unknown",
-        }
+        Self::VALUES[self as usize]
+    }
+
+    /// The value the `coverage` fact holds.
+    pub fn parse(value: &str) -> Option<Coverage> {
+        Self::ALL.into_iter().find(|c| c.as_str() == value)
     }
 }
 

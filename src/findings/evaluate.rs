@@ -10,7 +10,7 @@ use crate::engine::template::render_value;
 use crate::facts::{Fact, Facts, Item, SubjectRef, UnknownFact, Value};
 
 /// The fact that lists what could not be judged (EX005 tests it).
-pub const NOT_JUDGED: &str = "not_judged";
+pub const NOT_JUDGED: &str = crate::facts::catalogue::keys::NOT_JUDGED.name;
 
 /// What a rule makes of one subject.
 enum Verdict {

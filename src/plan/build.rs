@@ -13,6 +13,7 @@ use super::service::Service;
 use crate::check::Outcome;
 use crate::engine::rule::RemedyKind;
 use crate::facts::Analysis;
+use crate::facts::catalogue::keys;
 use crate::model::notification::{Event, EventSource, Health, NewPolicy, filter_products};
 use crate::model::{Account, Kind};
 
@@ -418,7 +419,7 @@ fn unaddressable_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -
                 f.subject.kind == Kind::Pool
                     && f.subject.account as usize == account
                     && f.subject.index as usize == index
-                    && f.rule.at.as_deref() == Some("legacy_recipients")
+                    && keys::LEGACY_RECIPIENTS.named_by(f.rule.at.as_deref())
             })
             .map_or_else(String::new, |f| f.rule.id.clone())
     };
@@ -455,7 +456,7 @@ fn held_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -> (std::c
         f.is_suppressed()
             && f.subject.kind == Kind::Pool
             && f.subject.account as usize == account
-            && f.rule.at.as_deref() == Some("legacy_recipients")
+            && keys::LEGACY_RECIPIENTS.named_by(f.rule.at.as_deref())
     }) {
         let Some(pool) = pools.get(f.subject.index as usize) else {
             continue;
@@ -481,11 +482,9 @@ fn certificate_steps(outcome: &Outcome, analysis: &Analysis, account: usize, cor
     let settled = |f: &crate::findings::Finding| {
         f.rule.remedy == Some(RemedyKind::PolicyFilterValue)
             && analysis
-                .with_facts(f.subject, |facts| match facts.get("id").map(|fact| fact.value) {
-                    Some(crate::facts::Value::Text(id)) => {
-                        corrected.get(id.as_ref()).is_some_and(|paths| paths.iter().any(|p| *p == f.path))
-                    }
-                    _ => false,
+                .with_facts(f.subject, |facts| match keys::ID.of(facts) {
+                    Some(id) => corrected.get(id.as_ref()).is_some_and(|paths| paths.iter().any(|p| *p == f.path)),
+                    None => false,
                 })
                 .unwrap_or(false)
     };

@@ -8,7 +8,8 @@ use serde_json::json;
 use super::request::{Request, TerraformEdit};
 use super::terraform::{Generation, label, policy_block};
 use crate::engine::rule::RemedyKind;
-use crate::facts::{Analysis, Facts, Value as FactValue};
+use crate::facts::catalogue::{Key, Words, keys};
+use crate::facts::{Analysis, Facts};
 use crate::findings::Finding;
 use crate::model::notification::NewPolicy;
 
@@ -25,12 +26,9 @@ pub struct Action {
     pub depends_on: Vec<usize>,
 }
 
-fn fact_text(facts: &dyn Facts, name: &str) -> String {
-    match facts.get(name).map(|fact| fact.value) {
-        Some(FactValue::Text(t)) => t.into_owned(),
-        Some(FactValue::Int(n)) => n.to_string(),
-        _ => String::new(),
-    }
+/// A text fact, empty when the subject has none.
+fn fact_text(facts: &dyn Facts, key: Key<Words>) -> String {
+    key.of(facts).map(std::borrow::Cow::into_owned).unwrap_or_default()
 }
 
 /// The finding's message, rendered from its subject's facts.
@@ -55,7 +53,7 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
     let Some(kind) = f.rule.remedy else {
         return Vec::new();
     };
-    let fact = |name: &str| fact_text(facts, name);
+    let fact = |key: Key<Words>| fact_text(facts, key);
     let message = || rendered.map_or_else(|| render_message(f, facts), str::to_string);
     let manual = |what: String| {
         vec![Action {
@@ -66,25 +64,25 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
             depends_on: Vec::new(),
         }]
     };
-    let terraform_source = matches!(facts.get("terraform_source").map(|t| t.value), Some(FactValue::Bool(true)));
+    let terraform_source = keys::TERRAFORM_SOURCE.of(facts) == Some(true);
     match kind {
         // In a configuration: add the replacement, then remove the attribute.
         // The pools' own findings carry the edits.
         RemedyKind::ClearPages if terraform_source => Vec::new(),
         // Pages of pools the export does not hold are cleared unseen: a person's step, after a whole export.
-        RemedyKind::ClearPages if matches!(facts.get("pools_complete").map(|t| t.value), Some(FactValue::Bool(false))) => manual(format!(
+        RemedyKind::ClearPages if keys::POOLS_COMPLETE.of(facts) == Some(false) => manual(format!(
             "the export holds only some of the account's pools (EX001), and a page-wide clear also clears the pools it does not hold: export every pool, then: {}",
             message()
         )),
         // Add the replacement, then clear the pool: by API calls, or by
         // edits of the configuration for a pool of Terraform source.
         // A pool its export gives no id cannot be addressed by a request.
-        RemedyKind::ReplaceThenClear | RemedyKind::ClearPool if fact("id").is_empty() && !terraform_source => manual(format!(
+        RemedyKind::ReplaceThenClear | RemedyKind::ClearPool if fact(keys::ID).is_empty() && !terraform_source => manual(format!(
             "the export gives this pool no `id`, so no request can address it: find its id (GET /accounts/{{account_id}}/load_balancers/pools lists it by name), then: {}",
             message()
         )),
         RemedyKind::ReplaceThenClear | RemedyKind::ClearPool => {
-            let pool = fact("id");
+            let pool = fact(keys::ID);
             let generation = pool_generation(analysis, f).unwrap_or(Generation::V5);
             let add = |body: NewPolicy| {
                 if terraform_source {
@@ -116,7 +114,7 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
             };
             let clear = if terraform_source {
                 Request::Terraform(TerraformEdit::RemoveAttribute {
-                    address: fact("address"),
+                    address: fact(keys::ADDRESS),
                     attribute: "notification_email",
                 })
             } else {
@@ -132,10 +130,10 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         // Every page of the bulk clear, once the pools' replacements exist (the message's caveat).
         RemedyKind::ClearPages => {
             // Every page of the pools the export announces, loaded or not.
-            let pages = match facts.get("bulk_clear_requests").map(|t| t.value) {
-                Some(FactValue::Int(n)) => usize::try_from(n).unwrap_or(0),
-                _ => 0,
-            };
+            let pages = keys::BULK_CLEAR_REQUESTS
+                .of(facts)
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0);
             (1..=pages)
                 .map(|page| Action {
                     request: Request::ClearPage {
@@ -149,15 +147,15 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
         }
         RemedyKind::CustomHostnameCa => match (facts.zone_id(), facts.ca_change(MOVE_TO)) {
             // A hostname its export gives no id cannot be addressed by a request.
-            _ if fact("id").is_empty() => manual(format!(
+            _ if fact(keys::ID).is_empty() => manual(format!(
                 "the export gives this custom hostname no `id`: find it (GET /zones/{{zone_id}}/custom_hostnames?hostname=…), then: {}",
                 message()
             )),
             (Some(zone), Some(body)) => vec![Action {
                 request: Request::EditCustomHostname {
                     zone_id: zone.to_string(),
-                    hostname_id: fact("id"),
-                    hostname: fact("hostname"),
+                    hostname_id: fact(keys::ID),
+                    hostname: fact(keys::HOSTNAME),
                     body,
                 },
                 depends_on: Vec::new(),

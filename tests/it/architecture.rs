@@ -298,3 +298,68 @@ fn the_format_scan_sees_registry_entries_and_name_comparisons() {
     }
     assert!(format_names("fn b(f: &SourceFile) -> bool { f.format.locates_alone() }").is_empty());
 }
+
+/// Where code reads a fact by a string name: `facts.get("…")`, a helper
+/// handed a name (`fact("…")`, `items(facts, "…")`), or a rule's `at`/`for_each`
+/// compared with one. Outside the facts stage a fact is read through its
+/// typed key (`facts::catalogue::keys`), so a renamed fact is a compile
+/// error, not an empty value.
+fn fact_reads_by_name(code: &str) -> Vec<String> {
+    let pattern = regex::Regex::new(
+        r#"facts\s*\.\s*get\s*\(\s*"|\bfact(_text)?\(\s*(facts,\s*)?"|\b(items|word)\(\s*facts,\s*"|\b(at|for_each)\.as_deref\(\)\s*==\s*Some\(\s*""#,
+    )
+    .expect("pattern");
+    pattern.find_iter(code).map(|m| m.as_str().to_string()).collect()
+}
+
+#[test]
+fn no_code_outside_the_facts_stage_reads_a_fact_by_its_name() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    let mut offenders = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(root.join("src/facts"))) {
+        let code = std::fs::read_to_string(file).expect("read");
+        for read in fact_reads_by_name(&without_tests(&code)) {
+            offenders.push(format!("{}: {read}", file.strip_prefix(&root).unwrap_or(file).display()));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "read these facts through their keys (facts::catalogue::keys):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_fact_read_scan_sees_each_way_of_naming_a_fact() {
+    for code in [
+        r#"let t = facts.get("terraform_source");"#,
+        r#"let id = fact("id");"#,
+        r#"let id = fact_text(facts, "id");"#,
+        r#"let r = items(facts, "legacy_recipients");"#,
+        r#"let c = word(facts, "coverage");"#,
+        r#"f.rule.at.as_deref() == Some("legacy_recipients")"#,
+    ] {
+        assert_eq!(fact_reads_by_name(code).len(), 1, "{code}");
+    }
+    assert!(fact_reads_by_name("let t = keys::TERRAFORM_SOURCE.of(facts); let v = facts.get(name);").is_empty());
+}
+
+/// Every key names a fact of the catalogue, with the key's type, for some kind.
+#[test]
+fn every_fact_key_is_in_the_catalogue_with_its_type() {
+    use edgeaudit::model::Kind;
+    let kinds: Vec<Kind> = Kind::RECORD_KINDS.into_iter().chain([Kind::Account, Kind::List]).collect();
+    for (name, value_type) in edgeaudit::facts::catalogue::keys::ALL {
+        let specs: Vec<_> = kinds
+            .iter()
+            .flat_map(|k| edgeaudit::facts::catalogue(*k).iter())
+            .filter(|s| s.name == *name)
+            .collect();
+        assert!(!specs.is_empty(), "key {name} is in no kind's catalogue");
+        for spec in specs {
+            assert_eq!(spec.value_type, *value_type, "{name}");
+        }
+    }
+}

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use super::super::Context;
 use super::text;
+use crate::facts::coverage::Coverage;
 use crate::report::views::coverage::rows;
 use crate::words::plural;
 
@@ -71,13 +72,13 @@ pub fn write(ctx: &Context, page: &mut String) {
     }
     page.push_str("<th scope=\"col\">Not delivered by any policy</th></tr></thead>\n<tbody>\n");
     for row in shown {
-        let gap = !row.uncovered_events.is_empty() || !row.uncovered_recipients.is_empty() || row.coverage == "none";
-        let verdict = match row.coverage.as_str() {
-            "full" => "yes: clear now",
-            "partial" => "partly: create a policy first",
-            "none" => "no: create a policy first",
-            "unknown" => "not known before apply (EX005)",
-            _ => "",
+        let gap = !row.uncovered_events.is_empty() || !row.uncovered_recipients.is_empty() || row.coverage == Some(Coverage::None);
+        let verdict = match row.coverage {
+            Some(Coverage::Full) => "yes: clear now",
+            Some(Coverage::Partial) => "partly: create a policy first",
+            Some(Coverage::None) => "no: create a policy first",
+            Some(Coverage::Unknown) => "not known before apply (EX005)",
+            Some(Coverage::NotApplicable) | None => "",
         };
         let accepted = if row.accepted {
             " (accepted: a waiver or the baseline)"
@@ -94,7 +95,7 @@ pub fn write(ctx: &Context, page: &mut String) {
             "<tr class=\"{}\" data-pool=\"{}\" data-coverage=\"{}\"><th scope=\"row\">{name}</th><td>{}</td><td>{}</td><td>{}{accepted}</td>",
             if gap { "gap" } else { "covered" },
             text(&row.id),
-            text(&row.coverage),
+            text(row.coverage.map_or("", Coverage::as_str)),
             list(&row.recipients),
             events(&row.events),
             verdict,
@@ -113,7 +114,7 @@ pub fn write(ctx: &Context, page: &mut String) {
         if !row.uncovered_recipients.is_empty() {
             gaps.push(format!("recipients: {}", list(&row.uncovered_recipients)));
         }
-        if gaps.is_empty() && row.coverage == "none" {
+        if gaps.is_empty() && row.coverage == Some(Coverage::None) {
             gaps.push("every event and recipient".to_string());
         }
         if gaps.is_empty() {

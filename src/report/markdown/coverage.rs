@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::super::Context;
 use super::text;
+use crate::facts::coverage::Coverage;
 use crate::report::views::coverage::rows;
 use crate::words::plural;
 
@@ -38,12 +39,13 @@ pub fn write(ctx: &Context, page: &mut String) {
         *names.entry(row.name.as_str()).or_default() += 1;
     }
     for row in rows.iter().take(MAX_POOLS) {
-        let covered = match row.coverage.as_str() {
-            "full" => "yes: clear now",
-            "partial" => "**partly**: create a policy first",
-            "none" => "**no**: create a policy first",
-            "unknown" => "not known before apply (EX005)",
-            other => other,
+        let covered = match row.coverage {
+            Some(Coverage::Full) => "yes: clear now",
+            Some(Coverage::Partial) => "**partly**: create a policy first",
+            Some(Coverage::None) => "**no**: create a policy first",
+            Some(Coverage::Unknown) => "not known before apply (EX005)",
+            Some(Coverage::NotApplicable) => Coverage::NotApplicable.as_str(),
+            None => "",
         };
         let covered = if row.accepted {
             format!("{covered} (accepted: a waiver or the baseline)")

@@ -4,7 +4,9 @@
 //! the findings agree. Gaps first.
 
 use super::super::Context;
-use crate::facts::{Facts, SubjectRef, Value};
+use crate::facts::catalogue::{Entries, Key, keys};
+use crate::facts::coverage::Coverage;
+use crate::facts::{Facts, SubjectRef};
 use crate::model::Kind;
 
 pub struct Row {
@@ -14,7 +16,8 @@ pub struct Row {
     pub id: String,
     /// Every finding about the pool was accepted (a waiver, the baseline).
     pub accepted: bool,
-    pub coverage: String,
+    /// `None` only when the fact is not one of its values (never, today).
+    pub coverage: Option<Coverage>,
     pub recipients: Vec<String>,
     pub events: Vec<String>,
     pub covering: Vec<String>,
@@ -22,19 +25,10 @@ pub struct Row {
     pub uncovered_recipients: Vec<String>,
 }
 
-fn items(facts: &dyn Facts, name: &str) -> Vec<String> {
-    match facts.get(name).map(|f| f.value) {
-        Some(Value::List(items)) => items.into_iter().map(|i| i.text).collect(),
-        Some(Value::Text(t)) if !t.is_empty() => vec![t.into_owned()],
-        _ => Vec::new(),
-    }
-}
-
-fn word(facts: &dyn Facts, name: &str) -> String {
-    match facts.get(name).map(|f| f.value) {
-        Some(Value::Text(t)) => t.into_owned(),
-        _ => String::new(),
-    }
+fn items(facts: &dyn Facts, key: Key<Entries>) -> Vec<String> {
+    key.of(facts)
+        .map(|items| items.into_iter().map(|i| i.text).collect())
+        .unwrap_or_default()
 }
 
 /// The rows, gaps first (no policy, then partly, then unknown, then covered), by name.
@@ -62,23 +56,23 @@ pub fn rows(ctx: &Context) -> Vec<Row> {
                 index: i as u32,
             };
             let row = ctx.analysis.with_facts(subject, |facts| {
-                let coverage = word(facts, "coverage");
+                let coverage = keys::COVERAGE.of(facts).and_then(|c| Coverage::parse(&c));
                 Row {
-                    order: match coverage.as_str() {
-                        "none" => 0,
-                        "partial" => 1,
-                        "unknown" => 2,
+                    order: match coverage {
+                        Some(Coverage::None) => 0,
+                        Some(Coverage::Partial) => 1,
+                        Some(Coverage::Unknown) => 2,
                         _ => 3,
                     },
                     name: if pool.name.is_empty() { pool.id.clone() } else { pool.name.clone() },
                     id: pool.id.clone(),
                     accepted: accepted.contains(&subject) && !active.contains(&subject),
                     coverage,
-                    recipients: items(facts, "legacy_recipients"),
-                    events: items(facts, "legacy_events"),
-                    covering: items(facts, "covering_policies"),
-                    uncovered_events: items(facts, "uncovered_events"),
-                    uncovered_recipients: items(facts, "uncovered_recipients"),
+                    recipients: items(facts, keys::LEGACY_RECIPIENTS),
+                    events: items(facts, keys::LEGACY_EVENTS),
+                    covering: items(facts, keys::COVERING_POLICIES),
+                    uncovered_events: items(facts, keys::UNCOVERED_EVENTS),
+                    uncovered_recipients: items(facts, keys::UNCOVERED_RECIPIENTS),
                 }
             });
             rows.extend(row);
