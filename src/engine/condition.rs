@@ -326,3 +326,25 @@ impl fmt::Display for Test {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value the export does not give matches no value of a condition,
+    /// not even its own placeholder's text, and is never empty or full.
+    #[test]
+    fn a_value_not_in_the_export_holds_no_test() {
+        let absent = Value::NotInExport { placeholder: "zone_id" };
+        let as_of = NaiveDate::from_ymd_opt(2024, 10, 1).unwrap_or_default();
+        for test in [
+            Test::Equals(Scalar::Text("{zone_id}".into())),
+            Test::In(vec![Scalar::Text("{zone_id}".into()), Scalar::Text(String::new())]),
+            Test::Empty(true),
+            Test::Empty(false),
+        ] {
+            assert!(!test.holds(&absent, as_of), "{test:?}");
+        }
+        assert!(Test::NotEquals(Scalar::Text("{zone_id}".into())).holds(&absent, as_of));
+    }
+}

@@ -189,6 +189,7 @@ fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &
                         Value::Text(ref s) => !s.is_empty(),
                         Value::Date(_) => true,
                         Value::List(ref items) => !items.is_empty(),
+                        Value::NotInExport { .. } => false,
                     })
                 };
                 if says_something {
@@ -217,6 +218,9 @@ fn render_value_into(value: &Value, out: &mut String) {
         Value::Text(s) => out.push_str(&shown(s)),
         Value::Date(d) => {
             let _ = write!(out, "{}", d.format("%Y-%m-%d"));
+        }
+        Value::NotInExport { placeholder } => {
+            let _ = write!(out, "{{{placeholder}}}");
         }
         Value::List(items) if items.is_empty() => out.push_str("none"),
         Value::List(items) => {

@@ -343,7 +343,7 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
     spec("label", Text, "what the subject is, in words (`Custom certificate`)"),
     keys::ID.spec("the certificate id"),
     spec("hosts", List, "the hostnames the certificate covers"),
-    spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
+    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)"),
     spec(
         "issuer",
         Text,
@@ -406,7 +406,7 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
         AUTHORITIES,
         "the CA the zone's Universal SSL settings name, which its universal certificates are issued from (`unknown` when they name none or are not in the export)",
     ),
-    spec("zone_id", Text, "the zone's id (`{zone_id}` when the export does not say)"),
+    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)"),
     spec(
         "status",
         Text,
@@ -455,7 +455,7 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
         Bool,
         "a wildcard certificate is requested (`ssl.wildcard`, or a `*.` hostname)",
     ),
-    spec("zone", Text, "the zone id (`{zone_id}` when the export does not say)"),
+    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)"),
     spec("patch_endpoint", Text, "the endpoint that edits this custom hostname"),
     spec(
         "ssl_method",
@@ -490,7 +490,7 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
 static TOTAL_TLS: &[FactSpec] = &[
     spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)"),
     choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings"),
-    spec("zone_id", Text, "the zone's id (`{zone_id}` when the export does not say)"),
+    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)"),
     NOT_JUDGED,
 ];
 

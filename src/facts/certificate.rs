@@ -1,7 +1,7 @@
 //! Facts of uploaded (custom) certificates.
 
 use super::chain::dst_certificate;
-use super::{Fact, Facts, Subject, Value, located_items, static_text, text, text_items};
+use super::{Fact, Facts, Subject, Value, located_items, static_text, text, text_items, text_or_placeholder};
 use crate::model::Kind;
 use crate::model::certificate::CustomCertificate;
 use crate::model::fields::join;
@@ -103,7 +103,7 @@ impl Facts for CustomCertificateFacts<'_> {
             "label" => Fact::new(static_text("Custom certificate"), ""),
             "id" => Fact::new(text(&*c.id), at.issued.id),
             "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
-            "zone" => Fact::new(text(c.zone_id.as_deref().unwrap_or("{zone_id}")), at.zone_id),
+            "zone" => Fact::new(text_or_placeholder(c.zone_id.as_deref(), "zone_id"), at.zone_id),
             "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, at.issued.issuer.into())),
             "is_lets_encrypt" => Fact::at(
                 Value::Bool(c.is_lets_encrypt()),
@@ -157,6 +157,14 @@ mod tests {
             chain: None,
         };
         crate::facts::tests::provides_its_catalogue(&CustomCertificateFacts::new(&cert));
+        // A zone the export does not give is a value of its own, shown as
+        // the placeholder and equal to no text (not even the placeholder's).
+        let zone = CustomCertificateFacts::new(&cert).get("zone").map(|f| f.value);
+        assert_eq!(zone, Some(Value::NotInExport { placeholder: "zone_id" }));
+        assert_eq!(
+            crate::engine::template::render_value(&zone.unwrap_or(Value::Bool(false))),
+            "{zone_id}"
+        );
         let undated = CustomCertificate {
             certificate: IssuedCertificate {
                 uploaded_on: None,
@@ -244,7 +252,7 @@ impl Facts for CertificatePackFacts<'_> {
             "authority" => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
             "explicit" => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
             "universal_authority" => Fact::new(static_text(self.universal_authority().as_str()), at.certificate_authority),
-            "zone_id" => Fact::new(text(self.zone_id().unwrap_or("{zone_id}")), at.certificate_authority),
+            "zone_id" => Fact::new(text_or_placeholder(self.zone_id(), "zone_id"), at.certificate_authority),
             "status" => match active().next() {
                 Some((i, _)) => Fact::at(static_text("active"), join(&at.certificate(i), at.issued.status)),
                 None => Fact::new(text(&p.status), at.status),
@@ -287,7 +295,7 @@ impl Facts for TotalTlsFacts<'_> {
             "enabled" => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), s.fields.enabled),
             "authority" => Fact::new(static_text(s.authority.as_str()), s.fields.certificate_authority),
             "zone_id" => Fact::new(
-                text(self.zone.and_then(|z| z.id.as_deref()).unwrap_or("{zone_id}")),
+                text_or_placeholder(self.zone.and_then(|z| z.id.as_deref()), "zone_id"),
                 s.fields.enabled,
             ),
             _ => return None,
@@ -428,6 +436,7 @@ impl Facts for CustomHostnameFacts<'_> {
     fn get(&self, name: &str) -> Option<Fact> {
         use super::caa::{GOOGLE, LETS_ENCRYPT, SSL_COM};
         let h = self.host;
+        // The endpoint is words for a person: the placeholder stands in the path.
         let zone = self.zone_id.unwrap_or("{zone_id}");
         let cert = h.certificate.as_ref();
         let chain = h.chain.as_deref();
@@ -456,7 +465,7 @@ impl Facts for CustomHostnameFacts<'_> {
             "status" => Fact::at(text(cert.map_or("", |c| &*c.status)), field(at.issued.status)),
             "authority" => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
             "wildcard" => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
-            "zone" => Fact::new(text(zone), ""),
+            "zone" => Fact::new(text_or_placeholder(self.zone_id, "zone_id"), ""),
             "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id())), at.id),
             "ssl_method" => Fact::new(text(h.ssl_method().unwrap_or("")), at.ssl_method),
             "ssl_type" => Fact::new(text(h.ssl_type().unwrap_or("")), at.ssl_type),

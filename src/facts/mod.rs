@@ -32,6 +32,14 @@ pub enum Value {
     Text(Cow<'static, str>),
     Date(DateTime<Utc>),
     List(Vec<Item>),
+    /// A value of the fact's type the export does not give (a certificate's
+    /// zone id). It matches no condition's value, and a message shows it as
+    /// the placeholder a person fills in (`{zone_id}`): unknown is a value
+    /// of its own, never a string that might be taken for an id.
+    NotInExport {
+        /// What a message shows instead: the placeholder's name.
+        placeholder: &'static str,
+    },
 }
 
 /// One element of a list fact, with the field it came from.
@@ -140,6 +148,11 @@ pub struct UnknownFact {
     pub elsewhere: Option<crate::model::origin::RecordOrigin>,
     /// That resource, in words (`notification_policy oncall (…)`).
     pub of: Option<String>,
+}
+
+/// A text the export may not give: `placeholder` when it does not.
+pub fn text_or_placeholder(s: Option<&str>, placeholder: &'static str) -> Value {
+    s.map_or(Value::NotInExport { placeholder }, text)
 }
 
 pub fn text(s: impl Into<String>) -> Value {
@@ -381,6 +394,8 @@ pub(crate) mod tests {
                 Value::Text(_) => ValueType::Text,
                 Value::Date(_) => ValueType::Date,
                 Value::List(_) => ValueType::List,
+                // Of any type: what the export leaves out.
+                Value::NotInExport { .. } => spec.value_type,
             };
             assert_eq!(ty, spec.value_type, "type of {}", spec.name);
             if let (Value::Text(t), false) = (&fact.value, spec.values.is_empty()) {
