@@ -64,6 +64,34 @@ pub enum RemedyKind {
 }
 
 impl RemedyKind {
+    /// Every kind: the book's table of kinds is generated from these.
+    pub const ALL: [RemedyKind; 8] = [
+        RemedyKind::ReplaceThenClear,
+        RemedyKind::ClearPool,
+        RemedyKind::ClearPages,
+        RemedyKind::CustomHostnameCa,
+        RemedyKind::TotalTlsCa,
+        RemedyKind::UniversalSslCa,
+        RemedyKind::PolicyFilterValue,
+        RemedyKind::Manual,
+    ];
+
+    /// What it builds, for the book.
+    pub fn description(self) -> &'static str {
+        match self {
+            RemedyKind::ReplaceThenClear => {
+                "creates the policies that take over the pool's legacy e-mail, then clears it (in Terraform source: the same as edits of the configuration)"
+            }
+            RemedyKind::ClearPool => "clears the pool's legacy e-mail: every alert it sends is delivered already",
+            RemedyKind::ClearPages => "clears the legacy e-mail of every pool of the account, a page of the bulk clear at a time",
+            RemedyKind::CustomHostnameCa => "moves the custom hostname to another CA, sending its whole `ssl` back with the CA changed",
+            RemedyKind::TotalTlsCa => "moves the zone's Total TLS to another CA",
+            RemedyKind::UniversalSslCa => "moves the zone's Universal SSL to another CA (once per zone)",
+            RemedyKind::PolicyFilterValue => "respells the policy's filter values where the plan can; the rest is a person's decision",
+            RemedyKind::Manual => "a person's step, which the message describes",
+        }
+    }
+
     /// The subject a remedy of this kind is built for; `None`: any.
     pub fn subject(self) -> Option<Kind> {
         match self {
@@ -259,9 +287,8 @@ pub struct RuleSpec {
     /// `replace_certificate`, `fix_export` or `none`.
     #[serde(default)]
     pub action: Option<RuleAction>,
-    /// `replace_then_clear`, `clear_pool`, `clear_pages`,
-    /// `custom_hostname_ca`, `total_tls_ca`, `universal_ssl_ca`,
-    /// `policy_filter_value` or `manual`; absent: the remedy is not an action.
+    /// A [`RemedyKind`] (`RemedyKind::ALL`, and the book's table of them);
+    /// absent: the remedy is not an action.
     #[serde(default)]
     pub remedy: Option<Spanned<RemedyKind>>,
 }
@@ -424,5 +451,31 @@ impl Rule {
     /// Whether the rule applies at this as-of date.
     pub fn is_effective(&self, as_of: NaiveDate) -> bool {
         self.effective_from.is_none_or(|d| as_of >= d) && self.effective_until.is_none_or(|d| as_of < d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `RemedyKind::ALL` holds every kind once: a new variant stops this
+    /// match from compiling until it is given a place, and then ALL must
+    /// hold it there.
+    #[test]
+    fn every_remedy_kind_is_in_all() {
+        use super::RemedyKind::{self, *};
+        let place = |k: RemedyKind| match k {
+            ReplaceThenClear => 0,
+            ClearPool => 1,
+            ClearPages => 2,
+            CustomHostnameCa => 3,
+            TotalTlsCa => 4,
+            UniversalSslCa => 5,
+            PolicyFilterValue => 6,
+            Manual => 7,
+        };
+        for (i, kind) in RemedyKind::ALL.into_iter().enumerate() {
+            assert_eq!(place(kind), i, "{}", kind.as_str());
+            let parsed: RemedyKind = serde_json::from_value(serde_json::json!(kind.as_str())).expect("its YAML name");
+            assert_eq!(parsed, kind);
+        }
     }
 }

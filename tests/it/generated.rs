@@ -163,6 +163,18 @@ fn the_books_client_classes_page_matches_the_table() {
     );
 }
 
+/// The book's table of remedy kinds is the one `RemedyKind::ALL` generates.
+#[test]
+fn the_books_remedy_kinds_match_the_registry() {
+    let path = common::root().join("docs/src/rules/writing.md");
+    let committed = std::fs::read_to_string(&path).expect("writing.md");
+    assert_eq!(
+        edgeaudit::engine::docs::with_remedy_kinds(&committed).as_deref(),
+        Some(committed.as_str()),
+        "docs/src/rules/writing.md is stale: run `cargo run --example docs`"
+    );
+}
+
 /// The book's table of input formats is the one the registry generates.
 #[test]
 fn the_books_input_formats_match_the_registry() {
