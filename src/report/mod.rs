@@ -3,6 +3,7 @@
 mod actions;
 pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod human;
 pub mod json;
@@ -33,6 +34,8 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    /// GitLab's Code Quality report, for a merge request's widget.
+    Gitlab,
     Markdown,
     Junit,
     /// A self-contained page to open in a browser: summary, certificate
@@ -155,6 +158,7 @@ pub fn render_failure(format: Format, failure: &Failure, out: &mut dyn std::io::
         Format::Json => json::failure(failure, out),
         Format::Sarif => sarif::failure(failure, out),
         Format::Github => github::failure(failure, out),
+        Format::Gitlab => gitlab::failure(failure, out),
         Format::Markdown => markdown::failure(failure, out),
         Format::Junit => junit::failure(failure, out),
         Format::Html => html::failure(failure, out),
@@ -170,6 +174,7 @@ pub fn render(format: Format, ctx: &Context, out: &mut dyn std::io::Write) -> st
         Format::Json => json::render(ctx, out),
         Format::Sarif => sarif::render(ctx, out),
         Format::Github => github::render(ctx, out),
+        Format::Gitlab => gitlab::render(ctx, out),
         Format::Markdown => markdown::render(ctx, out),
         Format::Junit => junit::render(ctx, out),
         Format::Html => html::render(ctx, out),

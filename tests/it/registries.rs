@@ -120,6 +120,19 @@ fn the_cli_offers_every_registry_entry() {
     }
 }
 
+/// Every report format has its entry in the book's page of output formats
+/// (a bullet that starts with its name), and no other page lists them.
+#[test]
+fn the_book_documents_every_report_format() {
+    let page = std::fs::read_to_string(common::root().join("docs/src/output-formats.md")).expect("output-formats.md");
+    for format in common::report_formats() {
+        assert!(
+            page.lines().any(|l| l.starts_with(&format!("- `{format}`:"))),
+            "docs/src/output-formats.md has no entry `- `{format}`: …`"
+        );
+    }
+}
+
 /// `.pre-commit-hooks.yaml`'s `files` pattern: exactly the endings of the
 /// input formats and their companions (a `.tfvars` changes a `.tf`'s verdict).
 #[test]

@@ -3,6 +3,8 @@
 
 use crate::common;
 
+use std::collections::BTreeSet;
+
 use common::{json, run};
 
 const AS_OF: &str = "2024-10-01";
@@ -225,6 +227,47 @@ fn policy_bodies_in_the_human_report_can_be_copied_as_json() {
             .expect("a value");
         assert!(body.is_ok(), "not JSON: {line}");
     }
+}
+
+/// GitLab's Code Quality report: one issue per finding that counts, each
+/// with the fields GitLab requires, a fingerprint of its own (GitLab shows
+/// one issue per fingerprint) and the severity on GitLab's scale; a broken
+/// input is a blocker at its place.
+#[test]
+fn gitlab_code_quality_snapshot() {
+    let r = run(&["check", "fixtures/demo", "--format", "gitlab", "--as-of", AS_OF]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let issues = json(&r);
+    let issues = issues.as_array().expect("an array of issues");
+    let findings = json(&run(&["check", "fixtures/demo", "--format", "json", "--as-of", AS_OF]));
+    assert_eq!(issues.len(), findings["findings"].as_array().map_or(0, Vec::len));
+    let fingerprints: BTreeSet<&str> = issues.iter().filter_map(|i| i["fingerprint"].as_str()).collect();
+    assert_eq!(fingerprints.len(), issues.len(), "fingerprints are unique");
+    for issue in issues {
+        for key in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(issue[key].as_str().is_some_and(|v| !v.is_empty()), "{key}: {issue}");
+        }
+        assert!(
+            ["info", "minor", "major"].contains(&issue["severity"].as_str().unwrap_or("")),
+            "{issue}"
+        );
+        assert!(
+            issue["location"]["path"].as_str().is_some_and(|p| p.starts_with("fixtures/demo/")),
+            "{issue}"
+        );
+        assert!(issue["location"]["lines"]["begin"].as_u64().is_some_and(|l| l >= 1), "{issue}");
+    }
+    insta::assert_snapshot!("demo_gitlab", r.stdout);
+    let dir = common::temp_dir(&[("pools.json", b"{\"result\": [")]);
+    let broken = run(&["check", &common::path_str(dir.path()), "--format", "gitlab"]);
+    assert_eq!(broken.code, 2, "{}", broken.stderr);
+    let issues = json(&broken);
+    assert_eq!(issues[0]["severity"], "blocker", "{issues}");
+    assert_eq!(issues[0]["check_name"], "edgeaudit/input-error");
+    assert!(
+        issues[0]["location"]["path"].as_str().is_some_and(|p| p.ends_with("pools.json")),
+        "{issues}"
+    );
 }
 
 #[test]
