@@ -1,8 +1,7 @@
 //! Which files to read: paths as given, directories walked recursively in
-//! sorted order for `*.json`, JSON Lines (`*.jsonl`, `*.ndjson`), `*.yaml`, `*.yml` and BIND zone exports
-//! (`*.zone`, `*.bind`), Terraform state (`*.tfstate`) and source (`*.tf`;
-//! a named `.tf` file brings the other `.tf` files of its directory, its
-//! configuration, as a module needs all of them), respecting `.gitignore`, `.ignore` and the
+//! sorted order for the extensions of the input formats' registry
+//! (`input::FORMATS`; a named `.tf` file brings the other `.tf` files of its
+//! directory, its configuration, as a module needs all of them), respecting `.gitignore`, `.ignore` and the
 //! `exclude` patterns. Hidden entries are skipped. A symbolic link to a file
 //! is read as that file; a link to a directory is not followed (no cycles).
 //! An entry the walk does not read although its name looks like an export (a
