@@ -40,16 +40,17 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-/// A file that was not analysed, or could not be read, as an issue at its place.
-fn input_issue<'a>(e: &'a crate::text::error::InputError, check: &str, description: String, severity: &'static str) -> Issue<'a> {
+/// What is not a finding (a file not analysed or unreadable, a run's note)
+/// as an issue at its place, told apart by its check, file and text.
+fn issue_at<'a>(path: &'a str, line: usize, check: &str, description: String, severity: &'static str) -> Issue<'a> {
     Issue {
-        fingerprint: crate::triage::baseline::fingerprint(check, &e.file, &e.message, None),
+        fingerprint: crate::triage::baseline::fingerprint(check, path, &description, None),
         description,
         check_name: check.to_string(),
         severity,
         location: Location {
-            path: &e.file,
-            lines: Lines { begin: e.line.max(1) },
+            path,
+            lines: Lines { begin: line.max(1) },
         },
     }
 }
@@ -73,11 +74,22 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
             .collect();
         // Nothing is left out silently: files not analysed are issues too.
         issues.extend(ctx.outcome.skipped.iter().map(|e| {
-            input_issue(
-                e,
+            issue_at(
+                &e.file,
+                e.line,
                 "edgeaudit/skipped",
                 format!("skipped, not analysed: {}", e.skip_reason()),
                 "minor",
+            )
+        }));
+        // The run's notes (a waiver expired, an as-of date before the export…), at their place.
+        issues.extend(ctx.outcome.triage.notices.iter().map(|n| {
+            issue_at(
+                &n.place.file,
+                n.place.line,
+                &format!("edgeaudit/{}", n.code),
+                format!("note[{}]: {}", n.code, n.message),
+                "info",
             )
         }));
         write(&issues, out)
@@ -89,7 +101,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
     let issues: Vec<Issue> = failure
         .errors
         .iter()
-        .map(|e| input_issue(e, "edgeaudit/input-error", e.to_string(), "blocker"))
+        .map(|e| issue_at(&e.file, e.line, "edgeaudit/input-error", e.to_string(), "blocker"))
         .collect();
     write(&issues, out)
 }
