@@ -19,7 +19,7 @@ use edgeaudit::model::Kind;
 const USAGE: &str = "usage: cargo run --example new_rule -- ID NAME SUBJECT [--root DIR]
   ID       upper-case letters then digits; LB, CA or EX picks the pack (rules/lb.yaml, …)
   NAME     kebab-case, e.g. pool-without-origins
-  SUBJECT  pool, notification_policy, certificate_pack, custom_certificate, custom_hostname, total_tls, account";
+  SUBJECT  a kind with facts (src/facts/catalogue.rs): pool, notification_policy, certificate_pack, custom_certificate, custom_hostname, total_tls, account or list";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {

@@ -316,11 +316,10 @@ impl RuleSpec {
         let mut subjects = Vec::new();
         for name in &self.subject.value.0 {
             let kind = Kind::parse(name).filter(|k| !catalogue(*k).is_empty()).ok_or_else(|| {
+                let subjects: Vec<&str> = Kind::all().filter(|k| !catalogue(*k).is_empty()).map(Kind::as_str).collect();
                 spec_error(
                     &self.subject,
-                    format!(
-                        "unknown subject `{name}`; subjects with facts: pool, notification_policy, custom_certificate, certificate_pack, total_tls, custom_hostname, account, list"
-                    ),
+                    format!("unknown subject `{name}`; subjects with facts: {}", subjects.join(", ")),
                 )
             })?;
             subjects.push(kind);

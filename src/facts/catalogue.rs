@@ -1,5 +1,5 @@
 //! The facts each subject kind has: what rule files may name, with types for
-//! validating conditions and descriptions for `edgeaudit rules --facts`.
+//! validating conditions, and a description of each.
 
 use crate::model::Kind;
 

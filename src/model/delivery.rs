@@ -64,9 +64,12 @@ impl Reach {
 
     /// A policy as a create or update body makes it, or as the API returns it.
     pub fn of_body(id: &str, body: &Value) -> Self {
+        // A filter entry that is not a string (`[null]`) still makes the
+        // filter non-empty, and matches nothing: kept as its JSON text, it
+        // never equals an event value or a pool id as the API spells them.
         let strings = |v: Option<&Value>| -> Vec<String> {
             v.and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .map(|a| a.iter().map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_string)).collect())
                 .unwrap_or_default()
         };
         let filters = body.get("filters");
@@ -120,5 +123,31 @@ impl Reach {
     /// `pool_id`: the one decision of delivery.
     pub fn delivers(&self, pool_id: &str, event: Event, recipient: &str) -> bool {
         self.can_deliver && self.names_pool(pool_id) && self.admits(event) && self.emails(recipient)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::notification::Event;
+    use serde_json::json;
+
+    /// A filter whose entries are not strings is not "all": it names
+    /// nothing the service would match, as the stand-in reads it too.
+    #[test]
+    fn a_filter_of_non_strings_admits_nothing() {
+        let body = |filters: Value| json!({"alert_type": "load_balancing_health_alert", "mechanisms": {"email": [{"id": "a@x.io"}]}, "filters": filters});
+        let event = Event::ALL[0];
+        assert!(Reach::of_body("p", &body(json!({}))).delivers("p1", event, "a@x.io"));
+        for filters in [
+            json!({"pool_id": [null]}),
+            json!({"event_source": [1]}),
+            json!({"new_health": [{}]}),
+        ] {
+            assert!(
+                !Reach::of_body("p", &body(filters.clone())).delivers("p1", event, "a@x.io"),
+                "{filters}"
+            );
+        }
     }
 }

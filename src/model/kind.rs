@@ -44,11 +44,13 @@ impl Kind {
         }
     }
 
+    /// Every kind: the records', then the account and the list.
+    pub fn all() -> impl Iterator<Item = Kind> {
+        Kind::RECORD_KINDS.into_iter().chain([Kind::Account, Kind::List])
+    }
+
     pub fn parse(s: &str) -> Option<Kind> {
-        [Kind::Account, Kind::List]
-            .into_iter()
-            .chain(Kind::RECORD_KINDS)
-            .find(|k| k.as_str() == s)
+        Kind::all().find(|k| k.as_str() == s)
     }
 
     /// The kind in words, singular and plural: `custom hostname(s)`.

@@ -3,8 +3,8 @@
 //! stand-in service's own model (`service::policy_sends`, written apart) on
 //! generated accounts: policies of every alert type, enabled or not or
 //! silent, with and without mechanisms, filters absent, empty or naming
-//! pools in another case, misspelt filter values, addresses in another case
-//! and with spaces.
+//! pools in another case, misspelt filter values, entries that are not
+//! strings, addresses in another case and with spaces.
 
 use std::collections::BTreeSet;
 
@@ -52,8 +52,9 @@ fn policy(i: usize) -> impl Strategy<Value = Value> {
         ]),
         filter(&["pool", "origin", "Pool"]),
         filter(&["Healthy", "Unhealthy", "unhealthy"]),
+        prop::option::of(0..3usize),
     )
-        .prop_map(move |(alert_type, enabled, emails, webhook, pools, sources, healths)| {
+        .prop_map(move |(alert_type, enabled, emails, webhook, pools, sources, healths, junk)| {
             let mut mechanisms = serde_json::Map::new();
             if !emails.is_empty() {
                 mechanisms.insert("email".into(), json!(emails.iter().map(|e| json!({"id": e})).collect::<Vec<_>>()));
@@ -76,6 +77,13 @@ fn policy(i: usize) -> impl Strategy<Value = Value> {
             });
             if let Some(enabled) = enabled {
                 p["enabled"] = json!(enabled);
+            }
+            // An entry that is not a string, in one of the filters.
+            if let Some(filter) = junk.map(|i| ["pool_id", "event_source", "new_health"][i]) {
+                match p["filters"][filter].as_array_mut() {
+                    Some(values) => values.push(Value::Null),
+                    None => p["filters"][filter] = json!([null]),
+                }
             }
             p
         })
@@ -110,7 +118,20 @@ fn pool(i: usize) -> impl Strategy<Value = Value> {
 
 fn account() -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
     let pools = (pool(0), pool(1), pool(2)).prop_map(|(a, b, c)| vec![a, b, c]);
-    let policies = (0..4usize).prop_flat_map(|n| (0..n).map(policy).collect::<Vec<_>>());
+    // An export's loader refuses a filter entry that is not a string (an
+    // input error at its place): accounts hold strings only.
+    let policies = (0..4usize)
+        .prop_flat_map(|n| (0..n).map(policy).collect::<Vec<_>>())
+        .prop_map(|mut policies| {
+            for p in &mut policies {
+                for values in p["filters"].as_object_mut().into_iter().flat_map(|f| f.values_mut()) {
+                    if let Some(values) = values.as_array_mut() {
+                        values.retain(Value::is_string);
+                    }
+                }
+            }
+            policies
+        });
     (pools, policies)
 }
 

@@ -172,8 +172,8 @@ fn legacy_pools_without_any_policy_loaded_are_warned_about_in_every_format() {
     let pools = r#"{"result": [{"id": "p1", "name": "web", "origins": [], "notification_email": "ops@example.com"}]}"#;
     let dir = temp_dir(&[("pools.json", pools.as_bytes())]);
     let file = path_str(&dir.path().join("pools.json"));
-    for format in ["json", "markdown", "terraform"] {
-        let r = run(&["plan", &file, "--format", format]);
+    for format in common::plan_formats() {
+        let r = run(&["plan", &file, "--format", &format]);
         assert_eq!(r.code, 0, "{}", r.stderr);
         assert!(
             r.stdout.contains("no notification policy was loaded at all"),

@@ -167,6 +167,15 @@ fn files_that_are_not_exports_are_skipped_with_their_reason_in_every_format() {
     }
     let r = run(&args);
     assert_eq!(r.code, 0, "nothing failing was found: {}", r.stderr);
+    // Every format of the registry, each alone, names every skipped file.
+    for format in common::report_formats() {
+        let alone = run(&["check", exports.as_str(), "--format", &format]);
+        assert_eq!(alone.code, 0, "{format}: {}", alone.stderr);
+        for (file, _) in NOT_EXPORTS {
+            let name = file.rsplit('/').next().unwrap_or(*file);
+            assert!(alone.stdout.contains(name), "{format} names {name}:\n{}", alone.stdout);
+        }
+    }
     let reasons = [
         ("load-balancers.json", "load balancers"),
         ("monitors.json", "health monitors"),

@@ -379,6 +379,16 @@ fn every_format_is_written_on_input_errors() {
         ],
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
+    // Every format of the registry, each alone: written, and naming both broken files.
+    for format in common::report_formats() {
+        let alone = common::run_in(dir.path(), &["check", "exports", "--format", &format]);
+        assert_eq!(alone.code, 2, "{format}: {}", alone.stderr);
+        // (The human report says it on standard error, as a terminal's reader expects.)
+        let said = format!("{}{}", alone.stdout, alone.stderr);
+        for broken in ["exports/a.json", "exports/b.yaml"] {
+            assert!(said.contains(broken), "{format} names {broken}:\n{said}");
+        }
+    }
     assert!(
         r.stderr.contains("exports/a.json:2:1:") && r.stderr.contains("exports/b.yaml:1:4:"),
         "{}",

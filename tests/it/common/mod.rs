@@ -261,3 +261,15 @@ pub fn report_formats() -> Vec<String> {
         .map(|v| v.get_name().to_string())
         .collect()
 }
+
+/// Every format `plan --format` offers (hidden, retired ones left out), from
+/// its registry (the `PlanFormat` enum).
+pub fn plan_formats() -> Vec<String> {
+    use clap::ValueEnum;
+    edgeaudit::cli::args::PlanFormat::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_string())
+        .collect()
+}
