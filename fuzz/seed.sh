@@ -10,8 +10,7 @@ cp ../tests/fixtures/chains/*.pem corpus/pem_bundle/
 cp ../src/config/starter.yaml corpus/config/
 cp ../rules/*.yaml corpus/rule_pack/
 printf '{"version":1,"tool":"edgeaudit","findings":[\n{"fingerprint":"00","rule":"LB001","resource":"pool/a","name":"a","field":"/notification_email"}\n]}\n' > corpus/baseline/one.json
-for f in corpus/json_loader/*; do { printf '\x00'; cat "$f"; } > "corpus/check_file/j-$(basename "$f")"; done
-# The first byte picks the format in `edgeaudit::input::FORMATS`' order: 0 JSON, 3 BIND, 5 YAML.
-for f in corpus/bind_reader/*; do { printf '\x03'; cat "$f"; } > "corpus/check_file/b-$(basename "$f")"; done
-for f in corpus/yaml_loader/*; do { printf '\x05'; cat "$f"; } > "corpus/check_file/y-$(basename "$f")"; done
+# check_file: the first byte picks the format in `edgeaudit::input::FORMATS`' order; the
+# example seeds every format of the registry from the fixtures its extensions name.
+(cd .. && cargo run --quiet --example fuzz_seeds -- fuzz/corpus/check_file)
 echo "seeded $(find corpus -type f | wc -l) inputs"

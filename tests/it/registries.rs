@@ -20,13 +20,7 @@ fn sample(format: &str) -> Option<String> {
         "bind" => "fixtures/demo/customer-two.net.zone",
         "tfstate" => "tests/fixtures/terraform/v4.tfstate",
         "hcl" => "tests/fixtures/verdicts/count-absent/main.tf",
-        "jsonl" => {
-            // The demo's pools, a record a line, as `jq -c '.result[]'` writes them.
-            let text = std::fs::read_to_string(common::root().join("fixtures/demo/pools.json")).ok()?;
-            let pools: serde_json::Value = serde_json::from_str(&text).ok()?;
-            let lines: Vec<String> = pools["result"].as_array()?.iter().map(|p| p.to_string()).collect();
-            return Some(lines.join("\n") + "\n");
-        }
+        "jsonl" => "tests/fixtures/formats/pools.jsonl",
         _ => return None,
     };
     std::fs::read_to_string(common::root().join(path)).ok()
