@@ -62,10 +62,7 @@ pub fn undelivered(policies: &[Reach], pool: &PoolState) -> Option<(Event, Strin
     let id = pool.id.to_ascii_lowercase();
     // Only the policies that can deliver for this pool are asked about each
     // delivery: a large account holds thousands, each naming a few pools.
-    let for_pool: Vec<&Reach> = policies
-        .iter()
-        .filter(|p| p.can_deliver && (p.pool_ids.is_empty() || p.pool_ids.contains(&id)))
-        .collect();
+    let for_pool: Vec<&Reach> = policies.iter().filter(|p| p.can_deliver && p.names_pool(&id)).collect();
     for event in pool.event_set().iter() {
         for r in &pool.recipients {
             if !for_pool.iter().any(|p| p.delivers(&id, event, r)) {
