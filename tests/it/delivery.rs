@@ -139,13 +139,7 @@ fn account() -> impl Strategy<Value = (Vec<Value>, Vec<Value>)> {
 /// e-mail sends is sent by some policy too.
 fn replaced_by_policies(pool: &Value, policies: &[Value]) -> bool {
     let id = pool["id"].as_str().unwrap_or("");
-    let recipients: Vec<String> = pool["notification_email"]
-        .as_str()
-        .unwrap_or("")
-        .split(',')
-        .map(|r| r.trim().to_ascii_lowercase())
-        .filter(|r| !r.is_empty())
-        .collect();
+    let recipients = service::legacy_recipients(pool);
     ["pool", "origin"].iter().all(|source| {
         ["Healthy", "Unhealthy"].iter().all(|health| {
             !service::legacy_sends(pool, source, health)

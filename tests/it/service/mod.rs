@@ -427,6 +427,17 @@ fn by_name(state: &mut State) {
         .sort_by(|a, b| (a["name"].as_str(), a["id"].as_str()).cmp(&(b["name"].as_str(), b["id"].as_str())));
 }
 
+/// A pool's legacy recipients, trimmed and lower-cased.
+pub fn legacy_recipients(pool: &Value) -> Vec<String> {
+    pool["notification_email"]
+        .as_str()
+        .unwrap_or("")
+        .split(',')
+        .map(|r| r.trim().to_ascii_lowercase())
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
 /// Every (pool, event, recipient) a legacy e-mail would send, delivered now
 /// by the legacy e-mail or by a policy. Written apart from edgeaudit's own
 /// model, so that it checks that model rather than repeat it.
@@ -434,13 +445,7 @@ pub fn delivered(state: &State) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for pool in &state.pools {
         let id = pool["id"].as_str().unwrap_or("");
-        let legacy: Vec<String> = pool["notification_email"]
-            .as_str()
-            .unwrap_or("")
-            .split(',')
-            .map(|r| r.trim().to_ascii_lowercase())
-            .filter(|r| !r.is_empty())
-            .collect();
+        let legacy = legacy_recipients(pool);
         let mut wanted: Vec<String> = legacy.clone();
         // Recipients policies send this pool's alerts to count too.
         for policy in &state.policies {
