@@ -155,3 +155,63 @@ fn the_pre_commit_hooks_watch_every_input_format() {
         assert_eq!(watched, expected, "{}: `files` watches what no input format reads", hook["id"]);
     }
 }
+
+/// The JSON schemas' enums of what the registries hold: the API operations'
+/// methods (a plan's step changes something, so no GET there), and the plan
+/// file's step kinds, which `apply` reads.
+#[test]
+fn the_schemas_enumerate_the_registries() {
+    let schema = |name: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(common::root().join("docs/schemas").join(name)).expect("schema");
+        serde_json::from_str(&text).expect("JSON")
+    };
+    let enums = |doc: &serde_json::Value, key: &str| -> Vec<BTreeSet<String>> {
+        // Every `"<key>": {"enum": [...]}` in the document.
+        let mut found = Vec::new();
+        let mut stack = vec![doc.clone()];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::Object(map) => {
+                    if let Some(values) = map.get(key).and_then(|k| k["enum"].as_array()) {
+                        found.push(values.iter().filter_map(|v| v.as_str().map(str::to_string)).collect());
+                    }
+                    stack.extend(map.into_iter().map(|(_, v)| v));
+                }
+                serde_json::Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        found
+    };
+    let methods: BTreeSet<String> = edgeaudit::api::OPERATIONS.iter().map(|o| o.method.to_string()).collect();
+    let check = enums(&schema("check.schema.json"), "method");
+    assert!(!check.is_empty(), "check.schema.json has a method enum");
+    for found in check {
+        assert_eq!(found, methods, "check.schema.json's methods are the operations'");
+    }
+    let changing: BTreeSet<String> = methods.iter().filter(|m| *m != "GET").cloned().collect();
+    let plan = schema("plan.schema.json");
+    for found in enums(&plan, "method") {
+        assert_eq!(found, changing, "plan.schema.json's methods are the operations' that change");
+    }
+    let kinds = enums(&plan, "kind");
+    assert_eq!(kinds.len(), 1, "plan.schema.json has one step-kind enum");
+    use edgeaudit::live::apply::plan_file::Kind;
+    // A new step kind stops this match from compiling until it is listed.
+    let name = |k: Kind| match k {
+        Kind::CreatePolicy => "create_policy",
+        Kind::UpdatePolicy => "update_policy",
+        Kind::ClearPage => "clear_page",
+        Kind::ClearPool => "clear_pool",
+        Kind::EditCustomHostname => "edit_custom_hostname",
+        Kind::SetTotalTls => "set_total_tls",
+        Kind::SetUniversalSsl => "set_universal_ssl",
+        Kind::Manual => "manual",
+        Kind::Terraform => "terraform",
+    };
+    for kind in &kinds[0] {
+        let parsed: Kind = serde_json::from_value(serde_json::json!(kind)).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(name(parsed), kind, "the schema's step kind is apply's");
+    }
+    assert_eq!(kinds[0].len(), 9, "every step kind apply reads is in the schema");
+}
