@@ -215,3 +215,28 @@ fn the_schemas_enumerate_the_registries() {
     }
     assert_eq!(kinds[0].len(), 9, "every step kind apply reads is in the schema");
 }
+
+/// `check.schema.json`'s `$defs`: its kinds are every resource kind, its
+/// severities every severity.
+#[test]
+fn the_check_schema_names_every_kind_and_severity() {
+    use edgeaudit::engine::severity::Severity;
+    let text = std::fs::read_to_string(common::root().join("docs/schemas/check.schema.json")).expect("schema");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let listed = |def: &str| -> BTreeSet<String> {
+        doc["$defs"][def]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("$defs.{def} is an enum"))
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let kinds: BTreeSet<String> = edgeaudit::model::Kind::all().map(|k| k.as_str().to_string()).collect();
+    assert_eq!(listed("kind"), kinds);
+    // A new severity stops this match from compiling until it is listed.
+    let all = |s: Severity| match s {
+        Severity::Error | Severity::Warning | Severity::Note => s.as_str().to_string(),
+    };
+    let severities: BTreeSet<String> = [Severity::Error, Severity::Warning, Severity::Note].into_iter().map(all).collect();
+    assert_eq!(listed("severity"), severities);
+}
