@@ -48,9 +48,8 @@ fn write(src: &Path) -> Result<usize, String> {
     }
     let summary_path = src.join("SUMMARY.md");
     let summary = std::fs::read_to_string(&summary_path).map_err(|e| format!("{}: {e}", summary_path.display()))?;
-    let (before, rest) = summary.split_once(BEGIN).ok_or("SUMMARY.md has no generated-rules marker")?;
-    let (_, after) = rest.split_once(END).ok_or("SUMMARY.md has no end-of-generated-rules marker")?;
-    let summary = format!("{before}{BEGIN}{}{END}{after}", book_summary_lines(&rules.rules));
+    let summary = edgeaudit::text::generated::between(&summary, BEGIN, END, &book_summary_lines(&rules.rules))
+        .ok_or("SUMMARY.md lacks its generated-rules markers")?;
     std::fs::write(&summary_path, summary).map_err(|e| format!("{}: {e}", summary_path.display()))?;
     let api = src.join(edgeaudit::api::page::PATH);
     std::fs::write(&api, edgeaudit::api::page::book_page()).map_err(|e| format!("{}: {e}", api.display()))?;

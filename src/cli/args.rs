@@ -119,7 +119,7 @@ fn report_formats_help() -> String {
         .iter()
         .filter_map(ValueEnum::to_possible_value)
         .map(|v| match v.get_help() {
-            Some(help) => format!("{} ({})", v.get_name(), help.to_string().trim_end_matches('.').to_lowercase_first()),
+            Some(help) => format!("{} ({})", v.get_name(), lowercase_first(help.to_string().trim_end_matches('.'))),
             None => v.get_name().to_string(),
         })
         .collect();
@@ -130,18 +130,12 @@ fn report_formats_help() -> String {
     )
 }
 
-trait LowercaseFirst {
-    fn to_lowercase_first(&self) -> String;
-}
-
-impl LowercaseFirst for str {
-    /// `One line per finding` → `one line per finding`, to sit in a list.
-    fn to_lowercase_first(&self) -> String {
-        let mut chars = self.chars();
-        match chars.next() {
-            Some(first) => first.to_lowercase().chain(chars).collect(),
-            None => String::new(),
-        }
+/// `One line per finding` → `one line per finding`, to sit in a list.
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 

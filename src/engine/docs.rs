@@ -217,12 +217,7 @@ pub fn remedy_kinds_table() -> String {
 
 /// `page` with its table of remedy kinds generated again; `None` without the markers.
 pub fn with_remedy_kinds(page: &str) -> Option<String> {
-    let (before, rest) = page.split_once(REMEDY_KINDS_BEGIN)?;
-    let (_, after) = rest.split_once(REMEDY_KINDS_END)?;
-    Some(format!(
-        "{before}{REMEDY_KINDS_BEGIN}{}{REMEDY_KINDS_END}{after}",
-        remedy_kinds_table()
-    ))
+    crate::text::generated::between(page, REMEDY_KINDS_BEGIN, REMEDY_KINDS_END, &remedy_kinds_table())
 }
 
 /// The lines of `docs/src/SUMMARY.md` that list the rule pages.

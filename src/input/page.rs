@@ -34,7 +34,5 @@ pub fn table() -> String {
 /// `page` with its generated section replaced by the registry's table;
 /// `None` when the page has no markers.
 pub fn regenerate(page: &str) -> Option<String> {
-    let (before, rest) = page.split_once(BEGIN)?;
-    let (_, after) = rest.split_once(END)?;
-    Some(format!("{before}{BEGIN}{}{END}{after}", table()))
+    crate::text::generated::between(page, BEGIN, END, &table())
 }

@@ -4,20 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+/// The Rust files below `dir`.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    crate::common::files_with(dir, "rs", &[])
 }
 
 /// The code of a file without its `#[cfg(test)]` items: from the attribute
@@ -86,8 +75,7 @@ fn quoted_rule_ids(code: &str) -> Vec<String> {
 #[test]
 fn no_code_outside_tests_matches_a_rule_id() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    sources(&root.join("src"), &mut files);
+    let files = sources(&root.join("src"));
     assert!(files.len() > 50, "the sources are found");
     let mut offenders = Vec::new();
     for file in files {
@@ -123,8 +111,7 @@ fn unsafe_code_is_allowed_only_where_it_is_needed() {
     ] {
         assert!(manifest.contains(lint), "Cargo.toml's [lints] keep {lint}");
     }
-    let mut files = Vec::new();
-    sources(&root.join("src"), &mut files);
+    let files = sources(&root.join("src"));
     let allowed: Vec<String> = files
         .iter()
         .filter(|f| std::fs::read_to_string(f).is_ok_and(|code| code.contains("allow(unsafe_code)")))
@@ -273,8 +260,7 @@ fn format_names(code: &str) -> Vec<String> {
 #[test]
 fn no_code_outside_the_input_stage_names_a_format() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    sources(&root.join("src"), &mut files);
+    let files = sources(&root.join("src"));
     let mut offenders = Vec::new();
     for file in files.iter().filter(|f| !f.starts_with(root.join("src/input"))) {
         let code = std::fs::read_to_string(file).expect("read");
@@ -315,8 +301,7 @@ fn fact_reads_by_name(code: &str) -> Vec<String> {
 #[test]
 fn no_code_outside_the_facts_stage_reads_a_fact_by_its_name() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    sources(&root.join("src"), &mut files);
+    let files = sources(&root.join("src"));
     let mut offenders = Vec::new();
     for file in files.iter().filter(|f| !f.starts_with(root.join("src/facts"))) {
         let code = std::fs::read_to_string(file).expect("read");

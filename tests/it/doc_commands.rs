@@ -39,26 +39,9 @@ struct Block {
 
 /// README.md, and every page under docs/ (the book's sources included).
 fn documents() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .expect("docs/")
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                // The built book is not a source.
-                if path.file_name().is_some_and(|n| n != "book") {
-                    walk(&path, out);
-                }
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
     let mut files = vec![root().join("README.md")];
-    walk(&root().join("docs"), &mut files);
+    // The built book is not a source.
+    files.extend(crate::common::files_with(&root().join("docs"), "md", &["book"]));
     files
 }
 

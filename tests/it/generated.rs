@@ -199,18 +199,7 @@ fn no_page_keeps_a_rule_table_by_hand() {
         .map(|(p, _)| p)
         .collect();
     let src = common::root().join("docs/src");
-    let mut pages = Vec::new();
-    let mut dirs = vec![src.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("docs/src").filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                pages.push(path);
-            }
-        }
-    }
+    let pages = common::files_with(&src, "md", &[]);
     let mut copies = Vec::new();
     for page in pages {
         let relative = page.strip_prefix(&src).unwrap_or(&page).to_string_lossy().replace('\\', "/");

@@ -250,26 +250,47 @@ pub fn names_with_prefix(text: &str, prefix: &str) -> std::collections::BTreeSet
         .collect()
 }
 
-/// Every report format `check --format` takes, from its registry (the
-/// `report::Format` enum): a test over "every format" iterates these, so a
-/// new format is covered by it the day it is added.
-pub fn report_formats() -> Vec<String> {
-    use clap::ValueEnum;
-    edgeaudit::report::Format::value_variants()
+/// The values a clap enum offers, hidden (retired) ones left out: the
+/// registry of a `--format`.
+fn offered<E: clap::ValueEnum>() -> Vec<String> {
+    E::value_variants()
         .iter()
-        .filter_map(ValueEnum::to_possible_value)
+        .filter_map(E::to_possible_value)
+        .filter(|v| !v.is_hide_set())
         .map(|v| v.get_name().to_string())
         .collect()
 }
 
-/// Every format `plan --format` offers (hidden, retired ones left out), from
-/// its registry (the `PlanFormat` enum).
+/// Every report format `check --format` takes, from its registry (the
+/// `report::Format` enum): a test over "every format" iterates these, so a
+/// new format is covered by it the day it is added.
+pub fn report_formats() -> Vec<String> {
+    offered::<edgeaudit::report::Format>()
+}
+
+/// Every format `plan --format` offers, from its registry (the `PlanFormat` enum).
 pub fn plan_formats() -> Vec<String> {
-    use clap::ValueEnum;
-    edgeaudit::cli::args::PlanFormat::value_variants()
-        .iter()
-        .filter_map(ValueEnum::to_possible_value)
-        .filter(|v| !v.is_hide_set())
-        .map(|v| v.get_name().to_string())
-        .collect()
+    offered::<edgeaudit::cli::args::PlanFormat>()
+}
+
+/// The files below `dir` whose extension is `extension`, in sorted order,
+/// not entering directories named in `skip` (a built book is no source).
+pub fn files_with(dir: &Path, extension: &str, skip: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if !path.file_name().is_some_and(|n| skip.iter().any(|s| n == *s)) {
+                out.extend(files_with(&path, extension, skip));
+            }
+        } else if path.extension().is_some_and(|e| e == extension) {
+            out.push(path);
+        }
+    }
+    out
 }
