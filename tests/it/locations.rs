@@ -59,7 +59,7 @@ fn check_locations(dir: &std::path::Path) -> usize {
 
 #[test]
 fn every_demo_finding_points_at_its_value() {
-    assert_eq!(check_locations(&common::root().join("fixtures/demo")), 20);
+    assert_eq!(check_locations(&common::root().join("fixtures/demo")), 21);
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn json_lines_findings_point_at_their_values() {
     // Blank lines between records are skipped; the pointer counts records.
     std::fs::write(dir.path().join("pools.jsonl"), format!("\n{}\n", lines.join("\n\n"))).expect("write");
     let findings = check_locations(dir.path());
-    assert_eq!(findings, 20, "the same findings as the JSON export");
+    assert_eq!(findings, 21, "the same findings as the JSON export");
     let doc = json(&common::run_in(
         dir.path(),
         &["check", ".", "--format", "json", "--select", "LB001", "--as-of", "2024-10-01"],

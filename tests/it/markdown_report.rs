@@ -30,10 +30,10 @@ fn the_report_opens_with_five_lines_by_migration_and_by_action() {
         lines,
         [
             "- **Pool notifications**: 8 findings (2 errors, 5 warnings, 1 note) on 1 account, 4 pools and 3 notification policies",
-            "- **Let's Encrypt chain**: 12 findings (3 errors, 6 warnings, 3 notes) on 3 certificate packs, 4 custom certificates, 2 custom hostnames and 1 Total TLS setting",
+            "- **Let's Encrypt chain**: 13 findings (4 errors, 6 warnings, 3 notes) on 3 certificate packs, 4 custom certificates, 2 custom hostnames and 1 Total TLS setting",
             "- **Clear now**: 1 pool — every legacy e-mail is delivered by a policy; clear `notification_email` (LB002)",
             "- **Create a policy first**: 3 pools — create the policy that delivers the legacy e-mails, then clear; `edgeaudit plan` writes both (LB001, LB003)",
-            "- **Choose a CA**: 2 certificate packs, 2 custom hostnames and 1 Total TLS setting — stay on Let's Encrypt unless another CA is chosen, or allowed by CAA (CA002, CA003, CA004, CA005, CA011)",
+            "- **Choose a CA**: 2 certificate packs, 2 custom hostnames and 1 Total TLS setting — stay on Let's Encrypt unless another CA is chosen, or allowed by CAA (CA002, CA003, CA004, CA005, CA011, CA012)",
             "",
         ],
         "{page}"

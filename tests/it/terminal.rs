@@ -136,7 +136,7 @@ fn messages_wrap_at_80_columns_and_json_bodies_stay_whole() {
     // The closing lines stay whole: scripts grep for them.
     assert!(
         r.stdout
-            .contains("Found 20 findings (5 errors, 11 warnings, 4 notes) in 5 files (29 records: 6 pools,")
+            .contains("Found 21 findings (6 errors, 11 warnings, 4 notes) in 6 files (30 records: 6 pools,")
     );
 }
 

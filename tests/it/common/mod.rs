@@ -294,3 +294,17 @@ pub fn files_with(dir: &Path, extension: &str, skip: &[&str]) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The built-in rules whose id starts with `prefix`, in id order: what a
+/// test that means "every CA rule" compares with.
+pub fn builtin_rule_ids(prefix: &str) -> Vec<String> {
+    let mut ids: Vec<String> = edgeaudit::engine::registry::RuleSet::builtin()
+        .expect("built-in rules load")
+        .rules
+        .iter()
+        .map(|r| r.id.to_string())
+        .filter(|id| id.starts_with(prefix))
+        .collect();
+    ids.sort();
+    ids
+}
