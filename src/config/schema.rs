@@ -17,25 +17,34 @@ impl JsonSchema for Date {
     }
 }
 
-/// The severity from which a finding fails the run.
-#[derive(JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Note,
-    Never,
+/// The severity from which a finding fails the run: `--fail-on`'s values.
+pub struct FailOn;
+
+impl JsonSchema for FailOn {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FailOn".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let values: Vec<String> = <crate::findings::FailOn as clap::ValueEnum>::value_variants()
+            .iter()
+            .filter_map(clap::ValueEnum::to_possible_value)
+            .map(|v| v.get_name().to_string())
+            .collect();
+        json_schema!({"description": "The severity from which a finding fails the run.", "type": "string", "enum": values})
+    }
 }
 
 /// A rule's severity.
-#[derive(JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
+pub struct Severity;
+
+impl JsonSchema for Severity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Severity".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let values: Vec<&str> = crate::findings::Severity::ALL.iter().map(|s| s.as_str()).collect();
+        json_schema!({"description": "A rule's severity.", "type": "string", "enum": values})
+    }
 }
 
 /// A rule id or prefix: `LB`, `LB00`, `LB001`, `ALL`.

@@ -12,6 +12,10 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, the most severe first: the order reports and the
+    /// config's schema list them in.
+    pub const ALL: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
+
     /// Its place counting from the most severe (error 0, warning 1, note 2):
     /// an index for per-severity tallies.
     pub fn rank(self) -> usize {

@@ -145,7 +145,7 @@ pub struct Suppressed {
 
 impl Summary {
     pub fn of(outcome: &Outcome) -> Summary {
-        let mut by_severity: BTreeMap<&'static str, usize> = [Severity::Error, Severity::Warning, Severity::Note]
+        let mut by_severity: BTreeMap<&'static str, usize> = Severity::ALL
             .iter()
             .map(|s| (s.as_str(), 0))
             .collect();

@@ -95,7 +95,7 @@ pub fn write(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()>
     page.push_str(
         "<form id=\"filters\" class=\"no-print\" hidden aria-label=\"Filter the findings\">\n<fieldset><legend>Severity</legend>",
     );
-    for s in [Severity::Error, Severity::Warning, Severity::Note] {
+    for s in Severity::ALL {
         if severities.contains(&s) {
             let _ = write!(
                 page,

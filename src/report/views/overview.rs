@@ -54,7 +54,7 @@ impl Tally {
 
     /// `3 findings (1 error, 2 warnings)`
     pub fn findings_words(&self) -> String {
-        let severities: Vec<String> = [Severity::Error, Severity::Warning, Severity::Note]
+        let severities: Vec<String> = Severity::ALL
             .into_iter()
             .filter_map(|s| {
                 let n = *self.by_severity.get(&s).unwrap_or(&0);
