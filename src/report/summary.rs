@@ -145,10 +145,7 @@ pub struct Suppressed {
 
 impl Summary {
     pub fn of(outcome: &Outcome) -> Summary {
-        let mut by_severity: BTreeMap<&'static str, usize> = Severity::ALL
-            .iter()
-            .map(|s| (s.as_str(), 0))
-            .collect();
+        let mut by_severity: BTreeMap<&'static str, usize> = Severity::ALL.iter().map(|s| (s.as_str(), 0)).collect();
         let mut by_rule = BTreeMap::new();
         let mut suppressed = Suppressed::default();
         let mut findings = 0;
