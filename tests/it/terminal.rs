@@ -52,7 +52,12 @@ fn acting_characters(s: &str) -> Vec<char> {
 #[test]
 fn export_strings_with_escape_sequences_are_rendered_harmless_in_every_terminal_format() {
     let (_dir, file) = hostile();
-    for format in ["human", "concise", "github", "markdown"] {
+    let printed = <edgeaudit::report::Format as clap::ValueEnum>::value_variants()
+        .iter()
+        .filter(|f| f.is_read_as_printed())
+        .filter_map(|f| clap::ValueEnum::to_possible_value(f).map(|v| v.get_name().to_string()));
+    for format in printed {
+        let format = format.as_str();
         for color in ["never", "always"] {
             let r = run(&[
                 "check",
