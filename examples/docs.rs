@@ -55,7 +55,7 @@ fn write(src: &Path) -> Result<usize, String> {
     std::fs::write(&api, edgeaudit::api::page::book_page()).map_err(|e| format!("{}: {e}", api.display()))?;
     let writing = src.join("rules/writing.md");
     let page = std::fs::read_to_string(&writing).map_err(|e| format!("{}: {e}", writing.display()))?;
-    let page = edgeaudit::engine::docs::with_remedy_kinds(&page).ok_or("writing.md has no generated-remedy-kinds markers")?;
+    let page = edgeaudit::engine::docs::with_generated_tables(&page).ok_or("writing.md has no generated-remedy-kinds markers")?;
     std::fs::write(&writing, page).map_err(|e| format!("{}: {e}", writing.display()))?;
     let inputs = src.join(edgeaudit::input::page::PATH);
     let page = std::fs::read_to_string(&inputs).map_err(|e| format!("{}: {e}", inputs.display()))?;

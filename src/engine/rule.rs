@@ -147,6 +147,17 @@ pub enum RuleAction {
 }
 
 impl RuleAction {
+    /// Every action, in the order reports group findings by.
+    pub const ALL: [RuleAction; 7] = [
+        RuleAction::ClearNow,
+        RuleAction::CreatePolicyFirst,
+        RuleAction::FixPolicy,
+        RuleAction::ChooseCa,
+        RuleAction::ReplaceCertificate,
+        RuleAction::FixExport,
+        RuleAction::None,
+    ];
+
     pub fn words(self) -> &'static str {
         match self {
             RuleAction::ClearNow => "Clear now",
@@ -475,6 +486,33 @@ mod tests {
             assert_eq!(place(kind), i, "{}", kind.as_str());
             let parsed: RemedyKind = serde_json::from_value(serde_json::json!(kind.as_str())).expect("its YAML name");
             assert_eq!(parsed, kind);
+        }
+    }
+
+    /// `RuleAction::ALL` and `Migration::ALL` hold every value once, in
+    /// place (the book's table of a rule's values is made from them).
+    #[test]
+    fn every_action_and_migration_is_in_all() {
+        use super::{Migration, RuleAction};
+        let place = |a: RuleAction| match a {
+            RuleAction::ClearNow => 0,
+            RuleAction::CreatePolicyFirst => 1,
+            RuleAction::FixPolicy => 2,
+            RuleAction::ChooseCa => 3,
+            RuleAction::ReplaceCertificate => 4,
+            RuleAction::FixExport => 5,
+            RuleAction::None => 6,
+        };
+        for (i, action) in RuleAction::ALL.into_iter().enumerate() {
+            assert_eq!(place(action), i, "{action:?}");
+        }
+        let place = |m: Migration| match m {
+            Migration::Notifications => 0,
+            Migration::Certificates => 1,
+            Migration::Export => 2,
+        };
+        for (i, migration) in Migration::ALL.into_iter().enumerate() {
+            assert_eq!(place(migration), i, "{migration:?}");
         }
     }
 }

@@ -169,7 +169,7 @@ fn the_books_remedy_kinds_match_the_registry() {
     let path = common::root().join("docs/src/rules/writing.md");
     let committed = std::fs::read_to_string(&path).expect("writing.md");
     assert_eq!(
-        edgeaudit::engine::docs::with_remedy_kinds(&committed).as_deref(),
+        edgeaudit::engine::docs::with_generated_tables(&committed).as_deref(),
         Some(committed.as_str()),
         "docs/src/rules/writing.md is stale: run `cargo run --example docs`"
     );
