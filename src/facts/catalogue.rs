@@ -31,7 +31,29 @@ pub struct FactSpec {
     /// For text facts with a closed set of values: the values.
     pub values: &'static [&'static str],
     pub description: &'static str,
+    /// The fields of its record, in the API's shape, the fact is computed
+    /// from: when one of them is not known before apply (a Terraform
+    /// variable, a reference, a value a plan computes), the fact is unknown
+    /// and the rules that test it do not judge the resource. `None`: every
+    /// field (an aggregate such as the account's counts), so the fact is
+    /// unknown whenever anything of the record is. `&[]`: none (`label`).
+    pub reads: Option<&'static [&'static str]>,
 }
+
+impl FactSpec {
+    /// The same entry, computed from `fields` alone.
+    const fn reading(self, fields: &'static [&'static str]) -> FactSpec {
+        FactSpec {
+            reads: Some(fields),
+            ..self
+        }
+    }
+}
+
+/// What a fact of no field of its record reads (`label`, the account's endpoint).
+const NOTHING: &[&str] = &[];
+/// A certificate's uploaded PEM.
+const PEM: &[&str] = &["/certificate"];
 
 const fn spec(name: &'static str, value_type: ValueType, description: &'static str) -> FactSpec {
     FactSpec {
@@ -39,6 +61,7 @@ const fn spec(name: &'static str, value_type: ValueType, description: &'static s
         value_type,
         values: &[],
         description,
+        reads: None,
     }
 }
 
@@ -48,6 +71,7 @@ const fn choice(name: &'static str, values: &'static [&'static str], description
         value_type: ValueType::Text,
         values,
         description,
+        reads: None,
     }
 }
 
@@ -216,8 +240,10 @@ const NOT_JUDGED: FactSpec = keys::NOT_JUDGED.spec("the rules that could not jud
 );
 
 static LIST: &[FactSpec] = &[
-    keys::ID.spec("the list's identity: the kind of its records, with the zone's id when a bundle names it"),
-    spec("name", Text, "the list in words (`custom hostnames of example.com`)"),
+    keys::ID
+        .spec("the list's identity: the kind of its records, with the zone's id when a bundle names it")
+        .reading(&["/id"]),
+    spec("name", Text, "the list in words (`custom hostnames of example.com`)").reading(&["/name"]),
     spec("records", Text, "what the list holds, in words (`pools`, `custom hostnames`, …)"),
     spec("complete", Bool, "every record and page its `result_info` announces was loaded"),
     spec("loaded", Int, "records loaded from the list, across the pages given"),
@@ -230,85 +256,100 @@ static LIST: &[FactSpec] = &[
     spec("affected", Text, "which verdicts the missing records make unreliable, in words"),
 ];
 
+/// What a pool's coverage is computed from, of the pool (the policies'
+/// values that may leave it unknown are found by `PoolFacts::unknown`).
+const COVERAGE_FIELDS: &[&str] = &["/id", "/notification_email", "/notification_filter"];
+
 static POOL: &[FactSpec] = &[
-    keys::ID.spec("the pool id"),
-    spec("name", Text, "the pool name"),
-    spec("account", Text, "the account id, or empty when the export does not name one"),
+    keys::ID.spec("the pool id").reading(&["/id"]),
+    spec("name", Text, "the pool name").reading(&["/name"]),
+    spec("account", Text, "the account id, or empty when the export does not name one").reading(NOTHING),
     keys::LEGACY_RECIPIENTS.spec("addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)",
-    ),
+    ).reading(&["/notification_email"]),
     keys::LEGACY_EVENTS.spec("the (source, health) events the legacy notification e-mails about, per `notification_filter`",
-    ),
+    ).reading(&["/notification_filter"]),
     keys::COVERAGE.choice(&super::coverage::Coverage::VALUES,
         "how far enabled health-alert policies with a delivery mechanism replace the legacy notification (`unknown`: not fully, and a policy of the account known only after apply may cover the rest)",
-    ),
+    ).reading(COVERAGE_FIELDS),
     keys::TERRAFORM_SOURCE.spec("the pool is a resource of Terraform source (`.tf`): its remedy is an edit of the configuration",
-    ),
-    keys::ADDRESS.spec("the Terraform address, for a resource read from Terraform"),
+    ).reading(NOTHING),
+    keys::ADDRESS.spec("the Terraform address, for a resource read from Terraform").reading(NOTHING),
     keys::COVERING_POLICIES.spec("policies that cover this pool (health alert, enabled, a mechanism, pool_id naming it or absent)",
-    ),
-    keys::UNCOVERED_EVENTS.spec("legacy events no covering policy's filters admit"),
-    keys::UNCOVERED_RECIPIENTS.spec("legacy recipients no covering policy e-mails"),
+    ).reading(COVERAGE_FIELDS),
+    keys::UNCOVERED_EVENTS.spec("legacy events no covering policy's filters admit").reading(COVERAGE_FIELDS),
+    keys::UNCOVERED_RECIPIENTS.spec("legacy recipients no covering policy e-mails").reading(COVERAGE_FIELDS),
     spec(
         "replacement_policy",
         Text,
         "the notification policy body(ies) that would replace what is not yet covered",
-    ),
+    )
+    .reading(COVERAGE_FIELDS),
     spec(
         "policies_endpoint",
         Text,
         "the endpoint that creates notification policies for the pool's account",
-    ),
-    spec("pool_endpoint", Text, "the endpoint that patches this pool"),
+    ).reading(NOTHING),
+    spec("pool_endpoint", Text, "the endpoint that patches this pool").reading(&["/id"]),
     spec(
         "why_clearing_is_safe",
         Text,
         "for a fully covered pool, why clearing its legacy e-mail loses nothing: the covering policies, or a filter that disables every event (empty otherwise)",
-    ),
-    CONFLICTING_COPIES,
-    NOT_JUDGED,
+    )
+    .reading(COVERAGE_FIELDS),
+    CONFLICTING_COPIES.reading(NOTHING),
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 static POLICY: &[FactSpec] = &[
-    keys::ID.spec("the policy id"),
-    spec("name", Text, "the policy name"),
-    spec("alert_type", Text, "the alert type as exported"),
+    keys::ID.spec("the policy id").reading(&["/id"]),
+    spec("name", Text, "the policy name").reading(&["/name"]),
+    spec("alert_type", Text, "the alert type as exported").reading(&["/alert_type"]),
     spec(
         "is_health_alert",
         Bool,
         "the alert type is `load_balancing_health_alert` (or the old `g6_health_alert`)",
-    ),
-    spec("enabled", Bool, "`enabled` (absent counts as enabled)"),
-    spec("mechanism_count", Int, "number of delivery targets under `mechanisms`"),
+    )
+    .reading(&["/alert_type"]),
+    spec("enabled", Bool, "`enabled` (absent counts as enabled)").reading(&["/enabled"]),
+    spec("mechanism_count", Int, "number of delivery targets under `mechanisms`").reading(&["/mechanisms"]),
     choice(
         "delivery",
         &["delivers", "disabled", "no_mechanisms"],
         "whether the policy can alert anyone",
-    ),
+    )
+    .reading(&["/enabled", "/mechanisms"]),
     spec(
         "delivery_reason",
         Text,
         "why the policy alerts nobody, in words (empty when it delivers)",
-    ),
+    )
+    .reading(&["/enabled", "/mechanisms"]),
     spec(
         "invalid_filter_values",
         List,
         "health-alert filter values outside the allowed sets (exact spelling)",
-    ),
+    )
+    .reading(&["/filters/new_health", "/filters/event_source"]),
     spec(
         "unknown_pool_ids",
         List,
         "`filters.pool_id` values naming no loaded pool of the account (empty when no pools are loaded)",
-    ),
-    spec("loaded_pool_count", Int, "pools loaded for the policy's account"),
-    CONFLICTING_COPIES,
-    NOT_JUDGED,
+    )
+    .reading(&["/filters/pool_id"]),
+    spec("loaded_pool_count", Int, "pools loaded for the policy's account").reading(NOTHING),
+    CONFLICTING_COPIES.reading(NOTHING),
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 static ACCOUNT: &[FactSpec] = &[
-    keys::ID.spec("the account id, or empty when the exports do not name one"),
-    spec("name", Text, "how the account is named in messages"),
+    keys::ID
+        .spec("the account id, or empty when the exports do not name one")
+        .reading(&["/id"]),
+    spec("name", Text, "how the account is named in messages").reading(&["/name"]),
     spec("pools_total", Int, "pools loaded for the account"),
-    keys::TERRAFORM_SOURCE.spec("the account is a Terraform configuration (`.tf` source, named `terraform:<dir>`)"),
+    keys::TERRAFORM_SOURCE
+        .spec("the account is a Terraform configuration (`.tf` source, named `terraform:<dir>`)")
+        .reading(NOTHING),
     spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
     keys::POOLS_COMPLETE.spec("every pool the export announces was loaded (no EX001 on pools)"),
     spec(
@@ -333,165 +374,177 @@ static ACCOUNT: &[FactSpec] = &[
         Text,
         "what a page-wide clear would also clear: the pools without a complete replacement (empty when there are none)",
     ),
-    NOT_JUDGED,
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "unreadable", "unavailable"];
 const BUNDLE_METHODS: &[&str] = &["compatible", "modern", "user_defined", "unknown"];
 
 static CUSTOM_CERTIFICATE: &[FactSpec] = &[
-    spec("label", Text, "what the subject is, in words (`Custom certificate`)"),
-    keys::ID.spec("the certificate id"),
-    spec("hosts", List, "the hostnames the certificate covers"),
-    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)"),
+    spec("label", Text, "what the subject is, in words (`Custom certificate`)").reading(NOTHING),
+    keys::ID.spec("the certificate id").reading(&["/id"]),
+    spec("hosts", List, "the hostnames the certificate covers").reading(&["/hosts"]),
+    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
     spec(
         "issuer",
         Text,
         "the issuer as exported (free text, e.g. `LetsEncrypt`, `R10`), or the PEM leaf's issuer when a PEM is exported",
-    ),
+    ).reading(&["/issuer", "/certificate"]),
     spec(
         "is_lets_encrypt",
         Bool,
         "the issuer is Let's Encrypt (its name, ISRG, or an intermediate such as R3, R10–R14, E5–E9)",
-    ),
+    ).reading(&["/issuer", "/certificate"]),
     choice(
         "key_type",
         &["rsa", "ecdsa", "unknown"],
         "the key type, from `signature`, or from the PEM leaf's key when a PEM is exported",
-    ),
+    ).reading(&["/signature", "/certificate"]),
     choice(
         "bundle_method",
         &["compatible", "modern", "user_defined", "unknown"],
         "the bundle method (API ubiquitous/optimal/force)",
-    ),
-    spec("uploaded_on", Date, "when it was uploaded (absent when the export does not say)"),
-    spec("expires_on", Date, "when it expires (absent when the export does not say)"),
-    spec("status", Text, "the status as exported (`active`, …)"),
-    spec("pem_available", Bool, "the export carries the uploaded PEM chain (`certificate`)"),
+    ).reading(&["/bundle_method"]),
+    spec("uploaded_on", Date, "when it was uploaded (absent when the export does not say)").reading(&["/uploaded_on"]),
+    spec("expires_on", Date, "when it expires (absent when the export does not say)").reading(&["/expires_on", "/certificate"]),
+    spec("status", Text, "the status as exported (`active`, …)").reading(&["/status"]),
+    spec("pem_available", Bool, "the export carries the uploaded PEM chain (`certificate`)").reading(PEM),
     choice(
         "chain",
         CHAIN_STATES,
         "whether the PEM chain carries ISRG Root X1 cross-signed by DST Root CA X3 (`cross_signed`) or another certificate issued by DST Root CA X3 (`dst_cross_signed`)",
-    ),
+    ).reading(PEM),
     spec(
         "dst_certificate",
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
-    ),
-    PEM_ERROR,
-    PEM_CONTRADICTIONS,
-    CONFLICTING_COPIES,
-    NOT_JUDGED,
+    ).reading(PEM),
+    PEM_ERROR.reading(PEM),
+    PEM_CONTRADICTIONS.reading(&["/certificate", "/issuer", "/expires_on", "/signature"]),
+    CONFLICTING_COPIES.reading(NOTHING),
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
 
 static CERTIFICATE_PACK: &[FactSpec] = &[
-    spec("label", Text, "what the subject is, in words (`Certificate pack`)"),
-    keys::ID.spec("the pack id"),
-    spec("type", Text, "the pack type (`universal`, `advanced`, …)"),
-    spec("hosts", List, "the hostnames the pack covers"),
+    spec("label", Text, "what the subject is, in words (`Certificate pack`)").reading(NOTHING),
+    keys::ID.spec("the pack id").reading(&["/id"]),
+    spec("type", Text, "the pack type (`universal`, `advanced`, …)").reading(&["/type"]),
+    spec("hosts", List, "the hostnames the pack covers").reading(&["/hosts"]),
     choice(
         "authority",
         AUTHORITIES,
         "`certificate_authority` (`default` for `\"\"`, `unknown` when absent)",
-    ),
+    ).reading(&["/certificate_authority"]),
     spec(
         "explicit",
         Bool,
         "the CA was chosen explicitly: every pack but a universal one, which only when the zone's Universal SSL settings name a CA",
-    ),
+    ).reading(&["/type"]),
     choice(
         "universal_authority",
         AUTHORITIES,
         "the CA the zone's Universal SSL settings name, which its universal certificates are issued from (`unknown` when they name none or are not in the export)",
-    ),
-    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)"),
+    )
+    // Read from the zone's Universal SSL settings, not from the pack.
+    .reading(NOTHING),
+    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
     spec(
         "status",
         Text,
         "`active` when one of its certificates is active, else the pack's status",
-    ),
+    ).reading(&["/status", "/certificates"]),
     spec(
         "expires_on",
         Date,
         "the earliest expiry among its active certificates (absent when none says)",
-    ),
-    CONFLICTING_COPIES,
-    NOT_JUDGED,
+    ).reading(&["/certificates"]),
+    CONFLICTING_COPIES.reading(NOTHING),
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 static CUSTOM_HOSTNAME: &[FactSpec] = &[
-    spec("label", Text, "what the subject is, in words (`Custom hostname`)"),
-    keys::ID.spec("the custom hostname id"),
-    keys::HOSTNAME.spec("the hostname"),
-    spec("hosts", List, "the hostname, as a list (like other certificate subjects)"),
-    choice("bundle_method", BUNDLE_METHODS, "`ssl.bundle_method`"),
+    spec("label", Text, "what the subject is, in words (`Custom hostname`)").reading(NOTHING),
+    keys::ID.spec("the custom hostname id").reading(&["/id"]),
+    keys::HOSTNAME.spec("the hostname").reading(&["/hostname"]),
+    spec("hosts", List, "the hostname, as a list (like other certificate subjects)").reading(&["/hostname"]),
+    choice("bundle_method", BUNDLE_METHODS, "`ssl.bundle_method`").reading(&["/ssl/bundle_method"]),
     choice(
         "chain",
         CHAIN_STATES,
         "whether the uploaded chain (`ssl.custom_certificate`, `ssl.custom_cert_bundle`) carries a certificate issued by DST Root CA X3",
-    ),
+    )
+    .reading(&["/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
     spec(
         "dst_certificate",
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
-    ),
+    )
+    .reading(&["/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
     spec(
         "expires_on",
         Date,
         "`ssl.expires_on`, or the PEM leaf's expiry when a PEM is exported (absent when neither says)",
-    ),
-    PEM_ERROR,
-    PEM_CONTRADICTIONS,
-    spec("status", Text, "`ssl.status`"),
+    )
+    .reading(&["/ssl/expires_on", "/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
+    PEM_ERROR.reading(&["/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
+    PEM_CONTRADICTIONS.reading(&["/ssl"]),
+    spec("status", Text, "`ssl.status`").reading(&["/ssl/status"]),
     choice(
         "authority",
         AUTHORITIES,
         "`ssl.certificate_authority` (`default` for `\"\"`, `unknown` when absent)",
-    ),
+    )
+    .reading(&["/ssl/certificate_authority"]),
     spec(
         "wildcard",
         Bool,
         "a wildcard certificate is requested (`ssl.wildcard`, or a `*.` hostname)",
-    ),
-    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)"),
-    spec("patch_endpoint", Text, "the endpoint that edits this custom hostname"),
+    )
+    .reading(&["/ssl/wildcard", "/hostname"]),
+    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
+    spec("patch_endpoint", Text, "the endpoint that edits this custom hostname").reading(&["/id"]),
     spec(
         "ssl_method",
         Text,
         "its `ssl.method` (how it is validated: `http`, `txt`, `email`; empty when not exported)",
-    ),
-    spec("ssl_type", Text, "its `ssl.type` (`dv`; empty when not exported)"),
+    )
+    .reading(&["/ssl/method"]),
+    spec("ssl_type", Text, "its `ssl.type` (`dv`; empty when not exported)").reading(&["/ssl/type"]),
     spec(
         "ca_change_body",
         Text,
         "the PATCH body that moves it to the `google` CA, keeping its own `ssl.method` and `ssl.type`",
-    ),
+    )
+    .reading(&["/ssl/method", "/ssl/type"]),
     spec(
         "caa_record_set",
         Text,
         "the name whose CAA records apply (empty when none is loaded: every CA is allowed)",
-    ),
+    )
+    .reading(&["/hostname", "/ssl/wildcard"]),
     spec(
         "caa_allows_lets_encrypt",
         Bool,
         "the loaded CAA records let letsencrypt.org issue for the hostname",
-    ),
+    )
+    .reading(&["/hostname", "/ssl/wildcard"]),
     spec(
         "caa_allows_compatible",
         Bool,
         "the loaded CAA records let pki.goog or ssl.com issue for the hostname",
-    ),
-    CONFLICTING_COPIES,
-    NOT_JUDGED,
+    )
+    .reading(&["/hostname", "/ssl/wildcard"]),
+    CONFLICTING_COPIES.reading(NOTHING),
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 static TOTAL_TLS: &[FactSpec] = &[
-    spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)"),
-    choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings"),
-    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)"),
-    NOT_JUDGED,
+    spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)").reading(&["/enabled"]),
+    choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings").reading(&["/certificate_authority"]),
+    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
+    NOT_JUDGED.reading(NOTHING),
 ];
 
 pub fn catalogue(kind: Kind) -> &'static [FactSpec] {
@@ -530,66 +583,29 @@ pub fn common_catalogue(kinds: &[Kind]) -> Vec<FactSpec> {
         .collect()
 }
 
-/// The fields of its record, in the API's shape, a fact of `kind` is
-/// computed from: when one of them is not known before apply (a Terraform
-/// variable, a reference, a value a plan computes), the fact is unknown and
-/// the rules that test it do not judge the resource. `None`: every field
-/// (a fact not listed here, so unknown whenever anything of the record is).
-/// Facts of no field (`label`, the account's endpoint) read `[]`.
+/// The fields of its record a fact of `kind` reads ([`FactSpec::reads`]);
+/// `None` for every field, or for a fact `kind` does not have.
 pub fn reads(kind: Kind, fact: &str) -> Option<&'static [&'static str]> {
-    const NOTHING: &[&str] = &[];
-    const PEM: &[&str] = &["/certificate"];
-    Some(match (kind, fact) {
-        (_, "label" | "conflicting_copies" | "terraform_source" | "address" | "account" | "policies_endpoint" | "not_judged") => NOTHING,
-        (_, "zone" | "zone_id") => &["/zone_id"],
-        (_, "id") => &["/id"],
-        (_, "name") => &["/name"],
-        (Kind::Pool, "legacy_recipients") => &["/notification_email"],
-        (Kind::Pool, "legacy_events") => &["/notification_filter"],
-        (Kind::Pool, "pool_endpoint") => &["/id"],
-        (
-            Kind::Pool,
-            "coverage" | "covering_policies" | "uncovered_events" | "uncovered_recipients" | "replacement_policy" | "why_clearing_is_safe",
-        ) => &["/id", "/notification_email", "/notification_filter"],
-        (Kind::NotificationPolicy, "alert_type" | "is_health_alert") => &["/alert_type"],
-        (Kind::NotificationPolicy, "enabled") => &["/enabled"],
-        (Kind::NotificationPolicy, "mechanism_count") => &["/mechanisms"],
-        (Kind::NotificationPolicy, "delivery" | "delivery_reason") => &["/enabled", "/mechanisms"],
-        (Kind::NotificationPolicy, "invalid_filter_values") => &["/filters/new_health", "/filters/event_source"],
-        (Kind::NotificationPolicy, "unknown_pool_ids") => &["/filters/pool_id"],
-        (Kind::NotificationPolicy, "loaded_pool_count") => NOTHING,
-        (Kind::CustomCertificate, "hosts") => &["/hosts"],
-        (Kind::CustomCertificate, "issuer" | "is_lets_encrypt") => &["/issuer", "/certificate"],
-        (Kind::CustomCertificate, "key_type") => &["/signature", "/certificate"],
-        (Kind::CustomCertificate, "bundle_method") => &["/bundle_method"],
-        (Kind::CustomCertificate, "uploaded_on") => &["/uploaded_on"],
-        (Kind::CustomCertificate, "expires_on") => &["/expires_on", "/certificate"],
-        (Kind::CustomCertificate, "status") => &["/status"],
-        (Kind::CustomCertificate, "pem_available" | "chain" | "dst_certificate" | "pem_error") => PEM,
-        (Kind::CustomCertificate, "pem_contradictions") => &["/certificate", "/issuer", "/expires_on", "/signature"],
-        (Kind::CertificatePack, "type") => &["/type"],
-        (Kind::CertificatePack, "hosts") => &["/hosts"],
-        (Kind::CertificatePack, "authority") => &["/certificate_authority"],
-        (Kind::CertificatePack, "explicit") => &["/type"],
-        // Read from the zone's Universal SSL settings, not from the pack.
-        (Kind::CertificatePack, "universal_authority") => &[],
-        (Kind::CertificatePack, "status") => &["/status", "/certificates"],
-        (Kind::CertificatePack, "expires_on") => &["/certificates"],
-        (Kind::CustomHostname, "hostname" | "hosts") => &["/hostname"],
-        (Kind::CustomHostname, "bundle_method") => &["/ssl/bundle_method"],
-        (Kind::CustomHostname, "chain" | "dst_certificate" | "pem_error") => &["/ssl/custom_certificate", "/ssl/custom_cert_bundle"],
-        (Kind::CustomHostname, "pem_contradictions") => &["/ssl"],
-        (Kind::CustomHostname, "expires_on") => &["/ssl/expires_on", "/ssl/custom_certificate", "/ssl/custom_cert_bundle"],
-        (Kind::CustomHostname, "status") => &["/ssl/status"],
-        (Kind::CustomHostname, "authority") => &["/ssl/certificate_authority"],
-        (Kind::CustomHostname, "wildcard") => &["/ssl/wildcard", "/hostname"],
-        (Kind::CustomHostname, "ssl_method") => &["/ssl/method"],
-        (Kind::CustomHostname, "ssl_type") => &["/ssl/type"],
-        (Kind::CustomHostname, "patch_endpoint") => &["/id"],
-        (Kind::CustomHostname, "ca_change_body") => &["/ssl/method", "/ssl/type"],
-        (Kind::CustomHostname, "caa_record_set" | "caa_allows_lets_encrypt" | "caa_allows_compatible") => &["/hostname", "/ssl/wildcard"],
-        (Kind::TotalTls, "enabled") => &["/enabled"],
-        (Kind::TotalTls, "authority") => &["/certificate_authority"],
-        _ => return None,
-    })
+    catalogue(kind).iter().find(|spec| spec.name == fact).and_then(|spec| spec.reads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fact of a record says which of the record's fields it reads: one
+    /// that did not would count as reading every field, and so be unknown
+    /// (EX005) whenever anything of the record is. Only the account's and a
+    /// list's facts, made from many records, read them all.
+    #[test]
+    fn every_record_fact_says_what_it_reads() {
+        for kind in Kind::all().filter(|k| !matches!(k, Kind::Account | Kind::List)) {
+            for spec in catalogue(kind) {
+                assert!(spec.reads.is_some(), "{} {} says what it reads", kind.as_str(), spec.name);
+                assert_eq!(reads(kind, spec.name), spec.reads);
+            }
+        }
+        assert_eq!(reads(Kind::Pool, "no_such_fact"), None);
+        assert_eq!(reads(Kind::Pool, "legacy_recipients"), Some(&["/notification_email"][..]));
+    }
 }
