@@ -263,7 +263,7 @@ const COVERAGE_FIELDS: &[&str] = &["/id", "/notification_email", "/notification_
 static POOL: &[FactSpec] = &[
     keys::ID.spec("the pool id").reading(&["/id"]),
     spec("name", Text, "the pool name").reading(&["/name"]),
-    spec("account", Text, "the account id, or empty when the export does not name one").reading(NOTHING),
+    spec("account", Text, "the account id (not in the export when it names none: messages show `{account_id}`)").reading(NOTHING),
     keys::LEGACY_RECIPIENTS.spec("addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)",
     ).reading(&["/notification_email"]),
     keys::LEGACY_EVENTS.spec("the (source, health) events the legacy notification e-mails about, per `notification_filter`",

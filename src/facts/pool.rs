@@ -79,7 +79,7 @@ impl Facts for PoolFacts<'_> {
         Some(match name {
             "id" => Fact::new(text(&pool.id), at.id),
             "name" => Fact::new(text(&pool.name), at.name),
-            "account" => Fact::new(text(self.account.unwrap_or_default()), ""),
+            "account" => Fact::new(super::text_or_placeholder(self.account, "account_id"), ""),
             "policies_endpoint" => Fact::new(
                 text(["POST /accounts/", self.account_segment(), "/alerting/v3/policies"].concat()),
                 "",
