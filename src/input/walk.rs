@@ -131,13 +131,23 @@ impl<'f> Walker<'f> {
     /// Like [`Walker::run`] over a `parallel::Skeleton`, or `None` when the
     /// document must be parsed again in one pass (what it sent is discarded):
     /// the one-pass parse gives parse errors as a one-thread run gives them.
-    pub fn run_split<E>(mut self, parse: impl FnOnce(ContainerSeed<'_, Self>) -> Result<(), E>) -> Option<Result<(), Vec<InputError>>> {
-        let expect = self.kind.map(Expect::Kind).unwrap_or(Expect::ByShape);
-        let parsed = parse(ContainerSeed {
-            walk: &mut self,
-            pointer: String::new(),
-            expect,
-        });
+    pub fn run_split<E>(self, parse: impl FnOnce(ContainerSeed<'_, Self>) -> Result<(), E>) -> Option<Result<(), Vec<InputError>>> {
+        let expect = self.expect();
+        self.run_parts(|w| {
+            parse(ContainerSeed {
+                walk: w,
+                pointer: String::new(),
+                expect,
+            })
+            .map_err(|_| Stopped)
+        })
+    }
+
+    /// Walks the records `parse` hands over itself (a JSON Lines text's
+    /// parts, parsed on every core), or `None` when the document must be
+    /// parsed again in one pass (what it sent is discarded).
+    pub fn run_parts(mut self, parse: impl FnOnce(&mut Self) -> Result<(), Stopped>) -> Option<Result<(), Vec<InputError>>> {
+        let parsed = parse(&mut self);
         if parsed.is_err() && self.error.is_none() {
             self.sink.discard_document();
             return None;

@@ -1,18 +1,19 @@
 //! The parallel parse of large record lists (docs/src/performance.md) gives the
 //! output of a one-thread run, byte for byte: findings, locations, skipped
 //! files, errors and exit codes. `EDGEAUDIT_SPLIT_BYTES=1` splits every JSON
-//! list into one-element parts, so each fixture exercises the part
-//! boundaries; `EDGEAUDIT_THREADS=1` is the one-pass parse.
+//! list (and every JSON Lines text) into one-element parts, so each fixture
+//! exercises the part boundaries; `EDGEAUDIT_THREADS=1` is the one-pass parse.
 
 use crate::common;
 
 use common::{path_str, run_with_env, temp_dir};
 
-/// One-pass, then split into one-element parts on 2 and 3 threads, then into
-/// parts of a few elements.
-const SPLITS: [&[(&str, &str)]; 3] = [
+/// One-pass, then split into one-element parts on 2, 3 and 8 threads, then
+/// into parts of a few elements.
+const SPLITS: [&[(&str, &str)]; 4] = [
     &[("EDGEAUDIT_THREADS", "2"), ("EDGEAUDIT_SPLIT_BYTES", "1")],
     &[("EDGEAUDIT_THREADS", "3"), ("EDGEAUDIT_SPLIT_BYTES", "1")],
+    &[("EDGEAUDIT_THREADS", "8"), ("EDGEAUDIT_SPLIT_BYTES", "1")],
     &[("EDGEAUDIT_THREADS", "2"), ("EDGEAUDIT_SPLIT_BYTES", "300")],
 ];
 
@@ -42,14 +43,14 @@ fn check(path: &str) -> Vec<&str> {
     ]
 }
 
-/// Every JSON file under `dir`, recursively, sorted.
+/// Every JSON and JSON Lines file under `dir`, recursively, sorted.
 fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).expect("fixtures").flatten().map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
             json_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json" || e == "jsonl") {
             out.push(path);
         }
     }
@@ -116,6 +117,13 @@ fn generated(count: usize, pretty: bool) -> String {
     }
 }
 
+/// An envelope's records, one a line (`jq -c '.result[]'`).
+fn json_lines(envelope: &str) -> String {
+    let doc: serde_json::Value = serde_json::from_str(envelope).unwrap();
+    let records = doc["result"].as_array().expect("an envelope");
+    records.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n")
+}
+
 #[test]
 fn generated_exports_give_the_one_thread_output() {
     // Enough findings for several report batches (256 each) on each renderer.
@@ -125,13 +133,27 @@ fn generated_exports_give_the_one_thread_output() {
     let pages = format!("[{minified},\n{pretty}]");
     let bare: serde_json::Value = serde_json::from_str(&minified).unwrap();
     let bare = serde_json::to_string_pretty(&bare["result"]).unwrap();
+    // One record a line, as `jq -c '.result[]'` writes it, with a page's
+    // envelope on a line of its own, blank lines and CRLF line ends.
+    let records = json_lines(&minified);
+    let jsonl = format!("{records}\n\n{}\n", minified.replace('\n', " "));
+    let crlf = records.replace('\n', "\r\n\r\n");
     let dir = temp_dir(&[
         ("minified.json", minified.as_bytes()),
         ("pretty.json", pretty.as_bytes()),
         ("pages.json", pages.as_bytes()),
         ("bare.json", bare.as_bytes()),
+        ("records.jsonl", jsonl.as_bytes()),
+        ("crlf.jsonl", crlf.as_bytes()),
     ]);
-    for name in ["minified.json", "pretty.json", "pages.json", "bare.json"] {
+    for name in [
+        "minified.json",
+        "pretty.json",
+        "pages.json",
+        "bare.json",
+        "records.jsonl",
+        "crlf.jsonl",
+    ] {
         let path = path_str(&dir.path().join(name));
         let one = run_with_env(&check(&path), &[("EDGEAUDIT_THREADS", "1")]);
         let findings = common::json(&one)["findings"].as_array().map_or(0, Vec::len);
@@ -190,6 +212,45 @@ fn broken_and_unusual_documents_give_the_one_thread_errors() {
         .iter()
         .enumerate()
         .map(|(i, d)| (format!("doc-{i:02}.json"), d.clone().into_bytes()))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let dir = temp_dir(&refs);
+    for (name, _) in &files {
+        let path = path_str(&dir.path().join(name));
+        assert_same_as_one_thread(&check(&path));
+    }
+}
+
+/// JSON Lines texts the parallel parse must hand back to the one-pass walk,
+/// or stop where it stops: the same error, file, line and column.
+#[test]
+fn broken_and_unusual_json_lines_give_the_one_thread_errors() {
+    let pool = r#"{"id": "p1", "name": "a", "notification_email": "a@example.com"}"#;
+    let documents = [
+        format!("{pool}\n{pool} {pool}\n"),
+        format!("{pool}\n{{\"id\": \"x\", \"name\": \"unterminated}}\n{pool}\n"),
+        format!("{pool}\n{{\"id\": 42, \"notification_email\": \"b@example.com\"}}\n"),
+        format!("{pool}\n[1, 2]\n{pool}\n"),
+        format!("{pool}\n7\n"),
+        format!("{pool}\n{{\"id\": \"x\", \"id\": \"y\", \"origins\": []}}\n"),
+        // A line of blanks other than ASCII ones: nothing, as the one-pass walk trims it.
+        format!("{pool}\n\u{3000}\u{a0}\n{pool}\n"),
+        format!("{pool}\n\u{b}\n{pool}\n"),
+        // Stopped by the walker at a record: the records before it were handed over.
+        format!("{pool}\n{{\"id\": \"zone\", \"name\": \"example.com\", \"type\": \"full\"}}\n{pool}\n"),
+        format!("{{\"success\": false, \"result\": [{pool}]}}\n{pool}\n"),
+        format!("{pool}\n{{\"id\": \"policy\", \"alert_type\": \"load_balancing_health_alert\"}}\n"),
+        // Unusual but sound.
+        String::new(),
+        "\n\n  \n".to_string(),
+        format!("\u{feff}{pool}\n{pool}"),
+        format!("{{\"result\": [{pool}], \"result_info\": {{\"total_count\": 3}}}}\n{{\"result\": [{pool}]}}\n"),
+        r#"{"id": "unknown", "origin": 1}"#.to_string() + "\n" + r#"{"id": "unknown2"}"#,
+    ];
+    let files: Vec<(String, Vec<u8>)> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (format!("doc-{i:02}.jsonl"), d.clone().into_bytes()))
         .collect();
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
     let dir = temp_dir(&refs);

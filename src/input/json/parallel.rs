@@ -25,7 +25,7 @@ use std::sync::{Condvar, Mutex};
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::split::{ArraySplitter, MemberScanner, Part, Unsound, is_list_key, skip_value_within, skip_whitespace};
+use super::split::{ArraySplitter, MemberScanner, Part, Splitter, Unsound, is_list_key, skip_value_within, skip_whitespace};
 use crate::input::shape::Shape;
 use crate::input::stream::{Expect, ObjectSeed, Stopped, Walk};
 use crate::text::pointer;
@@ -98,12 +98,26 @@ pub fn parse_list<'a>(
     list: &str,
     expect: Expect,
     settings: Settings,
+    replay: impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
+) -> ListOutcome {
+    let Ok(splitter) = ArraySplitter::new(text.as_bytes(), open) else {
+        return ListOutcome::Unsound;
+    };
+    parse_parts(text, splitter, list, expect, settings, replay)
+}
+
+/// Parses the list `splitter` cuts out of `text` (at `list` in the
+/// document, of `expect`) on `settings.threads` threads, handing each
+/// part's events to `replay` in order on this thread.
+pub fn parse_parts<'a, S: Splitter>(
+    text: &'a str,
+    splitter: S,
+    list: &str,
+    expect: Expect,
+    settings: Settings,
     mut replay: impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
 ) -> ListOutcome {
     let bytes = text.as_bytes();
-    let Ok(splitter) = ArraySplitter::new(bytes, open) else {
-        return ListOutcome::Unsound;
-    };
     let threads = settings.threads.clamp(1, MAX_THREADS);
     let pipeline = Pipeline {
         state: Mutex::new(State {
@@ -132,16 +146,16 @@ pub fn parse_list<'a>(
 /// that replays them.
 const MAX_THREADS: usize = 8;
 
-struct CloseOnDrop<'p, 'a>(&'p Pipeline<'a>);
+struct CloseOnDrop<'p, 'a, S: Splitter>(&'p Pipeline<'a, S>);
 
-impl Drop for CloseOnDrop<'_, '_> {
+impl<S: Splitter> Drop for CloseOnDrop<'_, '_, S> {
     fn drop(&mut self) {
         self.0.close();
     }
 }
 
-struct Pipeline<'a> {
-    state: Mutex<State<'a>>,
+struct Pipeline<'a, S> {
+    state: Mutex<State<'a, S>>,
     changed: Condvar,
     bytes: &'a [u8],
     /// Parts parsed ahead of the replay at most.
@@ -152,8 +166,8 @@ struct Pipeline<'a> {
 /// A part's events, or why the document goes back to the one-pass parse.
 type Parsed<'a> = Result<Vec<Event<'a>>, Unsound>;
 
-struct State<'a> {
-    splitter: ArraySplitter,
+struct State<'a, S> {
+    splitter: S,
     /// Parts handed out so far: the next part's number.
     claimed: usize,
     /// Parts replayed so far: the number of the one the replay waits for.
@@ -165,8 +179,8 @@ struct State<'a> {
     closed: bool,
 }
 
-impl<'a> Pipeline<'a> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State<'a>> {
+impl<'a, S: Splitter> Pipeline<'a, S> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<'a, S>> {
         // No code that can panic runs under the lock, so it is never
         // poisoned; were it, the state is still consistent.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -174,7 +188,7 @@ impl<'a> Pipeline<'a> {
 
     /// The next part to parse, scanned now, with its number; `None` when
     /// nothing is to be handed out now.
-    fn claim(&self, state: &mut State<'a>) -> Option<(usize, Result<Part, Unsound>)> {
+    fn claim(&self, state: &mut State<'a, S>) -> Option<(usize, Result<Part, Unsound>)> {
         if state.closed || state.claimed >= state.replayed + self.ahead {
             return None;
         }

@@ -28,7 +28,7 @@ const MAX_ELEMENT_DEPTH: usize = 100;
 /// A larger element (an envelope of a multi-page export holding a huge page)
 /// falls back to the one-pass parse, which streams its records one at a
 /// time: a part holds every event of its elements until it is replayed.
-const MAX_ELEMENT_BYTES: usize = 4 << 20;
+pub const MAX_ELEMENT_BYTES: usize = 4 << 20;
 
 pub use super::structural::Unsound;
 
@@ -39,6 +39,26 @@ pub struct Part {
     pub first: usize,
     /// Each element's bytes.
     pub elements: Vec<Range<usize>>,
+}
+
+/// What cuts a list of records into parts a part at a time, as the parse
+/// asks for them: an array's elements ([`ArraySplitter`]) or a JSON Lines
+/// text's lines (`input::jsonl::split`).
+pub trait Splitter: Send {
+    /// The next elements, about `size` bytes of them; `None` past the last.
+    fn next_part(&mut self, bytes: &[u8], size: usize) -> Option<Result<Part, Unsound>>;
+    /// The offset past the list, once every part was taken.
+    fn end(&self) -> Option<usize>;
+}
+
+impl Splitter for ArraySplitter {
+    fn next_part(&mut self, bytes: &[u8], size: usize) -> Option<Result<Part, Unsound>> {
+        ArraySplitter::next_part(self, bytes, size)
+    }
+
+    fn end(&self) -> Option<usize> {
+        ArraySplitter::end(self)
+    }
 }
 
 /// An array split a part at a time.

@@ -5,13 +5,14 @@
 //! the elements of a bare array ([`walk`]), and located like any JSON
 //! record, from its own `{`.
 
+pub mod split;
 pub mod walk;
 
 use super::json::locate;
 use super::locate::FileCache;
 use super::shape::Shape;
 use super::source::{FileId, SourceFile};
-use super::walk::{RecordSink, Walker};
+use super::walk::RecordSink;
 use super::{InputFormat, Shared};
 use crate::model::Kind;
 use crate::model::origin::RecordOrigin;
@@ -46,7 +47,7 @@ impl InputFormat for JsonLines {
         sink: &mut dyn RecordSink,
         _: &mut Shared,
     ) -> Result<(), Vec<InputError>> {
-        walk::walk(&files[id.0 as usize], Walker::new(files, id, sink, kind))
+        walk::walk(files, id, sink, kind)
     }
 
     fn anchor(&self, shape: &Shape<'_>, text: &str) -> Option<usize> {

@@ -5,14 +5,52 @@
 
 use serde::de::DeserializeSeed;
 
+use super::split::LineSplitter;
 use crate::input::json::locate::pointer_at;
+use crate::input::json::parallel;
 use crate::input::json::walk::{error_detail, error_offset};
-use crate::input::source::SourceFile;
-use crate::input::stream::{ObjectSeed, Walk};
-use crate::input::walk::Walker;
+use crate::input::source::{FileId, SourceFile};
+use crate::input::stream::{ObjectSeed, Stopped, Walk};
+use crate::input::walk::{RecordSink, Walker};
+use crate::model::Kind;
 use crate::text::error::InputError;
 
-pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
+/// Parses the file and walks it: on every core when it is large
+/// (`input::json::parallel`, cut into lines by [`LineSplitter`]), in one
+/// pass otherwise, or when the parts' parse did not accept it (the one-pass
+/// walk then gives the error a one-thread run gives).
+pub fn walk(files: &[SourceFile], id: FileId, sink: &mut dyn RecordSink, kind: Option<Kind>) -> Result<(), Vec<InputError>> {
+    let file = &files[id.0 as usize];
+    let settings = parallel::Settings::get();
+    if settings.applies(file.text.len())
+        && let Some(result) = Walker::new(files, id, sink, kind).run_parts(|w| on_every_core(&file.text, w, settings))
+    {
+        return result;
+    }
+    one_pass(file, Walker::new(files, id, sink, kind))
+}
+
+/// The lines parsed in parts on `settings.threads` threads, handed to the
+/// walker in order: what the one-pass walk hands it.
+fn on_every_core<'t>(text: &'t str, w: &mut Walker<'_>, settings: parallel::Settings) -> Result<(), Stopped> {
+    let expect = w.expect();
+    let mut started = false;
+    let outcome = parallel::parse_parts(text, LineSplitter::default(), "", expect, settings, |events| {
+        if !started && !events.is_empty() {
+            // Before the first record, as the one-pass walk says it.
+            started = true;
+            w.list_start();
+        }
+        parallel::replay(&mut *w, events)
+    });
+    match outcome {
+        parallel::ListOutcome::Done(_) => Ok(()),
+        parallel::ListOutcome::Stopped | parallel::ListOutcome::Unsound => Err(Stopped),
+    }
+}
+
+/// Parses each line and walks it in the same pass.
+fn one_pass(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>> {
     walker.run_lines(|w| {
         let text = w.file().text.clone();
         let mut index = 0usize;
