@@ -32,7 +32,7 @@ pub fn walk(files: &[SourceFile], id: FileId, sink: &mut dyn RecordSink, kind: O
 
 /// The lines parsed in parts on `settings.threads` threads, handed to the
 /// walker in order: what the one-pass walk hands it.
-fn on_every_core<'t>(text: &'t str, w: &mut Walker<'_>, settings: parallel::Settings) -> Result<(), Stopped> {
+fn on_every_core(text: &str, w: &mut Walker<'_>, settings: parallel::Settings) -> Result<(), Stopped> {
     let expect = w.expect();
     let mut started = false;
     let outcome = parallel::parse_parts(text, LineSplitter::default(), "", expect, settings, |events| {
