@@ -14,7 +14,9 @@
 //! ECDSA; some certificates expired.
 //!
 //! `--yaml` writes the same export as block-style YAML (as a hand-kept or
-//! converted export looks), for the YAML benchmark.
+//! converted export looks), for the YAML benchmark. `--jsonl` writes its
+//! records one a line, as `jq -c '.result[]'` of the export does (the same
+//! records, without the envelope), for the JSON Lines benchmark.
 //!
 //! `--logpush DIR --count N --hosts H` writes N Logpush `http_requests` lines
 //! about the first H custom hostnames of `--custom-hostnames` (and some other
@@ -67,7 +69,7 @@ fn main() -> std::io::Result<()> {
     if args.iter().any(|a| a == "--yaml") {
         let mut json = Vec::new();
         if hostnames {
-            custom_hostnames(&mut json, &mut rng, count)?;
+            custom_hostnames(&mut json, &mut rng, count, Layout::Envelope)?;
         } else {
             pools(&mut json, &mut rng, count)?;
         }
@@ -76,10 +78,22 @@ fn main() -> std::io::Result<()> {
         block_yaml(&value, 0, &mut yaml);
         return w.write_all(yaml.as_bytes());
     }
+    let layout = if args.iter().any(|a| a == "--jsonl") {
+        Layout::Lines
+    } else {
+        Layout::Envelope
+    };
     if hostnames {
-        return custom_hostnames(&mut w, &mut rng, count);
+        return custom_hostnames(&mut w, &mut rng, count, layout);
     }
     pools(&mut w, &mut rng, count)
+}
+
+/// How the records are written: in one API envelope, or one a line.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    Envelope,
+    Lines,
 }
 
 /// User agents a zone's logs hold, most of them modern, a few from clients the
@@ -342,10 +356,12 @@ fn uuid(rng: &mut Rng) -> String {
     )
 }
 
-fn custom_hostnames(w: &mut impl Write, rng: &mut Rng, count: u64) -> std::io::Result<()> {
-    write!(w, "{{\"success\":true,\"errors\":[],\"messages\":[],\"result\":[")?;
+fn custom_hostnames(w: &mut impl Write, rng: &mut Rng, count: u64, layout: Layout) -> std::io::Result<()> {
+    if layout == Layout::Envelope {
+        write!(w, "{{\"success\":true,\"errors\":[],\"messages\":[],\"result\":[")?;
+    }
     for i in 0..count {
-        if i > 0 {
+        if i > 0 && layout == Layout::Envelope {
             w.write_all(b",")?;
         }
         let ca = match rng.below(4) {
@@ -386,10 +402,15 @@ fn custom_hostnames(w: &mut impl Write, rng: &mut Rng, count: u64) -> std::io::R
             1 + rng.below(9),
             1 + rng.below(9),
         )?;
+        if layout == Layout::Lines {
+            w.write_all(b"\n")?;
+        }
     }
-    write!(
-        w,
-        "],\"result_info\":{{\"count\":{count},\"page\":1,\"per_page\":{count},\"total_count\":{count},\"total_pages\":1}}}}"
-    )?;
+    if layout == Layout::Envelope {
+        write!(
+            w,
+            "],\"result_info\":{{\"count\":{count},\"page\":1,\"per_page\":{count},\"total_count\":{count},\"total_pages\":1}}}}"
+        )?;
+    }
     w.flush()
 }
