@@ -31,6 +31,7 @@ compare() { # LABEL ARGS…
 }
 flags=(check --fail-on never --no-config --as-of 2024-10-01)
 compare "1M hostnames, --format json" "${flags[@]}" "$data/hostnames-1000000.json" --format json
+compare "1M hostnames JSON Lines, --format json" "${flags[@]}" "$data/hostnames-1000000.jsonl" --format json
 compare "1M hostnames, --format sarif" "${flags[@]}" "$data/hostnames-1000000.json" --format sarif
 compare "200k pools, --format json" "${flags[@]}" "$data/pools-200000.json" --format json
 compare "100k hostnames YAML, --format json" "${flags[@]}" "$data/hostnames-100000.yaml" --format json
