@@ -77,7 +77,7 @@ fn run(args: Vec<String>) -> Result<Vec<PathBuf>, String> {
     // matches nothing until it is written.
     let fact = catalogue(kind)
         .iter()
-        .find(|f| f.name == "name")
+        .find(|f| f.name == edgeaudit::facts::FactName::Name)
         .or_else(|| catalogue(kind).first())
         .map(|f| f.name)
         .ok_or("the subject has no facts")?;

@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use crate::facts::{FactSpec, Facts, Value, ValueType};
+use crate::facts::{FactName, FactSpec, Facts, Value, ValueType};
 
 /// A literal in a rule file.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +100,8 @@ pub enum Test {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
     Fact {
-        fact: String,
+        /// Resolved when the pack loads: evaluating it compares no text.
+        fact: FactName,
         test: Test,
     },
     /// The run's as-of date against a literal date (effective windows).
@@ -227,14 +228,14 @@ impl ConditionSpec {
             return Err(at("this condition needs a `fact`".into()));
         };
         let test = ops.pop().ok_or_else(|| at("missing operator".into()))?;
-        let spec = facts.iter().find(|s| s.name == name).ok_or_else(|| {
+        let spec = facts.iter().find(|s| s.name.as_str() == name).ok_or_else(|| {
             at(format!(
                 "unknown fact `{name}`; this subject has: {}",
-                facts.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+                facts.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
             ))
         })?;
         check_test(spec, &test).map_err(at)?;
-        Ok(Condition::Fact { fact: name, test })
+        Ok(Condition::Fact { fact: spec.name, test })
     }
 }
 
@@ -263,7 +264,7 @@ fn check_test(spec: &FactSpec, test: &Test) -> Result<(), String> {
 impl Condition {
     pub fn holds(&self, facts: &dyn Facts, as_of: NaiveDate) -> bool {
         match self {
-            Condition::Fact { fact, test } => facts.get(fact).is_some_and(|f| test.holds(&f.value, as_of)),
+            Condition::Fact { fact, test } => facts.get(*fact).is_some_and(|f| test.holds(&f.value, as_of)),
             Condition::AsOf(test) => test.holds(&Value::Date(DateRef::AsOf.instant(as_of)), as_of),
             Condition::Any(cs) => cs.iter().any(|c| c.holds(facts, as_of)),
             Condition::All(cs) => cs.iter().all(|c| c.holds(facts, as_of)),

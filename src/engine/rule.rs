@@ -351,7 +351,7 @@ impl RuleSpec {
         let common = common_catalogue(&subjects);
         let facts = common.as_slice();
         let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<String, SpecError> {
-            match facts.iter().find(|f| f.name == s.value) {
+            match facts.iter().find(|f| f.name.as_str() == s.value) {
                 Some(f) if want_list && f.value_type != ValueType::List => Err(spec_error(
                     s,
                     format!("`for_each` needs a list fact; `{}` is a {}", f.name, f.value_type.as_str()),
@@ -368,7 +368,7 @@ impl RuleSpec {
                 .and_then(|t| t.fill(|name| super::dates::named(name).map(|d| d.shown.to_string())))
                 .map_err(|m| spec_error(source, m))?;
             for placeholder in message.placeholders() {
-                let known = facts.iter().any(|f| f.name == placeholder) || (placeholder == "item" && for_each.is_some());
+                let known = facts.iter().any(|f| f.name.as_str() == placeholder) || (placeholder == "item" && for_each.is_some());
                 if !known {
                     return Err(spec_error(
                         source,

@@ -6,14 +6,33 @@
 
 use std::fmt::Write;
 
-use super::super::facts::{Facts, Value};
+use super::super::facts::{FactName, Facts, Value};
 use crate::words::shown;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
     Literal(String),
-    Placeholder(String),
-    Section(String, Vec<Piece>),
+    Placeholder(Name),
+    Section(Name, Vec<Piece>),
+}
+
+/// A placeholder's name as written, and the fact it names, resolved once:
+/// a message renders without comparing names as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Name {
+    text: String,
+    fact: Option<FactName>,
+}
+
+impl Name {
+    fn new(text: String) -> Name {
+        let fact = FactName::parse(&text);
+        Name { text, fact }
+    }
+
+    fn is_item(&self) -> bool {
+        self.text == "item"
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +91,7 @@ impl Template {
                         Some(_) => match open.pop() {
                             Some((opened, before)) if opened == bare => {
                                 let inner = std::mem::replace(&mut pieces, before);
-                                pieces.push(Piece::Section(opened, inner));
+                                pieces.push(Piece::Section(Name::new(opened), inner));
                             }
                             Some((opened, _)) => {
                                 return Err(format!(
@@ -81,7 +100,7 @@ impl Template {
                             }
                             None => return Err(format!("`{{/{bare}}}` closes no open section")),
                         },
-                        None => pieces.push(Piece::Placeholder(bare.to_string())),
+                        None => pieces.push(Piece::Placeholder(Name::new(bare.to_string()))),
                     }
                 }
                 '}' => return Err("unmatched `}` (write `}}` for a literal brace)".into()),
@@ -105,12 +124,15 @@ impl Template {
             let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
             for piece in pieces {
                 let piece = match piece {
-                    Piece::Placeholder(name) => match constant(&name) {
+                    Piece::Placeholder(name) => match constant(&name.text) {
                         Some(text) => Piece::Literal(text),
                         None => Piece::Placeholder(name),
                     },
-                    Piece::Section(name, _) if constant(&name).is_some() => {
-                        return Err(format!("`{{#{name}}}` is a constant, not a fact: a section of it is always shown"));
+                    Piece::Section(name, _) if constant(&name.text).is_some() => {
+                        return Err(format!(
+                            "`{{#{}}}` is a constant, not a fact: a section of it is always shown",
+                            name.text
+                        ));
                     }
                     Piece::Section(name, inner) => Piece::Section(name, fill_pieces(inner, constant)?),
                     literal => literal,
@@ -134,9 +156,9 @@ impl Template {
             for p in pieces {
                 match p {
                     Piece::Literal(_) => {}
-                    Piece::Placeholder(name) => out.push(name),
+                    Piece::Placeholder(name) => out.push(&name.text),
                     Piece::Section(name, inner) => {
-                        out.push(name);
+                        out.push(&name.text);
                         collect(inner, out);
                     }
                 }
@@ -174,16 +196,16 @@ fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &
     for piece in pieces {
         match piece {
             Piece::Literal(s) => out.push_str(s),
-            Piece::Placeholder(name) if name == "item" => out.push_str(&shown(item.unwrap_or(""))),
-            Piece::Placeholder(name) => match facts.get(name) {
+            Piece::Placeholder(name) if name.is_item() => out.push_str(&shown(item.unwrap_or(""))),
+            Piece::Placeholder(name) => match name.fact.and_then(|fact| facts.get(fact)) {
                 Some(fact) => render_value_into(&fact.value, out),
                 None => out.push_str("(unknown)"),
             },
             Piece::Section(name, inner) => {
-                let says_something = if name == "item" {
+                let says_something = if name.is_item() {
                     item.is_some_and(|i| !i.is_empty())
                 } else {
-                    facts.get(name).is_some_and(|f| match f.value {
+                    name.fact.and_then(|fact| facts.get(fact)).is_some_and(|f| match f.value {
                         Value::Bool(b) => b,
                         Value::Int(i) => i != 0,
                         Value::Text(ref s) => !s.is_empty(),
@@ -253,11 +275,11 @@ mod tests {
                 origin: &self.0,
             }
         }
-        fn get(&self, name: &str) -> Option<Fact> {
+        fn get(&self, name: FactName) -> Option<Fact> {
             match name {
-                "name" => Some(Fact::new(text("web"), "/name")),
-                "legacy_recipients" => Some(Fact::new(text_items(["a@x.io", "b@x.io"]), "")),
-                "uncovered_events" => Some(Fact::new(text_items(Vec::<String>::new()), "")),
+                FactName::Name => Some(Fact::new(text("web"), "/name")),
+                FactName::LegacyRecipients => Some(Fact::new(text_items(["a@x.io", "b@x.io"]), "")),
+                FactName::UncoveredEvents => Some(Fact::new(text_items(Vec::<String>::new()), "")),
                 _ => None,
             }
         }

@@ -1,3 +1,4 @@
+use super::FactName;
 use super::coverage::Coverage;
 use super::{Fact, Facts, Subject, Value, text};
 use crate::model::Account;
@@ -54,8 +55,8 @@ impl Facts for AccountFacts<'_> {
     /// No pool known to carry a legacy e-mail, and one whose e-mail is not
     /// known before apply: whether the migration is complete is unknown.
     /// (With one known, it is incomplete whatever the others are.)
-    fn unknown(&self, name: &str) -> Option<super::UnknownFact> {
-        if self.tally.with_legacy > 0 || !matches!(name, "pools_with_legacy" | "pools_not_replaced") {
+    fn unknown(&self, name: FactName) -> Option<super::UnknownFact> {
+        if self.tally.with_legacy > 0 || !matches!(name, FactName::PoolsWithLegacy | FactName::PoolsNotReplaced) {
             return None;
         }
         self.account.pools.iter().find_map(|pool| {
@@ -73,32 +74,32 @@ impl Facts for AccountFacts<'_> {
         })
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let id = self.account.id.as_deref();
         let t = self.tally;
         // What the bulk clear must cover: every pool the service announced, when the export has fewer.
         let announced = announced_pools(self.account);
         let to_clear = announced.unwrap_or(t.total);
         Some(match name {
-            "id" => Fact::new(text(id.unwrap_or_default()), ""),
-            "name" => Fact::new(text(id.map_or("the account".to_string(), |id| format!("account {id}"))), ""),
-            "pools_total" => Fact::new(Value::Int(t.total as i64), ""),
-            "terraform_source" => Fact::new(Value::Bool(id.is_some_and(crate::model::terraform::is_configuration_account)), ""),
-            "pools_with_legacy" => Fact::new(Value::Int(t.with_legacy as i64), ""),
-            "legacy_share" => Fact::new(text(legacy_share(t, announced)), ""),
-            "pools_complete" => Fact::new(Value::Bool(announced.is_none()), ""),
-            "pools_not_replaced" => Fact::new(Value::Int(t.not_replaced as i64), ""),
-            "bulk_clear_requests" => Fact::new(Value::Int(to_clear.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
-            "bulk_clear_cost" => Fact::new(
+            FactName::Id => Fact::new(text(id.unwrap_or_default()), ""),
+            FactName::Name => Fact::new(text(id.map_or("the account".to_string(), |id| format!("account {id}"))), ""),
+            FactName::PoolsTotal => Fact::new(Value::Int(t.total as i64), ""),
+            FactName::TerraformSource => Fact::new(Value::Bool(id.is_some_and(crate::model::terraform::is_configuration_account)), ""),
+            FactName::PoolsWithLegacy => Fact::new(Value::Int(t.with_legacy as i64), ""),
+            FactName::LegacyShare => Fact::new(text(legacy_share(t, announced)), ""),
+            FactName::PoolsComplete => Fact::new(Value::Bool(announced.is_none()), ""),
+            FactName::PoolsNotReplaced => Fact::new(Value::Int(t.not_replaced as i64), ""),
+            FactName::BulkClearRequests => Fact::new(Value::Int(to_clear.div_ceil(BULK_CLEAR_PAGE_SIZE) as i64), ""),
+            FactName::BulkClearCost => Fact::new(
                 text(match announced {
                     Some(n) => bulk_clear_cost_announced(n),
                     None => bulk_clear_cost(t.total),
                 }),
                 "",
             ),
-            "bulk_clear_caveat" => Fact::new(text(bulk_clear_caveat(to_clear, t.not_replaced)), ""),
-            "not_judged" => Fact::new(Value::List(Vec::new()), ""),
-            "bulk_clear_endpoint" => Fact::new(
+            FactName::BulkClearCaveat => Fact::new(text(bulk_clear_caveat(to_clear, t.not_replaced)), ""),
+            FactName::NotJudged => Fact::new(Value::List(Vec::new()), ""),
+            FactName::BulkClearEndpoint => Fact::new(
                 text(format!("PATCH /accounts/{}/load_balancers/pools", id.unwrap_or("{account_id}"))),
                 "",
             ),
@@ -209,17 +210,17 @@ mod tests {
         }
         let facts = AccountFacts::new(&account, tally).expect("has pools");
         crate::facts::tests::provides_its_catalogue(&facts);
-        assert_eq!(facts.get("bulk_clear_requests").map(|f| f.value), Some(Value::Int(2)));
+        assert_eq!(facts.get_named("bulk_clear_requests").map(|f| f.value), Some(Value::Int(2)));
         assert_eq!(
-            facts.get("bulk_clear_cost").map(|f| f.value),
+            facts.get_named("bulk_clear_cost").map(|f| f.value),
             Some(text(
                 "2 requests at the default page size of 25 (or fewer with a larger `per_page`)"
             ))
         );
-        assert_eq!(facts.get("pools_with_legacy").map(|f| f.value), Some(Value::Int(27)));
-        assert_eq!(facts.get("pools_not_replaced").map(|f| f.value), Some(Value::Int(26)));
+        assert_eq!(facts.get_named("pools_with_legacy").map(|f| f.value), Some(Value::Int(27)));
+        assert_eq!(facts.get_named("pools_not_replaced").map(|f| f.value), Some(Value::Int(26)));
         assert_eq!(
-            facts.get("bulk_clear_endpoint").map(|f| f.value),
+            facts.get_named("bulk_clear_endpoint").map(|f| f.value),
             Some(text("PATCH /accounts/acc/load_balancers/pools"))
         );
         assert!(AccountFacts::new(&Account::default(), Tally::default()).is_none());

@@ -1,6 +1,7 @@
 //! The facts each subject kind has: what rule files may name, with types for
 //! validating conditions, and a description of each.
 
+use super::FactName;
 use crate::model::Kind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +27,7 @@ impl ValueType {
 
 #[derive(Debug, Clone, Copy)]
 pub struct FactSpec {
-    pub name: &'static str,
+    pub name: FactName,
     pub value_type: ValueType,
     /// For text facts with a closed set of values: the values.
     pub values: &'static [&'static str],
@@ -55,7 +56,7 @@ const NOTHING: &[&str] = &[];
 /// A certificate's uploaded PEM.
 const PEM: &[&str] = &["/certificate"];
 
-const fn spec(name: &'static str, value_type: ValueType, description: &'static str) -> FactSpec {
+const fn spec(name: FactName, value_type: ValueType, description: &'static str) -> FactSpec {
     FactSpec {
         name,
         value_type,
@@ -65,7 +66,7 @@ const fn spec(name: &'static str, value_type: ValueType, description: &'static s
     }
 }
 
-const fn choice(name: &'static str, values: &'static [&'static str], description: &'static str) -> FactSpec {
+const fn choice(name: FactName, values: &'static [&'static str], description: &'static str) -> FactSpec {
     FactSpec {
         name,
         value_type: ValueType::Text,
@@ -82,7 +83,7 @@ use ValueType::*;
 /// and live code read the fact through it ([`Key::of`]): a renamed fact is a
 /// compile error there, not an empty value.
 pub struct Key<T> {
-    pub name: &'static str,
+    pub name: FactName,
     of_type: std::marker::PhantomData<T>,
 }
 
@@ -155,7 +156,7 @@ impl FactType for Entries {
 }
 
 impl<T: FactType> Key<T> {
-    const fn new(name: &'static str) -> Self {
+    const fn new(name: FactName) -> Self {
         Key {
             name,
             of_type: std::marker::PhantomData,
@@ -170,7 +171,7 @@ impl<T: FactType> Key<T> {
 
     /// Whether a rule's `at` or `for_each` names this fact.
     pub fn named_by(self, name: Option<&str>) -> bool {
-        name == Some(self.name)
+        name == Some(self.name.as_str())
     }
 
     /// Its catalogue entry.
@@ -186,50 +187,50 @@ impl<T: FactType> Key<T> {
 
 /// Declares keys, and [`keys::ALL`] from the same lines.
 macro_rules! keys {
-    ($($(#[$doc:meta])* $key:ident: $of:ident = $name:literal;)*) => {
-        $($(#[$doc])* pub const $key: Key<$of> = Key::new($name);)*
+    ($($(#[$doc:meta])* $key:ident: $of:ident = $name:ident;)*) => {
+        $($(#[$doc])* pub const $key: Key<$of> = Key::new(FactName::$name);)*
         /// Every key with its type: a test holds each to the catalogue.
-        pub const ALL: &[(&str, ValueType)] = &[$(($name, <$of as FactType>::VALUE_TYPE)),*];
+        pub const ALL: &[(FactName, ValueType)] = &[$((FactName::$name, <$of as FactType>::VALUE_TYPE)),*];
     };
 }
 
 /// The facts code outside the facts stage reads, each with its type.
 pub mod keys {
-    use super::{Entries, FactType, Flag, Key, Number, ValueType, Words};
+    use super::{Entries, FactName, FactType, Flag, Key, Number, ValueType, Words};
 
     keys! {
-        ID: Words = "id";
-        HOSTNAME: Words = "hostname";
+        ID: Words = Id;
+        HOSTNAME: Words = Hostname;
         /// The Terraform address of a resource read from Terraform.
-        ADDRESS: Words = "address";
-        TERRAFORM_SOURCE: Flag = "terraform_source";
-        POOLS_COMPLETE: Flag = "pools_complete";
-        BULK_CLEAR_REQUESTS: Number = "bulk_clear_requests";
-        LEGACY_RECIPIENTS: Entries = "legacy_recipients";
-        LEGACY_EVENTS: Entries = "legacy_events";
-        COVERAGE: Words = "coverage";
-        COVERING_POLICIES: Entries = "covering_policies";
-        UNCOVERED_EVENTS: Entries = "uncovered_events";
-        UNCOVERED_RECIPIENTS: Entries = "uncovered_recipients";
-        NOT_JUDGED: Entries = "not_judged";
+        ADDRESS: Words = Address;
+        TERRAFORM_SOURCE: Flag = TerraformSource;
+        POOLS_COMPLETE: Flag = PoolsComplete;
+        BULK_CLEAR_REQUESTS: Number = BulkClearRequests;
+        LEGACY_RECIPIENTS: Entries = LegacyRecipients;
+        LEGACY_EVENTS: Entries = LegacyEvents;
+        COVERAGE: Words = Coverage;
+        COVERING_POLICIES: Entries = CoveringPolicies;
+        UNCOVERED_EVENTS: Entries = UncoveredEvents;
+        UNCOVERED_RECIPIENTS: Entries = UncoveredRecipients;
+        NOT_JUDGED: Entries = NotJudged;
     }
 }
 
 /// Every record with an uploaded PEM has these (EX003, EX004).
 const PEM_ERROR: FactSpec = spec(
-    "pem_error",
+    FactName::PemError,
     Text,
     "why an uploaded PEM cannot be decoded (empty when it can, or when there is none); the finding points at the PEM",
 );
 const PEM_CONTRADICTIONS: FactSpec = spec(
-    "pem_contradictions",
+    FactName::PemContradictions,
     List,
     "export fields (issuer, expiry, key type) that contradict the PEM's leaf certificate, each at its field; the leaf's values are used",
 );
 
 /// Every resource kind that can be loaded twice has it (EX002).
 const CONFLICTING_COPIES: FactSpec = spec(
-    "conflicting_copies",
+    FactName::ConflictingCopies,
     List,
     "later copies of this resource (same kind and id) whose content differs, each in words with where it is and which fields differ; the first copy is the one analysed",
 );
@@ -243,17 +244,29 @@ static LIST: &[FactSpec] = &[
     keys::ID
         .spec("the list's identity: the kind of its records, with the zone's id when a bundle names it")
         .reading(&["/id"]),
-    spec("name", Text, "the list in words (`custom hostnames of example.com`)").reading(&["/name"]),
-    spec("records", Text, "what the list holds, in words (`pools`, `custom hostnames`, …)"),
-    spec("complete", Bool, "every record and page its `result_info` announces was loaded"),
-    spec("loaded", Int, "records loaded from the list, across the pages given"),
-    spec("pages_loaded", Int, "pages given (a page given twice counts once)"),
+    spec(FactName::Name, Text, "the list in words (`custom hostnames of example.com`)").reading(&["/name"]),
     spec(
-        "expected",
+        FactName::Records,
+        Text,
+        "what the list holds, in words (`pools`, `custom hostnames`, …)",
+    ),
+    spec(
+        FactName::Complete,
+        Bool,
+        "every record and page its `result_info` announces was loaded",
+    ),
+    spec(FactName::Loaded, Int, "records loaded from the list, across the pages given"),
+    spec(FactName::PagesLoaded, Int, "pages given (a page given twice counts once)"),
+    spec(
+        FactName::Expected,
         Text,
         "what `result_info` announces, in words (`total_count` 120 in `total_pages` 3)",
     ),
-    spec("affected", Text, "which verdicts the missing records make unreliable, in words"),
+    spec(
+        FactName::Affected,
+        Text,
+        "which verdicts the missing records make unreliable, in words",
+    ),
 ];
 
 /// What a pool's coverage is computed from, of the pool (the policies'
@@ -262,8 +275,8 @@ const COVERAGE_FIELDS: &[&str] = &["/id", "/notification_email", "/notification_
 
 static POOL: &[FactSpec] = &[
     keys::ID.spec("the pool id").reading(&["/id"]),
-    spec("name", Text, "the pool name").reading(&["/name"]),
-    spec("account", Text, "the account id (not in the export when it names none: messages show `{account_id}`)").reading(NOTHING),
+    spec(FactName::Name, Text, "the pool name").reading(&["/name"]),
+    spec(FactName::Account, Text, "the account id (not in the export when it names none: messages show `{account_id}`)").reading(NOTHING),
     keys::LEGACY_RECIPIENTS.spec("addresses in the legacy `notification_email` (trimmed; empty = no legacy notification)",
     ).reading(&["/notification_email"]),
     keys::LEGACY_EVENTS.spec("the (source, health) events the legacy notification e-mails about, per `notification_filter`",
@@ -278,20 +291,17 @@ static POOL: &[FactSpec] = &[
     ).reading(COVERAGE_FIELDS),
     keys::UNCOVERED_EVENTS.spec("legacy events no covering policy's filters admit").reading(COVERAGE_FIELDS),
     keys::UNCOVERED_RECIPIENTS.spec("legacy recipients no covering policy e-mails").reading(COVERAGE_FIELDS),
-    spec(
-        "replacement_policy",
+    spec(FactName::ReplacementPolicy,
         Text,
         "the notification policy body(ies) that would replace what is not yet covered",
     )
     .reading(COVERAGE_FIELDS),
-    spec(
-        "policies_endpoint",
+    spec(FactName::PoliciesEndpoint,
         Text,
         "the endpoint that creates notification policies for the pool's account",
     ).reading(NOTHING),
-    spec("pool_endpoint", Text, "the endpoint that patches this pool").reading(&["/id"]),
-    spec(
-        "why_clearing_is_safe",
+    spec(FactName::PoolEndpoint, Text, "the endpoint that patches this pool").reading(&["/id"]),
+    spec(FactName::WhyClearingIsSafe,
         Text,
         "for a fully covered pool, why clearing its legacy e-mail loses nothing: the covering policies, or a filter that disables every event (empty otherwise)",
     )
@@ -302,41 +312,41 @@ static POOL: &[FactSpec] = &[
 
 static POLICY: &[FactSpec] = &[
     keys::ID.spec("the policy id").reading(&["/id"]),
-    spec("name", Text, "the policy name").reading(&["/name"]),
-    spec("alert_type", Text, "the alert type as exported").reading(&["/alert_type"]),
+    spec(FactName::Name, Text, "the policy name").reading(&["/name"]),
+    spec(FactName::AlertType, Text, "the alert type as exported").reading(&["/alert_type"]),
     spec(
-        "is_health_alert",
+        FactName::IsHealthAlert,
         Bool,
         "the alert type is `load_balancing_health_alert` (or the old `g6_health_alert`)",
     )
     .reading(&["/alert_type"]),
-    spec("enabled", Bool, "`enabled` (absent counts as enabled)").reading(&["/enabled"]),
-    spec("mechanism_count", Int, "number of delivery targets under `mechanisms`").reading(&["/mechanisms"]),
+    spec(FactName::Enabled, Bool, "`enabled` (absent counts as enabled)").reading(&["/enabled"]),
+    spec(FactName::MechanismCount, Int, "number of delivery targets under `mechanisms`").reading(&["/mechanisms"]),
     choice(
-        "delivery",
+        FactName::Delivery,
         &["delivers", "disabled", "no_mechanisms"],
         "whether the policy can alert anyone",
     )
     .reading(&["/enabled", "/mechanisms"]),
     spec(
-        "delivery_reason",
+        FactName::DeliveryReason,
         Text,
         "why the policy alerts nobody, in words (empty when it delivers)",
     )
     .reading(&["/enabled", "/mechanisms"]),
     spec(
-        "invalid_filter_values",
+        FactName::InvalidFilterValues,
         List,
         "health-alert filter values outside the allowed sets (exact spelling)",
     )
     .reading(&["/filters/new_health", "/filters/event_source"]),
     spec(
-        "unknown_pool_ids",
+        FactName::UnknownPoolIds,
         List,
         "`filters.pool_id` values naming no loaded pool of the account (empty when no pools are loaded)",
     )
     .reading(&["/filters/pool_id"]),
-    spec("loaded_pool_count", Int, "pools loaded for the policy's account").reading(NOTHING),
+    spec(FactName::LoadedPoolCount, Int, "pools loaded for the policy's account").reading(NOTHING),
     CONFLICTING_COPIES.reading(NOTHING),
     NOT_JUDGED.reading(NOTHING),
 ];
@@ -345,32 +355,32 @@ static ACCOUNT: &[FactSpec] = &[
     keys::ID
         .spec("the account id, or empty when the exports do not name one")
         .reading(&["/id"]),
-    spec("name", Text, "how the account is named in messages").reading(&["/name"]),
-    spec("pools_total", Int, "pools loaded for the account"),
+    spec(FactName::Name, Text, "how the account is named in messages").reading(&["/name"]),
+    spec(FactName::PoolsTotal, Int, "pools loaded for the account"),
     keys::TERRAFORM_SOURCE
         .spec("the account is a Terraform configuration (`.tf` source, named `terraform:<dir>`)")
         .reading(NOTHING),
-    spec("pools_with_legacy", Int, "pools whose `notification_email` is still set"),
+    spec(FactName::PoolsWithLegacy, Int, "pools whose `notification_email` is still set"),
     keys::POOLS_COMPLETE.spec("every pool the export announces was loaded (no EX001 on pools)"),
     spec(
-        "legacy_share",
+        FactName::LegacyShare,
         Text,
         "those pools of all, in words (`2 of 60 pools`; on an incomplete export `at least 1 of the 2000 pools the export announces …`)",
     ),
     spec(
-        "pools_not_replaced",
+        FactName::PoolsNotReplaced,
         Int,
         "pools with a legacy e-mail and no complete replacement policy",
     ),
     keys::BULK_CLEAR_REQUESTS.spec("bulk-clear requests needed at the default page size of 25, for every pool the export announces"),
-    spec("bulk_clear_endpoint", Text, "the bulk-clear endpoint for the account"),
+    spec(FactName::BulkClearEndpoint, Text, "the bulk-clear endpoint for the account"),
     spec(
-        "bulk_clear_cost",
+        FactName::BulkClearCost,
         Text,
         "the bulk-clear requests in words (`one request: all 12 pools fit on one page of 25`)",
     ),
     spec(
-        "bulk_clear_caveat",
+        FactName::BulkClearCaveat,
         Text,
         "what a page-wide clear would also clear: the pools without a complete replacement (empty when there are none)",
     ),
@@ -381,41 +391,35 @@ const CHAIN_STATES: &[&str] = &["cross_signed", "dst_cross_signed", "clean", "un
 const BUNDLE_METHODS: &[&str] = &["compatible", "modern", "user_defined", "unknown"];
 
 static CUSTOM_CERTIFICATE: &[FactSpec] = &[
-    spec("label", Text, "what the subject is, in words (`Custom certificate`)").reading(NOTHING),
+    spec(FactName::Label, Text, "what the subject is, in words (`Custom certificate`)").reading(NOTHING),
     keys::ID.spec("the certificate id").reading(&["/id"]),
-    spec("hosts", List, "the hostnames the certificate covers").reading(&["/hosts"]),
-    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
-    spec(
-        "issuer",
+    spec(FactName::Hosts, List, "the hostnames the certificate covers").reading(&["/hosts"]),
+    spec(FactName::Zone, Text, "the zone id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
+    spec(FactName::Issuer,
         Text,
         "the issuer as exported (free text, e.g. `LetsEncrypt`, `R10`), or the PEM leaf's issuer when a PEM is exported",
     ).reading(&["/issuer", "/certificate"]),
-    spec(
-        "is_lets_encrypt",
+    spec(FactName::IsLetsEncrypt,
         Bool,
         "the issuer is Let's Encrypt (its name, ISRG, or an intermediate such as R3, R10–R14, E5–E9)",
     ).reading(&["/issuer", "/certificate"]),
-    choice(
-        "key_type",
+    choice(FactName::KeyType,
         &["rsa", "ecdsa", "unknown"],
         "the key type, from `signature`, or from the PEM leaf's key when a PEM is exported",
     ).reading(&["/signature", "/certificate"]),
-    choice(
-        "bundle_method",
+    choice(FactName::BundleMethod,
         &["compatible", "modern", "user_defined", "unknown"],
         "the bundle method (API ubiquitous/optimal/force)",
     ).reading(&["/bundle_method"]),
-    spec("uploaded_on", Date, "when it was uploaded (absent when the export does not say)").reading(&["/uploaded_on"]),
-    spec("expires_on", Date, "when it expires (absent when the export does not say)").reading(&["/expires_on", "/certificate"]),
-    spec("status", Text, "the status as exported (`active`, …)").reading(&["/status"]),
-    spec("pem_available", Bool, "the export carries the uploaded PEM chain (`certificate`)").reading(PEM),
-    choice(
-        "chain",
+    spec(FactName::UploadedOn, Date, "when it was uploaded (absent when the export does not say)").reading(&["/uploaded_on"]),
+    spec(FactName::ExpiresOn, Date, "when it expires (absent when the export does not say)").reading(&["/expires_on", "/certificate"]),
+    spec(FactName::Status, Text, "the status as exported (`active`, …)").reading(&["/status"]),
+    spec(FactName::PemAvailable, Bool, "the export carries the uploaded PEM chain (`certificate`)").reading(PEM),
+    choice(FactName::Chain,
         CHAIN_STATES,
         "whether the PEM chain carries ISRG Root X1 cross-signed by DST Root CA X3 (`cross_signed`) or another certificate issued by DST Root CA X3 (`dst_cross_signed`)",
     ).reading(PEM),
-    spec(
-        "dst_certificate",
+    spec(FactName::DstCertificate,
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
     ).reading(PEM),
@@ -428,35 +432,30 @@ static CUSTOM_CERTIFICATE: &[FactSpec] = &[
 const AUTHORITIES: &[&str] = &["lets_encrypt", "google", "ssl_com", "digicert", "default", "unknown", "other"];
 
 static CERTIFICATE_PACK: &[FactSpec] = &[
-    spec("label", Text, "what the subject is, in words (`Certificate pack`)").reading(NOTHING),
+    spec(FactName::Label, Text, "what the subject is, in words (`Certificate pack`)").reading(NOTHING),
     keys::ID.spec("the pack id").reading(&["/id"]),
-    spec("type", Text, "the pack type (`universal`, `advanced`, …)").reading(&["/type"]),
-    spec("hosts", List, "the hostnames the pack covers").reading(&["/hosts"]),
-    choice(
-        "authority",
+    spec(FactName::Type, Text, "the pack type (`universal`, `advanced`, …)").reading(&["/type"]),
+    spec(FactName::Hosts, List, "the hostnames the pack covers").reading(&["/hosts"]),
+    choice(FactName::Authority,
         AUTHORITIES,
         "`certificate_authority` (`default` for `\"\"`, `unknown` when absent)",
     ).reading(&["/certificate_authority"]),
-    spec(
-        "explicit",
+    spec(FactName::Explicit,
         Bool,
         "the CA was chosen explicitly: every pack but a universal one, which only when the zone's Universal SSL settings name a CA",
     ).reading(&["/type"]),
-    choice(
-        "universal_authority",
+    choice(FactName::UniversalAuthority,
         AUTHORITIES,
         "the CA the zone's Universal SSL settings name, which its universal certificates are issued from (`unknown` when they name none or are not in the export)",
     )
     // Read from the zone's Universal SSL settings, not from the pack.
     .reading(NOTHING),
-    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
-    spec(
-        "status",
+    spec(FactName::ZoneId, Text, "the zone's id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
+    spec(FactName::Status,
         Text,
         "`active` when one of its certificates is active, else the pack's status",
     ).reading(&["/status", "/certificates"]),
-    spec(
-        "expires_on",
+    spec(FactName::ExpiresOn,
         Date,
         "the earliest expiry among its active certificates (absent when none says)",
     ).reading(&["/certificates"]),
@@ -465,73 +464,73 @@ static CERTIFICATE_PACK: &[FactSpec] = &[
 ];
 
 static CUSTOM_HOSTNAME: &[FactSpec] = &[
-    spec("label", Text, "what the subject is, in words (`Custom hostname`)").reading(NOTHING),
+    spec(FactName::Label, Text, "what the subject is, in words (`Custom hostname`)").reading(NOTHING),
     keys::ID.spec("the custom hostname id").reading(&["/id"]),
     keys::HOSTNAME.spec("the hostname").reading(&["/hostname"]),
-    spec("hosts", List, "the hostname, as a list (like other certificate subjects)").reading(&["/hostname"]),
-    choice("bundle_method", BUNDLE_METHODS, "`ssl.bundle_method`").reading(&["/ssl/bundle_method"]),
+    spec(FactName::Hosts, List, "the hostname, as a list (like other certificate subjects)").reading(&["/hostname"]),
+    choice(FactName::BundleMethod, BUNDLE_METHODS, "`ssl.bundle_method`").reading(&["/ssl/bundle_method"]),
     choice(
-        "chain",
+        FactName::Chain,
         CHAIN_STATES,
         "whether the uploaded chain (`ssl.custom_certificate`, `ssl.custom_cert_bundle`) carries a certificate issued by DST Root CA X3",
     )
     .reading(&["/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
     spec(
-        "dst_certificate",
+        FactName::DstCertificate,
         Text,
         "the DST-issued certificate the chain carries, in words, with its expiry (empty when none)",
     )
     .reading(&["/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
     spec(
-        "expires_on",
+        FactName::ExpiresOn,
         Date,
         "`ssl.expires_on`, or the PEM leaf's expiry when a PEM is exported (absent when neither says)",
     )
     .reading(&["/ssl/expires_on", "/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
     PEM_ERROR.reading(&["/ssl/custom_certificate", "/ssl/custom_cert_bundle"]),
     PEM_CONTRADICTIONS.reading(&["/ssl"]),
-    spec("status", Text, "`ssl.status`").reading(&["/ssl/status"]),
+    spec(FactName::Status, Text, "`ssl.status`").reading(&["/ssl/status"]),
     choice(
-        "authority",
+        FactName::Authority,
         AUTHORITIES,
         "`ssl.certificate_authority` (`default` for `\"\"`, `unknown` when absent)",
     )
     .reading(&["/ssl/certificate_authority"]),
     spec(
-        "wildcard",
+        FactName::Wildcard,
         Bool,
         "a wildcard certificate is requested (`ssl.wildcard`, or a `*.` hostname)",
     )
     .reading(&["/ssl/wildcard", "/hostname"]),
-    spec("zone", Text, "the zone id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
-    spec("patch_endpoint", Text, "the endpoint that edits this custom hostname").reading(&["/id"]),
+    spec(FactName::Zone, Text, "the zone id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
+    spec(FactName::PatchEndpoint, Text, "the endpoint that edits this custom hostname").reading(&["/id"]),
     spec(
-        "ssl_method",
+        FactName::SslMethod,
         Text,
         "its `ssl.method` (how it is validated: `http`, `txt`, `email`; empty when not exported)",
     )
     .reading(&["/ssl/method"]),
-    spec("ssl_type", Text, "its `ssl.type` (`dv`; empty when not exported)").reading(&["/ssl/type"]),
+    spec(FactName::SslType, Text, "its `ssl.type` (`dv`; empty when not exported)").reading(&["/ssl/type"]),
     spec(
-        "ca_change_body",
+        FactName::CaChangeBody,
         Text,
         "the PATCH body that moves it to the `google` CA, keeping its own `ssl.method` and `ssl.type`",
     )
     .reading(&["/ssl/method", "/ssl/type"]),
     spec(
-        "caa_record_set",
+        FactName::CaaRecordSet,
         Text,
         "the name whose CAA records apply (empty when none is loaded: every CA is allowed)",
     )
     .reading(&["/hostname", "/ssl/wildcard"]),
     spec(
-        "caa_allows_lets_encrypt",
+        FactName::CaaAllowsLetsEncrypt,
         Bool,
         "the loaded CAA records let letsencrypt.org issue for the hostname",
     )
     .reading(&["/hostname", "/ssl/wildcard"]),
     spec(
-        "caa_allows_compatible",
+        FactName::CaaAllowsCompatible,
         Bool,
         "the loaded CAA records let pki.goog or ssl.com issue for the hostname",
     )
@@ -541,9 +540,19 @@ static CUSTOM_HOSTNAME: &[FactSpec] = &[
 ];
 
 static TOTAL_TLS: &[FactSpec] = &[
-    spec("enabled", Bool, "Total TLS is enabled (absent counts as disabled)").reading(&["/enabled"]),
-    choice("authority", AUTHORITIES, "`certificate_authority` of the Total TLS settings").reading(&["/certificate_authority"]),
-    spec("zone_id", Text, "the zone's id (not in the export: messages show `{zone_id}`)").reading(&["/zone_id"]),
+    spec(FactName::Enabled, Bool, "Total TLS is enabled (absent counts as disabled)").reading(&["/enabled"]),
+    choice(
+        FactName::Authority,
+        AUTHORITIES,
+        "`certificate_authority` of the Total TLS settings",
+    )
+    .reading(&["/certificate_authority"]),
+    spec(
+        FactName::ZoneId,
+        Text,
+        "the zone's id (not in the export: messages show `{zone_id}`)",
+    )
+    .reading(&["/zone_id"]),
     NOT_JUDGED.reading(NOTHING),
 ];
 
@@ -585,7 +594,7 @@ pub fn common_catalogue(kinds: &[Kind]) -> Vec<FactSpec> {
 
 /// The fields of its record a fact of `kind` reads ([`FactSpec::reads`]);
 /// `None` for every field, or for a fact `kind` does not have.
-pub fn reads(kind: Kind, fact: &str) -> Option<&'static [&'static str]> {
+pub fn reads(kind: Kind, fact: FactName) -> Option<&'static [&'static str]> {
     catalogue(kind).iter().find(|spec| spec.name == fact).and_then(|spec| spec.reads)
 }
 
@@ -605,7 +614,8 @@ mod tests {
                 assert_eq!(reads(kind, spec.name), spec.reads);
             }
         }
-        assert_eq!(reads(Kind::Pool, "no_such_fact"), None);
-        assert_eq!(reads(Kind::Pool, "legacy_recipients"), Some(&["/notification_email"][..]));
+        assert_eq!(reads(Kind::Account, FactName::PoolsTotal), None, "an aggregate reads every field");
+        assert_eq!(reads(Kind::Pool, FactName::Hostname), None, "not a pool's fact");
+        assert_eq!(reads(Kind::Pool, FactName::LegacyRecipients), Some(&["/notification_email"][..]));
     }
 }

@@ -1,5 +1,6 @@
 //! Facts of uploaded (custom) certificates.
 
+use super::FactName;
 use super::chain::dst_certificate;
 use super::{Fact, Facts, Subject, Value, located_items, static_text, text, text_items, text_or_placeholder};
 use crate::model::Kind;
@@ -39,13 +40,13 @@ pub fn dst_certificate_words(chain: Option<&Chain>) -> String {
 
 /// The facts every record with an uploaded PEM has (EX003, EX004): why its
 /// PEM cannot be read, and which export fields contradict its leaf.
-fn pem_fact(chain: Option<&Chain>, name: &str, default_path: &'static str) -> Option<Fact> {
+fn pem_fact(chain: Option<&Chain>, name: FactName, default_path: &'static str) -> Option<Fact> {
     Some(match name {
-        "pem_error" => match chain.and_then(|c| c.unreadable.as_ref()) {
+        FactName::PemError => match chain.and_then(|c| c.unreadable.as_ref()) {
             Some((path, reason)) => Fact::at(text(reason.as_str()), path.clone()),
             None => Fact::new(text(""), default_path),
         },
-        "pem_contradictions" => Fact::new(
+        FactName::PemContradictions => Fact::new(
             located_items(
                 chain
                     .into_iter()
@@ -94,38 +95,38 @@ impl Facts for CustomCertificateFacts<'_> {
         self.cert.made()
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let c = self.cert;
         let i = &c.certificate;
         let chain = c.chain.as_deref();
         let at = c.fields;
         Some(match name {
-            "label" => Fact::new(static_text("Custom certificate"), ""),
-            "id" => Fact::new(text(&*c.id), at.issued.id),
-            "hosts" => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
-            "zone" => Fact::new(text_or_placeholder(c.zone_id.as_deref(), "zone_id"), at.zone_id),
-            "issuer" => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, at.issued.issuer.into())),
-            "is_lets_encrypt" => Fact::at(
+            FactName::Label => Fact::new(static_text("Custom certificate"), ""),
+            FactName::Id => Fact::new(text(&*c.id), at.issued.id),
+            FactName::Hosts => Fact::new(text_items(c.hosts.iter().map(String::as_str)), at.hosts),
+            FactName::Zone => Fact::new(text_or_placeholder(c.zone_id.as_deref(), "zone_id"), at.zone_id),
+            FactName::Issuer => Fact::at(text(&*i.issuer), value_path(i.from_pem.issuer, chain, at.issued.issuer.into())),
+            FactName::IsLetsEncrypt => Fact::at(
                 Value::Bool(c.is_lets_encrypt()),
                 value_path(i.from_pem.issuer, chain, at.issued.issuer.into()),
             ),
-            "key_type" => Fact::at(
+            FactName::KeyType => Fact::at(
                 static_text(i.key_type.as_str()),
                 value_path(i.from_pem.key_type, chain, at.issued.signature.into()),
             ),
-            "bundle_method" => Fact::new(
+            FactName::BundleMethod => Fact::new(
                 static_text(i.bundle_method.map_or("unknown", |b| b.as_str())),
                 at.issued.bundle_method,
             ),
-            "uploaded_on" => Fact::new(Value::Date(i.uploaded_on?), at.issued.uploaded_on),
-            "expires_on" => Fact::at(
+            FactName::UploadedOn => Fact::new(Value::Date(i.uploaded_on?), at.issued.uploaded_on),
+            FactName::ExpiresOn => Fact::at(
                 Value::Date(i.expires_on?),
                 value_path(i.from_pem.expires_on, chain, at.issued.expires_on.into()),
             ),
-            "status" => Fact::new(text(&*i.status), at.issued.status),
-            "pem_available" => Fact::new(Value::Bool(c.chain.is_some()), at.certificate),
-            "chain" => Fact::new(static_text(chain_state(chain)), at.certificate),
-            "dst_certificate" => Fact::new(text(dst_certificate_words(chain)), at.certificate),
+            FactName::Status => Fact::new(text(&*i.status), at.issued.status),
+            FactName::PemAvailable => Fact::new(Value::Bool(c.chain.is_some()), at.certificate),
+            FactName::Chain => Fact::new(static_text(chain_state(chain)), at.certificate),
+            FactName::DstCertificate => Fact::new(text(dst_certificate_words(chain)), at.certificate),
             _ => return pem_fact(chain, name, at.certificate),
         })
     }
@@ -159,7 +160,7 @@ mod tests {
         crate::facts::tests::provides_its_catalogue(&CustomCertificateFacts::new(&cert));
         // A zone the export does not give is a value of its own, shown as
         // the placeholder and equal to no text (not even the placeholder's).
-        let zone = CustomCertificateFacts::new(&cert).get("zone").map(|f| f.value);
+        let zone = CustomCertificateFacts::new(&cert).get_named("zone").map(|f| f.value);
         assert_eq!(zone, Some(Value::NotInExport { placeholder: "zone_id" }));
         assert_eq!(
             crate::engine::template::render_value(&zone.unwrap_or(Value::Bool(false))),
@@ -173,7 +174,7 @@ mod tests {
             ..cert
         };
         assert!(
-            CustomCertificateFacts::new(&undated).get("uploaded_on").is_none(),
+            CustomCertificateFacts::new(&undated).get_named("uploaded_on").is_none(),
             "an absent date is no fact: no date condition holds"
         );
     }
@@ -235,7 +236,7 @@ impl Facts for CertificatePackFacts<'_> {
         self.pack.made()
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let p = self.pack;
         let at = p.fields;
         let active = || {
@@ -245,19 +246,19 @@ impl Facts for CertificatePackFacts<'_> {
                 .filter(|(_, c)| c.issued.status.eq_ignore_ascii_case("active"))
         };
         Some(match name {
-            "label" => Fact::new(static_text("Certificate pack"), ""),
-            "id" => Fact::new(text(&p.id), at.id),
-            "type" => Fact::new(text(&p.pack_type), at.pack_type),
-            "hosts" => Fact::new(text_items(p.hosts.iter().map(String::as_str)), at.hosts),
-            "authority" => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
-            "explicit" => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
-            "universal_authority" => Fact::new(static_text(self.universal_authority().as_str()), at.certificate_authority),
-            "zone_id" => Fact::new(text_or_placeholder(self.zone_id(), "zone_id"), at.certificate_authority),
-            "status" => match active().next() {
+            FactName::Label => Fact::new(static_text("Certificate pack"), ""),
+            FactName::Id => Fact::new(text(&p.id), at.id),
+            FactName::Type => Fact::new(text(&p.pack_type), at.pack_type),
+            FactName::Hosts => Fact::new(text_items(p.hosts.iter().map(String::as_str)), at.hosts),
+            FactName::Authority => Fact::new(static_text(p.authority.as_str()), at.certificate_authority),
+            FactName::Explicit => Fact::new(Value::Bool(self.explicit()), at.certificate_authority),
+            FactName::UniversalAuthority => Fact::new(static_text(self.universal_authority().as_str()), at.certificate_authority),
+            FactName::ZoneId => Fact::new(text_or_placeholder(self.zone_id(), "zone_id"), at.certificate_authority),
+            FactName::Status => match active().next() {
                 Some((i, _)) => Fact::at(static_text("active"), join(&at.certificate(i), at.issued.status)),
                 None => Fact::new(text(&p.status), at.status),
             },
-            "expires_on" => {
+            FactName::ExpiresOn => {
                 let (i, c) = active()
                     .filter(|(_, c)| c.issued.expires_on.is_some())
                     .min_by_key(|(_, c)| c.issued.expires_on)?;
@@ -289,12 +290,12 @@ impl Facts for TotalTlsFacts<'_> {
         self.zone.and_then(|z| z.id.as_deref())
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let s = self.setting;
         Some(match name {
-            "enabled" => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), s.fields.enabled),
-            "authority" => Fact::new(static_text(s.authority.as_str()), s.fields.certificate_authority),
-            "zone_id" => Fact::new(
+            FactName::Enabled => Fact::new(Value::Bool(s.enabled.unwrap_or(false)), s.fields.enabled),
+            FactName::Authority => Fact::new(static_text(s.authority.as_str()), s.fields.certificate_authority),
+            FactName::ZoneId => Fact::new(
                 text_or_placeholder(self.zone.and_then(|z| z.id.as_deref()), "zone_id"),
                 s.fields.enabled,
             ),
@@ -344,7 +345,7 @@ mod pack_tests {
             authority: a,
             zone: None,
         };
-        let explicit = |f: &CertificatePackFacts| f.get("explicit").map(|f| f.value);
+        let explicit = |f: &CertificatePackFacts| f.get_named("explicit").map(|f| f.value);
         let universal = pack("universal");
         assert_eq!(explicit(&CertificatePackFacts::new(&universal, None)), Some(Value::Bool(false)));
         let chosen = settings(Authority::LetsEncrypt);
@@ -360,7 +361,7 @@ mod pack_tests {
         let advanced = pack("advanced");
         assert_eq!(explicit(&CertificatePackFacts::new(&advanced, None)), Some(Value::Bool(true)));
         // What the settings name, whatever the pack's own CA is now.
-        let named = |f: &CertificatePackFacts| f.get("universal_authority").map(|f| f.value);
+        let named = |f: &CertificatePackFacts| f.get_named("universal_authority").map(|f| f.value);
         assert_eq!(
             named(&CertificatePackFacts::new(&universal, Some(&chosen))),
             Some(static_text("lets_encrypt"))
@@ -396,7 +397,7 @@ mod pack_tests {
         expired.issued.expires_on = crate::model::certificate::parse_timestamp("2020-01-01T00:00:00Z");
         pack.certificates.insert(0, expired);
         let facts = CertificatePackFacts::new(&pack, None);
-        let path = |name: &str| facts.get(name).map(|f| f.path.into_owned());
+        let path = |name: &str| facts.get_named(name).map(|f| f.path.into_owned());
         assert_eq!(path("status").as_deref(), Some("/certificates/1/status"));
         assert_eq!(path("expires_on").as_deref(), Some("/certificates/1/expires_on"));
     }
@@ -433,7 +434,7 @@ impl Facts for CustomHostnameFacts<'_> {
         self.host.made()
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         use super::caa::{GOOGLE, LETS_ENCRYPT, SSL_COM};
         let h = self.host;
         // The endpoint is words for a person: the placeholder stands in the path.
@@ -445,34 +446,34 @@ impl Facts for CustomHostnameFacts<'_> {
         // The certificate's fields, where it is (`ssl`) even when the export has none of them.
         let field = |f: &'static str| under(at.certificate, f);
         Some(match name {
-            "label" => Fact::new(static_text("Custom hostname"), ""),
-            "id" => Fact::new(text(h.id()), at.id),
-            "hostname" => Fact::new(text(h.hostname()), at.hostname),
-            "hosts" => Fact::new(text_items([h.hostname()]), at.hostname),
-            "bundle_method" => Fact::at(
+            FactName::Label => Fact::new(static_text("Custom hostname"), ""),
+            FactName::Id => Fact::new(text(h.id()), at.id),
+            FactName::Hostname => Fact::new(text(h.hostname()), at.hostname),
+            FactName::Hosts => Fact::new(text_items([h.hostname()]), at.hostname),
+            FactName::BundleMethod => Fact::at(
                 static_text(cert.and_then(|c| c.bundle_method).map_or("unknown", |b| b.as_str())),
                 field(at.issued.bundle_method),
             ),
-            "chain" => Fact::at(static_text(chain_state(chain)), pem_path),
-            "dst_certificate" => Fact::at(text(dst_certificate_words(chain)), pem_path),
-            "expires_on" => {
+            FactName::Chain => Fact::at(static_text(chain_state(chain)), pem_path),
+            FactName::DstCertificate => Fact::at(text(dst_certificate_words(chain)), pem_path),
+            FactName::ExpiresOn => {
                 let cert = cert?;
                 Fact::at(
                     Value::Date(cert.expires_on?),
                     value_path(cert.from_pem.expires_on, chain, field(at.issued.expires_on)),
                 )
             }
-            "status" => Fact::at(text(cert.map_or("", |c| &*c.status)), field(at.issued.status)),
-            "authority" => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
-            "wildcard" => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
-            "zone" => Fact::new(text_or_placeholder(self.zone_id, "zone_id"), ""),
-            "patch_endpoint" => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id())), at.id),
-            "ssl_method" => Fact::new(text(h.ssl_method().unwrap_or("")), at.ssl_method),
-            "ssl_type" => Fact::new(text(h.ssl_type().unwrap_or("")), at.ssl_type),
-            "ca_change_body" => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),
-            "caa_record_set" => Fact::new(text(self.caa.relevant(h.hostname()).map_or("", |s| s.name)), at.hostname),
-            "caa_allows_lets_encrypt" => Fact::new(Value::Bool(self.caa.allows(h.hostname(), LETS_ENCRYPT)), at.hostname),
-            "caa_allows_compatible" => Fact::new(
+            FactName::Status => Fact::at(text(cert.map_or("", |c| &*c.status)), field(at.issued.status)),
+            FactName::Authority => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
+            FactName::Wildcard => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
+            FactName::Zone => Fact::new(text_or_placeholder(self.zone_id, "zone_id"), ""),
+            FactName::PatchEndpoint => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id())), at.id),
+            FactName::SslMethod => Fact::new(text(h.ssl_method().unwrap_or("")), at.ssl_method),
+            FactName::SslType => Fact::new(text(h.ssl_type().unwrap_or("")), at.ssl_type),
+            FactName::CaChangeBody => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),
+            FactName::CaaRecordSet => Fact::new(text(self.caa.relevant(h.hostname()).map_or("", |s| s.name)), at.hostname),
+            FactName::CaaAllowsLetsEncrypt => Fact::new(Value::Bool(self.caa.allows(h.hostname(), LETS_ENCRYPT)), at.hostname),
+            FactName::CaaAllowsCompatible => Fact::new(
                 Value::Bool(self.caa.allows(h.hostname(), GOOGLE) || self.caa.allows(h.hostname(), SSL_COM)),
                 at.hostname,
             ),
@@ -546,11 +547,11 @@ mod hostname_tests {
         let host = with(&strings);
         let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));
         crate::facts::tests::provides_its_catalogue(&facts);
-        assert_eq!(facts.get("caa_allows_lets_encrypt").map(|f| f.value), Some(Value::Bool(true)));
-        assert_eq!(facts.get("caa_allows_compatible").map(|f| f.value), Some(Value::Bool(false)));
-        assert_eq!(facts.get("caa_record_set").map(|f| f.value), Some(text("customer.org")));
+        assert_eq!(facts.get_named("caa_allows_lets_encrypt").map(|f| f.value), Some(Value::Bool(true)));
+        assert_eq!(facts.get_named("caa_allows_compatible").map(|f| f.value), Some(Value::Bool(false)));
+        assert_eq!(facts.get_named("caa_record_set").map(|f| f.value), Some(text("customer.org")));
         assert_eq!(
-            facts.get("patch_endpoint").map(|f| f.value),
+            facts.get_named("patch_endpoint").map(|f| f.value),
             Some(text("PATCH /zones/z1/custom_hostnames/h1"))
         );
         // The method is sent back as it is, quoted; the missing type says so.

@@ -2,6 +2,7 @@
 //! full (EX001), and which resources were loaded twice with different
 //! content (EX002).
 
+use super::FactName;
 use super::UnknownFact;
 use super::{Fact, Facts, Item, Subject, Value, text};
 use crate::model::Kind;
@@ -24,7 +25,7 @@ impl Facts for ListFacts<'_> {
         self.list.subject()
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let l = self.list;
         // At the count that shows the shortfall, else at `result_info`.
         let at = match (l.total_count, l.total_pages) {
@@ -33,13 +34,13 @@ impl Facts for ListFacts<'_> {
             _ => l.fields.paging,
         };
         Some(match name {
-            "id" => Fact::new(text(l.id.as_str()), ""),
-            "name" => Fact::new(text(l.name.as_str()), ""),
-            "records" => Fact::new(text(l.kind.records_in_words()), ""),
-            "complete" => Fact::new(Value::Bool(l.is_complete()), at),
-            "loaded" => Fact::new(Value::Int(l.loaded.min(i64::MAX as u64) as i64), at),
-            "pages_loaded" => Fact::new(Value::Int(l.pages.min(i64::MAX as u64) as i64), at),
-            "expected" => Fact::new(
+            FactName::Id => Fact::new(text(l.id.as_str()), ""),
+            FactName::Name => Fact::new(text(l.name.as_str()), ""),
+            FactName::Records => Fact::new(text(l.kind.records_in_words()), ""),
+            FactName::Complete => Fact::new(Value::Bool(l.is_complete()), at),
+            FactName::Loaded => Fact::new(Value::Int(l.loaded.min(i64::MAX as u64) as i64), at),
+            FactName::PagesLoaded => Fact::new(Value::Int(l.pages.min(i64::MAX as u64) as i64), at),
+            FactName::Expected => Fact::new(
                 text(match (l.total_count, l.total_pages) {
                     (Some(c), Some(p)) => format!("`total_count` {c} in `total_pages` {p}"),
                     (Some(c), None) => format!("`total_count` {c}"),
@@ -48,7 +49,7 @@ impl Facts for ListFacts<'_> {
                 }),
                 at,
             ),
-            "affected" => Fact::new(
+            FactName::Affected => Fact::new(
                 text(match l.kind {
                     Kind::Pool => {
                         "coverage (LB001–LB003) is judged only for the pools loaded, and LB004's counts and LB006 (a policy naming a pool that is not loaded) are wrong"
@@ -97,7 +98,7 @@ impl<'a> WithCopies<'a> {
     }
 
     /// The subject's own unknown value fact `name` reads, if any.
-    fn own_unknown(&self, name: &str) -> Option<UnknownFact> {
+    fn own_unknown(&self, name: FactName) -> Option<UnknownFact> {
         let values = self.unknown?.of(self.inner.subject().origin);
         if values.is_empty() {
             return None;
@@ -131,7 +132,7 @@ impl Facts for WithCopies<'_> {
         self.inner.ca_change(authority)
     }
 
-    fn unknown(&self, name: &str) -> Option<UnknownFact> {
+    fn unknown(&self, name: FactName) -> Option<UnknownFact> {
         // A fact whose value another fact decides is as known as that one:
         // the deciding value unknown, the value it decided is a guess.
         if let Some(by) = self.inner.decided_by(name)
@@ -142,7 +143,7 @@ impl Facts for WithCopies<'_> {
         self.own_unknown(name).or_else(|| self.inner.unknown(name))
     }
 
-    fn decided_by(&self, name: &str) -> Option<&'static str> {
+    fn decided_by(&self, name: FactName) -> Option<FactName> {
         self.inner.decided_by(name)
     }
 
@@ -150,11 +151,11 @@ impl Facts for WithCopies<'_> {
         self.inner.made()
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         match name {
             // Everything was judged unless the evaluator says otherwise.
-            "not_judged" => return Some(Fact::new(Value::List(Vec::new()), "")),
-            "conflicting_copies" => {}
+            FactName::NotJudged => return Some(Fact::new(Value::List(Vec::new()), "")),
+            FactName::ConflictingCopies => {}
             _ => {
                 let fact = self.inner.get(name)?;
                 // A value not known before apply is said so in a message,
@@ -268,17 +269,20 @@ mod tests {
         let short = list(Some(60), Some(3));
         let facts = ListFacts::new(&short);
         crate::facts::tests::provides_its_catalogue(&facts);
-        let complete = facts.get("complete").expect("complete");
+        let complete = facts.get_named("complete").expect("complete");
         assert_eq!(
             (complete.value, complete.path.as_ref()),
             (Value::Bool(false), "/result_info/total_count")
         );
         let pages_only = list(Some(25), Some(2));
         assert_eq!(
-            ListFacts::new(&pages_only).get("complete").map(|f| f.path.into_owned()),
+            ListFacts::new(&pages_only).get_named("complete").map(|f| f.path.into_owned()),
             Some("/result_info/total_pages".to_string())
         );
         let whole = list(Some(25), Some(1));
-        assert_eq!(ListFacts::new(&whole).get("complete").map(|f| f.value), Some(Value::Bool(true)));
+        assert_eq!(
+            ListFacts::new(&whole).get_named("complete").map(|f| f.value),
+            Some(Value::Bool(true))
+        );
     }
 }

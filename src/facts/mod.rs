@@ -12,6 +12,7 @@ pub mod certificate;
 pub mod chain;
 pub mod coverage;
 pub mod export;
+pub mod name;
 pub mod policy;
 pub mod pool;
 
@@ -22,6 +23,7 @@ use chrono::{DateTime, Utc};
 use crate::model::Kind;
 
 pub use catalogue::{FactSpec, ValueType, catalogue};
+pub use name::FactName;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -94,7 +96,13 @@ pub use crate::model::subject::Subject;
 /// A resource's facts, by name (the names of `catalogue(kind)`).
 pub trait Facts {
     fn subject(&self) -> Subject<'_>;
-    fn get(&self, name: &str) -> Option<Fact>;
+    fn get(&self, name: FactName) -> Option<Fact>;
+
+    /// The fact a rule file or a test names as text, if it is one the
+    /// subject has.
+    fn get_named(&self, name: &str) -> Option<Fact> {
+        FactName::parse(name).and_then(|name| self.get(name))
+    }
 
     /// The policy bodies that would take over a pool's legacy e-mail: the
     /// `replacement_policy` fact as data, which the remedy sends. Empty for
@@ -122,7 +130,7 @@ pub trait Facts {
     /// resource's own values are found by [`export::WithCopies`] from the
     /// catalogue's [`catalogue::reads`]; a subject's facts add what other
     /// resources leave unknown (a pool's coverage, by a policy's values).
-    fn unknown(&self, _name: &str) -> Option<UnknownFact> {
+    fn unknown(&self, _name: FactName) -> Option<UnknownFact> {
         None
     }
 
@@ -135,7 +143,7 @@ pub trait Facts {
     /// The fact whose value alone decides `name`'s, when it does: a policy
     /// of another alert type has no invalid health filter, whatever its
     /// filters are, so an unknown filter leaves that fact known.
-    fn decided_by(&self, _name: &str) -> Option<&'static str> {
+    fn decided_by(&self, _name: FactName) -> Option<FactName> {
         None
     }
 }
@@ -406,6 +414,6 @@ pub(crate) mod tests {
                 );
             }
         }
-        assert!(facts.get("no_such_fact").is_none());
+        assert!(facts.get_named("no_such_fact").is_none());
     }
 }

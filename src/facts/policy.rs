@@ -1,3 +1,4 @@
+use super::FactName;
 use super::coverage::CoverageIndex;
 use super::{Fact, Facts, Item, Subject, Value, static_text, text};
 use crate::model::delivery::can_deliver;
@@ -31,28 +32,28 @@ impl Facts for PolicyFacts<'_> {
         self.policy.subject()
     }
 
-    fn decided_by(&self, name: &str) -> Option<&'static str> {
+    fn decided_by(&self, name: FactName) -> Option<FactName> {
         // A policy of another alert type has no health filter to misspell
         // and alerts nobody about pools, whatever its other values are.
-        let health_only = matches!(name, "invalid_filter_values" | "delivery" | "delivery_reason");
-        (health_only && !self.policy.is_health_alert()).then_some("is_health_alert")
+        let health_only = matches!(name, FactName::InvalidFilterValues | FactName::Delivery | FactName::DeliveryReason);
+        (health_only && !self.policy.is_health_alert()).then_some(FactName::IsHealthAlert)
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let p = self.policy;
         let at = p.fields;
         Some(match name {
-            "id" => Fact::new(text(&p.id), at.id),
-            "name" => Fact::new(text(&p.name), at.name),
-            "alert_type" => Fact::new(text(&p.alert_type), at.alert_type),
-            "is_health_alert" => Fact::new(Value::Bool(p.is_health_alert()), at.alert_type),
-            "enabled" => Fact::new(Value::Bool(p.enabled), at.enabled),
-            "mechanism_count" => Fact::new(Value::Int(p.mechanisms.len() as i64), at.mechanisms),
-            "delivery" => {
+            FactName::Id => Fact::new(text(&p.id), at.id),
+            FactName::Name => Fact::new(text(&p.name), at.name),
+            FactName::AlertType => Fact::new(text(&p.alert_type), at.alert_type),
+            FactName::IsHealthAlert => Fact::new(Value::Bool(p.is_health_alert()), at.alert_type),
+            FactName::Enabled => Fact::new(Value::Bool(p.enabled), at.enabled),
+            FactName::MechanismCount => Fact::new(Value::Int(p.mechanisms.len() as i64), at.mechanisms),
+            FactName::Delivery => {
                 let (delivery, at) = self.delivery();
                 Fact::new(static_text(delivery), at)
             }
-            "delivery_reason" => {
+            FactName::DeliveryReason => {
                 let (delivery, at) = self.delivery();
                 let reason = match delivery {
                     "disabled" => "it is disabled (`enabled: false`)",
@@ -61,7 +62,7 @@ impl Facts for PolicyFacts<'_> {
                 };
                 Fact::new(static_text(reason), at)
             }
-            "invalid_filter_values" => {
+            FactName::InvalidFilterValues => {
                 let mut invalid = Vec::new();
                 if p.is_health_alert() {
                     invalid.extend(invalid_values(&p.new_health, "new_health", &Health::API_VALUES));
@@ -69,7 +70,7 @@ impl Facts for PolicyFacts<'_> {
                 }
                 Fact::new(Value::List(invalid), at.filters)
             }
-            "unknown_pool_ids" => {
+            FactName::UnknownPoolIds => {
                 // Only meaningful when the account's pools were exported too.
                 let unknown = if self.index.pool_count() == 0 {
                     Vec::new()
@@ -86,7 +87,7 @@ impl Facts for PolicyFacts<'_> {
                 };
                 Fact::new(Value::List(unknown), at.pool_id)
             }
-            "loaded_pool_count" => Fact::new(Value::Int(self.index.pool_count() as i64), ""),
+            FactName::LoadedPoolCount => Fact::new(Value::Int(self.index.pool_count() as i64), ""),
             _ => return None,
         })
     }
@@ -151,7 +152,7 @@ mod tests {
         let facts = PolicyFacts::new(&account.policies[0], &index);
         let Some(Fact {
             value: Value::List(items), ..
-        }) = facts.get("invalid_filter_values")
+        }) = facts.get_named("invalid_filter_values")
         else {
             panic!("list")
         };
@@ -162,7 +163,7 @@ mod tests {
         let Some(Fact {
             value: Value::List(unknown),
             ..
-        }) = facts.get("unknown_pool_ids")
+        }) = facts.get_named("unknown_pool_ids")
         else {
             panic!("list")
         };
@@ -172,7 +173,7 @@ mod tests {
             "P1 matches p1"
         );
         assert_eq!(
-            facts.get("delivery").map(|f| (f.value, f.path.into_owned())),
+            facts.get_named("delivery").map(|f| (f.value, f.path.into_owned())),
             Some((text("disabled"), "/enabled".to_string()))
         );
     }

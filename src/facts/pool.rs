@@ -1,3 +1,4 @@
+use super::FactName;
 use super::Value;
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
@@ -45,13 +46,13 @@ struct Replacement {
 }
 
 /// The facts that depend on which policies cover the pool.
-const COVERAGE_FACTS: [&str; 6] = [
-    "coverage",
-    "covering_policies",
-    "uncovered_events",
-    "uncovered_recipients",
-    "replacement_policy",
-    "why_clearing_is_safe",
+const COVERAGE_FACTS: [FactName; 6] = [
+    FactName::Coverage,
+    FactName::CoveringPolicies,
+    FactName::UncoveredEvents,
+    FactName::UncoveredRecipients,
+    FactName::ReplacementPolicy,
+    FactName::WhyClearingIsSafe,
 ];
 
 impl Facts for PoolFacts<'_> {
@@ -59,7 +60,7 @@ impl Facts for PoolFacts<'_> {
         self.pool.subject()
     }
 
-    fn unknown(&self, name: &str) -> Option<super::UnknownFact> {
+    fn unknown(&self, name: FactName) -> Option<super::UnknownFact> {
         if self.cover.coverage != Coverage::Unknown || !COVERAGE_FACTS.contains(&name) {
             return None;
         }
@@ -71,20 +72,20 @@ impl Facts for PoolFacts<'_> {
         })
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let pool = self.pool;
         let cover = &self.cover;
         let at = pool.fields;
         let email = at.notification_email;
         Some(match name {
-            "id" => Fact::new(text(&pool.id), at.id),
-            "name" => Fact::new(text(&pool.name), at.name),
-            "account" => Fact::new(super::text_or_placeholder(self.account, "account_id"), ""),
-            "policies_endpoint" => Fact::new(
+            FactName::Id => Fact::new(text(&pool.id), at.id),
+            FactName::Name => Fact::new(text(&pool.name), at.name),
+            FactName::Account => Fact::new(super::text_or_placeholder(self.account, "account_id"), ""),
+            FactName::PoliciesEndpoint => Fact::new(
                 text(["POST /accounts/", self.account_segment(), "/alerting/v3/policies"].concat()),
                 "",
             ),
-            "pool_endpoint" => Fact::new(
+            FactName::PoolEndpoint => Fact::new(
                 text(
                     [
                         "PATCH /accounts/",
@@ -96,23 +97,23 @@ impl Facts for PoolFacts<'_> {
                 ),
                 at.id,
             ),
-            "legacy_recipients" => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), email),
-            "legacy_events" => Fact::new(text_items(pool.legacy_events.iter().map(Event::as_str)), at.notification_filter),
-            "coverage" => Fact::new(static_text(cover.coverage.as_str()), email),
-            "why_clearing_is_safe" => Fact::new(text(why_clearing_is_safe(pool, cover)), email),
-            "covering_policies" => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), email),
-            "uncovered_events" => Fact::new(
+            FactName::LegacyRecipients => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), email),
+            FactName::LegacyEvents => Fact::new(text_items(pool.legacy_events.iter().map(Event::as_str)), at.notification_filter),
+            FactName::Coverage => Fact::new(static_text(cover.coverage.as_str()), email),
+            FactName::WhyClearingIsSafe => Fact::new(text(why_clearing_is_safe(pool, cover)), email),
+            FactName::CoveringPolicies => Fact::new(text_items(cover.covering.iter().map(|p| describe(&p.name, &p.id))), email),
+            FactName::UncoveredEvents => Fact::new(
                 text_items(cover.uncovered_events.iter().map(|e| e.as_str())),
                 at.notification_filter,
             ),
-            "uncovered_recipients" => Fact::new(text_items(cover.uncovered_recipients.iter().copied()), email),
-            "replacement_policy" => Fact::new(text(self.replacement().text.as_str()), email),
+            FactName::UncoveredRecipients => Fact::new(text_items(cover.uncovered_recipients.iter().copied()), email),
+            FactName::ReplacementPolicy => Fact::new(text(self.replacement().text.as_str()), email),
             // Declared in `.tf` source (a state joined with its block keeps the block's place): edited there.
-            "terraform_source" => Fact::new(
+            FactName::TerraformSource => Fact::new(
                 Value::Bool(is_reference(&pool.id) || crate::model::terraform::is_declaration(&pool.origin)),
                 "",
             ),
-            "address" => Fact::new(text(pool.origin.address().map_or("", |a| a)), ""),
+            FactName::Address => Fact::new(text(pool.origin.address().map_or("", |a| a)), ""),
             _ => return None,
         })
     }
@@ -258,7 +259,7 @@ mod tests {
         let facts = PoolFacts::new(&account.pools[0], Some("acc"), &index);
         let Some(Fact {
             value: Value::Text(body), ..
-        }) = facts.get("replacement_policy")
+        }) = facts.get_named("replacement_policy")
         else {
             panic!("text")
         };
@@ -267,7 +268,7 @@ mod tests {
             r#"{"name":"web health alerts","alert_type":"load_balancing_health_alert","enabled":true,"mechanisms":{"email":[{"id":"a@x.io"},{"id":"b@x.io"}]},"filters":{"pool_id":["p1"],"new_health":["Healthy","Unhealthy"],"event_source":["pool","origin"]}}"#
         );
         assert_eq!(
-            facts.get("policies_endpoint").map(|f| f.value),
+            facts.get_named("policies_endpoint").map(|f| f.value),
             Some(text("POST /accounts/acc/alerting/v3/policies"))
         );
     }
@@ -312,7 +313,7 @@ mod tests {
         assert_eq!(facts.coverage(), Coverage::Partial);
         let Some(Fact {
             value: Value::Text(body), ..
-        }) = facts.get("replacement_policy")
+        }) = facts.get_named("replacement_policy")
         else {
             panic!("text")
         };
@@ -340,7 +341,7 @@ mod tests {
         assert_eq!(facts.coverage(), Coverage::Partial, "not LB002: clearing would lose alerts");
         let Some(Fact {
             value: Value::Text(body), ..
-        }) = facts.get("replacement_policy")
+        }) = facts.get_named("replacement_policy")
         else {
             panic!("text")
         };

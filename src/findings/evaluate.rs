@@ -7,10 +7,10 @@ use crate::engine::RuleSet;
 use crate::engine::condition::Condition;
 use crate::engine::rule::Rule;
 use crate::engine::template::render_value;
-use crate::facts::{Fact, Facts, Item, SubjectRef, UnknownFact, Value};
+use crate::facts::{Fact, FactName, Facts, Item, SubjectRef, UnknownFact, Value};
 
 /// The fact that lists what could not be judged (EX005 tests it).
-pub const NOT_JUDGED: &str = crate::facts::catalogue::keys::NOT_JUDGED.name;
+pub const NOT_JUDGED: FactName = crate::facts::catalogue::keys::NOT_JUDGED.name;
 
 /// What a rule makes of one subject.
 enum Verdict {
@@ -38,7 +38,7 @@ fn judge(rule: &Rule, facts: &dyn Facts, as_of: NaiveDate) -> Verdict {
     if unknown.is_none()
         && let Some(name) = rule.for_each.as_deref()
     {
-        unknown = facts.unknown(name);
+        unknown = FactName::parse(name).and_then(|name| facts.unknown(name));
     }
     match unknown {
         Some(u) => Verdict::NotJudged(u),
@@ -50,7 +50,7 @@ impl Condition {
     /// The first fact the condition tests that is not known, if any.
     fn unknown_in(&self, facts: &dyn Facts) -> Option<UnknownFact> {
         match self {
-            Condition::Fact { fact, .. } => facts.unknown(fact),
+            Condition::Fact { fact, .. } => facts.unknown(*fact),
             Condition::AsOf(_) => None,
             Condition::Any(cs) | Condition::All(cs) => cs.iter().find_map(|c| c.unknown_in(facts)),
             Condition::Not(c) => c.unknown_in(facts),
@@ -123,7 +123,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
 }
 
 fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
-    let at_path = rule.at.as_deref().and_then(|name| facts.get(name)).map(|f| f.path);
+    let at_path = rule.at.as_deref().and_then(|name| facts.get_named(name)).map(|f| f.path);
     let phase = rule.phase_at(as_of);
     let mut emit = |item: Option<String>, path: Cow<'static, str>, elsewhere: Option<&crate::model::origin::RecordOrigin>| {
         out.push(Finding {
@@ -138,7 +138,7 @@ fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts,
             suppression: None,
         });
     };
-    match rule.for_each.as_deref().and_then(|name| facts.get(name)) {
+    match rule.for_each.as_deref().and_then(|name| facts.get_named(name)) {
         Some(fact) => match &fact.value {
             Value::List(items) => {
                 for item in items {
@@ -167,7 +167,7 @@ impl Facts for WithNotJudged<'_> {
         self.inner.subject()
     }
 
-    fn get(&self, name: &str) -> Option<Fact> {
+    fn get(&self, name: FactName) -> Option<Fact> {
         let Some((_, first)) = self.not_judged.first() else {
             return self.inner.get(name);
         };

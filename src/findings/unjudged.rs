@@ -93,9 +93,9 @@ fn value_unknown(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<
 
 impl Condition {
     /// Whether the condition tests the fact anywhere inside it.
-    pub fn reads(&self, name: &str) -> bool {
+    pub fn reads(&self, name: crate::facts::FactName) -> bool {
         match self {
-            Condition::Fact { fact, .. } => fact == name,
+            Condition::Fact { fact, .. } => *fact == name,
             Condition::AsOf(_) => false,
             Condition::Any(cs) | Condition::All(cs) => cs.iter().any(|c| c.reads(name)),
             Condition::Not(c) => c.reads(name),
