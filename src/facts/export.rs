@@ -156,6 +156,8 @@ impl Facts for WithCopies<'_> {
             // Everything was judged unless the evaluator says otherwise.
             FactName::NotJudged => return Some(Fact::new(Value::List(Vec::new()), "")),
             FactName::ConflictingCopies => {}
+            // Nearly every account has no unknown value: the fact as it is.
+            _ if self.unknown.is_none() => return self.inner.get(name),
             _ => {
                 let fact = self.inner.get(name)?;
                 // A value not known before apply is said so in a message,
