@@ -164,6 +164,22 @@ fn generated_exports_give_the_one_thread_output() {
     }
 }
 
+/// Each document, written to a file of `extension`, checked as
+/// `assert_same_as_one_thread` does.
+fn each_gives_the_one_thread_output(documents: &[String], extension: &str) {
+    let files: Vec<(String, &[u8])> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (format!("doc-{i:02}.{extension}"), d.as_bytes()))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+    let dir = temp_dir(&refs);
+    for (name, _) in &files {
+        let path = path_str(&dir.path().join(name));
+        assert_same_as_one_thread(&check(&path));
+    }
+}
+
 /// Documents the parallel parse must hand back to the one-pass parse, or
 /// stop where a one-pass walk stops: the same error, file, line and column.
 #[test]
@@ -208,17 +224,7 @@ fn broken_and_unusual_documents_give_the_one_thread_errors() {
         r#"{"result": [{"id": "unknown", "origin": 1}, {"id": "unknown2"}]}"#.to_string(),
         format!(r#"{{"result": [{pool}, {{"id": "x", "hostname": 5}}]}}"#),
     ];
-    let files: Vec<(String, Vec<u8>)> = documents
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (format!("doc-{i:02}.json"), d.clone().into_bytes()))
-        .collect();
-    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let dir = temp_dir(&refs);
-    for (name, _) in &files {
-        let path = path_str(&dir.path().join(name));
-        assert_same_as_one_thread(&check(&path));
-    }
+    each_gives_the_one_thread_output(&documents, "json");
 }
 
 /// JSON Lines texts the parallel parse must hand back to the one-pass walk,
@@ -247,15 +253,5 @@ fn broken_and_unusual_json_lines_give_the_one_thread_errors() {
         format!("{{\"result\": [{pool}], \"result_info\": {{\"total_count\": 3}}}}\n{{\"result\": [{pool}]}}\n"),
         r#"{"id": "unknown", "origin": 1}"#.to_string() + "\n" + r#"{"id": "unknown2"}"#,
     ];
-    let files: Vec<(String, Vec<u8>)> = documents
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (format!("doc-{i:02}.jsonl"), d.clone().into_bytes()))
-        .collect();
-    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let dir = temp_dir(&refs);
-    for (name, _) in &files {
-        let path = path_str(&dir.path().join(name));
-        assert_same_as_one_thread(&check(&path));
-    }
+    each_gives_the_one_thread_output(&documents, "jsonl");
 }
