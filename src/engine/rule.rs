@@ -9,7 +9,7 @@ use super::condition::{Condition, ConditionSpec, SpecError};
 use super::severity::Severity;
 use super::template::Template;
 use crate::facts::catalogue::common_catalogue;
-use crate::facts::{ValueType, catalogue};
+use crate::facts::{FactName, ValueType, catalogue};
 use crate::model::Kind;
 
 /// Which of the changes a rule is about: reports sum findings up by it.
@@ -183,9 +183,9 @@ pub struct Rule {
     pub summary: String,
     pub when: Vec<Condition>,
     /// A list fact: one finding per element.
-    pub for_each: Option<String>,
+    pub for_each: Option<FactName>,
     /// The fact whose field the finding points at.
-    pub at: Option<String>,
+    pub at: Option<FactName>,
     pub message: Template,
     /// The message for a resource of Terraform source, whose remedy is an
     /// edit of the configuration rather than API calls.
@@ -350,13 +350,13 @@ impl RuleSpec {
         }
         let common = common_catalogue(&subjects);
         let facts = common.as_slice();
-        let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<String, SpecError> {
+        let fact_named = |s: &Spanned<String>, want_list: bool| -> Result<FactName, SpecError> {
             match facts.iter().find(|f| f.name.as_str() == s.value) {
                 Some(f) if want_list && f.value_type != ValueType::List => Err(spec_error(
                     s,
                     format!("`for_each` needs a list fact; `{}` is a {}", f.name, f.value_type.as_str()),
                 )),
-                Some(f) => Ok(f.name.to_string()),
+                Some(f) => Ok(f.name),
                 None => Err(spec_error(s, format!("unknown fact `{}` for subject {subject}", s.value))),
             }
         };

@@ -210,17 +210,17 @@ mod tests {
         }
         let facts = AccountFacts::new(&account, tally).expect("has pools");
         crate::facts::tests::provides_its_catalogue(&facts);
-        assert_eq!(facts.get_named("bulk_clear_requests").map(|f| f.value), Some(Value::Int(2)));
+        assert_eq!(facts.get(FactName::BulkClearRequests).map(|f| f.value), Some(Value::Int(2)));
         assert_eq!(
-            facts.get_named("bulk_clear_cost").map(|f| f.value),
+            facts.get(FactName::BulkClearCost).map(|f| f.value),
             Some(text(
                 "2 requests at the default page size of 25 (or fewer with a larger `per_page`)"
             ))
         );
-        assert_eq!(facts.get_named("pools_with_legacy").map(|f| f.value), Some(Value::Int(27)));
-        assert_eq!(facts.get_named("pools_not_replaced").map(|f| f.value), Some(Value::Int(26)));
+        assert_eq!(facts.get(FactName::PoolsWithLegacy).map(|f| f.value), Some(Value::Int(27)));
+        assert_eq!(facts.get(FactName::PoolsNotReplaced).map(|f| f.value), Some(Value::Int(26)));
         assert_eq!(
-            facts.get_named("bulk_clear_endpoint").map(|f| f.value),
+            facts.get(FactName::BulkClearEndpoint).map(|f| f.value),
             Some(text("PATCH /accounts/acc/load_balancers/pools"))
         );
         assert!(AccountFacts::new(&Account::default(), Tally::default()).is_none());

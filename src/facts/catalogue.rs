@@ -170,8 +170,8 @@ impl<T: FactType> Key<T> {
     }
 
     /// Whether a rule's `at` or `for_each` names this fact.
-    pub fn named_by(self, name: Option<&str>) -> bool {
-        name == Some(self.name.as_str())
+    pub fn named_by(self, name: Option<FactName>) -> bool {
+        name == Some(self.name)
     }
 
     /// Its catalogue entry.

@@ -160,7 +160,7 @@ mod tests {
         crate::facts::tests::provides_its_catalogue(&CustomCertificateFacts::new(&cert));
         // A zone the export does not give is a value of its own, shown as
         // the placeholder and equal to no text (not even the placeholder's).
-        let zone = CustomCertificateFacts::new(&cert).get_named("zone").map(|f| f.value);
+        let zone = CustomCertificateFacts::new(&cert).get(FactName::Zone).map(|f| f.value);
         assert_eq!(zone, Some(Value::NotInExport { placeholder: "zone_id" }));
         assert_eq!(
             crate::engine::template::render_value(&zone.unwrap_or(Value::Bool(false))),
@@ -174,7 +174,7 @@ mod tests {
             ..cert
         };
         assert!(
-            CustomCertificateFacts::new(&undated).get_named("uploaded_on").is_none(),
+            CustomCertificateFacts::new(&undated).get(FactName::UploadedOn).is_none(),
             "an absent date is no fact: no date condition holds"
         );
     }
@@ -345,7 +345,7 @@ mod pack_tests {
             authority: a,
             zone: None,
         };
-        let explicit = |f: &CertificatePackFacts| f.get_named("explicit").map(|f| f.value);
+        let explicit = |f: &CertificatePackFacts| f.get(FactName::Explicit).map(|f| f.value);
         let universal = pack("universal");
         assert_eq!(explicit(&CertificatePackFacts::new(&universal, None)), Some(Value::Bool(false)));
         let chosen = settings(Authority::LetsEncrypt);
@@ -361,7 +361,7 @@ mod pack_tests {
         let advanced = pack("advanced");
         assert_eq!(explicit(&CertificatePackFacts::new(&advanced, None)), Some(Value::Bool(true)));
         // What the settings name, whatever the pack's own CA is now.
-        let named = |f: &CertificatePackFacts| f.get_named("universal_authority").map(|f| f.value);
+        let named = |f: &CertificatePackFacts| f.get(FactName::UniversalAuthority).map(|f| f.value);
         assert_eq!(
             named(&CertificatePackFacts::new(&universal, Some(&chosen))),
             Some(static_text("lets_encrypt"))
@@ -397,9 +397,9 @@ mod pack_tests {
         expired.issued.expires_on = crate::model::certificate::parse_timestamp("2020-01-01T00:00:00Z");
         pack.certificates.insert(0, expired);
         let facts = CertificatePackFacts::new(&pack, None);
-        let path = |name: &str| facts.get_named(name).map(|f| f.path.into_owned());
-        assert_eq!(path("status").as_deref(), Some("/certificates/1/status"));
-        assert_eq!(path("expires_on").as_deref(), Some("/certificates/1/expires_on"));
+        let path = |name: FactName| facts.get(name).map(|f| f.path.into_owned());
+        assert_eq!(path(FactName::Status).as_deref(), Some("/certificates/1/status"));
+        assert_eq!(path(FactName::ExpiresOn).as_deref(), Some("/certificates/1/expires_on"));
     }
 }
 
@@ -547,11 +547,11 @@ mod hostname_tests {
         let host = with(&strings);
         let facts = CustomHostnameFacts::new(&host, &index, Some("z1"));
         crate::facts::tests::provides_its_catalogue(&facts);
-        assert_eq!(facts.get_named("caa_allows_lets_encrypt").map(|f| f.value), Some(Value::Bool(true)));
-        assert_eq!(facts.get_named("caa_allows_compatible").map(|f| f.value), Some(Value::Bool(false)));
-        assert_eq!(facts.get_named("caa_record_set").map(|f| f.value), Some(text("customer.org")));
+        assert_eq!(facts.get(FactName::CaaAllowsLetsEncrypt).map(|f| f.value), Some(Value::Bool(true)));
+        assert_eq!(facts.get(FactName::CaaAllowsCompatible).map(|f| f.value), Some(Value::Bool(false)));
+        assert_eq!(facts.get(FactName::CaaRecordSet).map(|f| f.value), Some(text("customer.org")));
         assert_eq!(
-            facts.get_named("patch_endpoint").map(|f| f.value),
+            facts.get(FactName::PatchEndpoint).map(|f| f.value),
             Some(text("PATCH /zones/z1/custom_hostnames/h1"))
         );
         // The method is sent back as it is, quoted; the missing type says so.

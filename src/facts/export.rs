@@ -271,19 +271,19 @@ mod tests {
         let short = list(Some(60), Some(3));
         let facts = ListFacts::new(&short);
         crate::facts::tests::provides_its_catalogue(&facts);
-        let complete = facts.get_named("complete").expect("complete");
+        let complete = facts.get(FactName::Complete).expect("complete");
         assert_eq!(
             (complete.value, complete.path.as_ref()),
             (Value::Bool(false), "/result_info/total_count")
         );
         let pages_only = list(Some(25), Some(2));
         assert_eq!(
-            ListFacts::new(&pages_only).get_named("complete").map(|f| f.path.into_owned()),
+            ListFacts::new(&pages_only).get(FactName::Complete).map(|f| f.path.into_owned()),
             Some("/result_info/total_pages".to_string())
         );
         let whole = list(Some(25), Some(1));
         assert_eq!(
-            ListFacts::new(&whole).get_named("complete").map(|f| f.value),
+            ListFacts::new(&whole).get(FactName::Complete).map(|f| f.value),
             Some(Value::Bool(true))
         );
     }

@@ -152,7 +152,7 @@ mod tests {
         let facts = PolicyFacts::new(&account.policies[0], &index);
         let Some(Fact {
             value: Value::List(items), ..
-        }) = facts.get_named("invalid_filter_values")
+        }) = facts.get(FactName::InvalidFilterValues)
         else {
             panic!("list")
         };
@@ -163,7 +163,7 @@ mod tests {
         let Some(Fact {
             value: Value::List(unknown),
             ..
-        }) = facts.get_named("unknown_pool_ids")
+        }) = facts.get(FactName::UnknownPoolIds)
         else {
             panic!("list")
         };
@@ -173,7 +173,7 @@ mod tests {
             "P1 matches p1"
         );
         assert_eq!(
-            facts.get_named("delivery").map(|f| (f.value, f.path.into_owned())),
+            facts.get(FactName::Delivery).map(|f| (f.value, f.path.into_owned())),
             Some((text("disabled"), "/enabled".to_string()))
         );
     }

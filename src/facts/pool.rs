@@ -259,7 +259,7 @@ mod tests {
         let facts = PoolFacts::new(&account.pools[0], Some("acc"), &index);
         let Some(Fact {
             value: Value::Text(body), ..
-        }) = facts.get_named("replacement_policy")
+        }) = facts.get(FactName::ReplacementPolicy)
         else {
             panic!("text")
         };
@@ -268,7 +268,7 @@ mod tests {
             r#"{"name":"web health alerts","alert_type":"load_balancing_health_alert","enabled":true,"mechanisms":{"email":[{"id":"a@x.io"},{"id":"b@x.io"}]},"filters":{"pool_id":["p1"],"new_health":["Healthy","Unhealthy"],"event_source":["pool","origin"]}}"#
         );
         assert_eq!(
-            facts.get_named("policies_endpoint").map(|f| f.value),
+            facts.get(FactName::PoliciesEndpoint).map(|f| f.value),
             Some(text("POST /accounts/acc/alerting/v3/policies"))
         );
     }
@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(facts.coverage(), Coverage::Partial);
         let Some(Fact {
             value: Value::Text(body), ..
-        }) = facts.get_named("replacement_policy")
+        }) = facts.get(FactName::ReplacementPolicy)
         else {
             panic!("text")
         };
@@ -341,7 +341,7 @@ mod tests {
         assert_eq!(facts.coverage(), Coverage::Partial, "not LB002: clearing would lose alerts");
         let Some(Fact {
             value: Value::Text(body), ..
-        }) = facts.get_named("replacement_policy")
+        }) = facts.get(FactName::ReplacementPolicy)
         else {
             panic!("text")
         };

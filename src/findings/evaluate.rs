@@ -36,9 +36,9 @@ fn judge(rule: &Rule, facts: &dyn Facts, as_of: NaiveDate) -> Verdict {
         }
     }
     if unknown.is_none()
-        && let Some(name) = rule.for_each.as_deref()
+        && let Some(name) = rule.for_each
     {
-        unknown = FactName::parse(name).and_then(|name| facts.unknown(name));
+        unknown = facts.unknown(name);
     }
     match unknown {
         Some(u) => Verdict::NotJudged(u),
@@ -123,7 +123,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
 }
 
 fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
-    let at_path = rule.at.as_deref().and_then(|name| facts.get_named(name)).map(|f| f.path);
+    let at_path = rule.at.and_then(|name| facts.get(name)).map(|f| f.path);
     let phase = rule.phase_at(as_of);
     let mut emit = |item: Option<String>, path: Cow<'static, str>, elsewhere: Option<&crate::model::origin::RecordOrigin>| {
         out.push(Finding {
@@ -138,7 +138,7 @@ fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts,
             suppression: None,
         });
     };
-    match rule.for_each.as_deref().and_then(|name| facts.get_named(name)) {
+    match rule.for_each.and_then(|name| facts.get(name)) {
         Some(fact) => match &fact.value {
             Value::List(items) => {
                 for item in items {

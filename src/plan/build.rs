@@ -419,7 +419,7 @@ fn unaddressable_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -
                 f.subject.kind == Kind::Pool
                     && f.subject.account as usize == account
                     && f.subject.index as usize == index
-                    && keys::LEGACY_RECIPIENTS.named_by(f.rule.at.as_deref())
+                    && keys::LEGACY_RECIPIENTS.named_by(f.rule.at)
             })
             .map_or_else(String::new, |f| f.rule.id.clone())
     };
@@ -456,7 +456,7 @@ fn held_pools(outcome: &Outcome, analysis: &Analysis, account: usize) -> (std::c
         f.is_suppressed()
             && f.subject.kind == Kind::Pool
             && f.subject.account as usize == account
-            && keys::LEGACY_RECIPIENTS.named_by(f.rule.at.as_deref())
+            && keys::LEGACY_RECIPIENTS.named_by(f.rule.at)
     }) {
         let Some(pool) = pools.get(f.subject.index as usize) else {
             continue;

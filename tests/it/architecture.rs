@@ -285,15 +285,15 @@ fn the_format_scan_sees_registry_entries_and_name_comparisons() {
     assert!(format_names("fn b(f: &SourceFile) -> bool { f.format.locates_alone() }").is_empty());
 }
 
-/// Where code reads a fact by a string name: `facts.get_named("…")` (a
-/// `FactName` is what `Facts::get` takes), `FactName::parse("…")`, a helper
+/// Where code reads a fact by a string name: `FactName::parse("…")` (a
+/// `FactName` is what `Facts::get` takes), a helper
 /// handed a name (`fact("…")`, `items(facts, "…")`), or a rule's `at`/`for_each`
 /// compared with one. Outside the facts stage a fact is read through its
 /// typed key (`facts::catalogue::keys`), so a renamed fact is a compile
 /// error, not an empty value.
 fn fact_reads_by_name(code: &str) -> Vec<String> {
     let pattern = regex::Regex::new(
-        r#"facts\s*\.\s*get\s*\(\s*"|\bget_named\s*\(\s*"|FactName::parse\s*\(\s*"|\bfact(_text)?\(\s*(facts,\s*)?"|\b(items|word)\(\s*facts,\s*"|\b(at|for_each)\.as_deref\(\)\s*==\s*Some\(\s*""#,
+        r#"facts\s*\.\s*get\s*\(\s*"|FactName::parse\s*\(\s*"|\bfact(_text)?\(\s*(facts,\s*)?"|\b(items|word)\(\s*facts,\s*"|\b(at|for_each)\.as_deref\(\)\s*==\s*Some\(\s*""#,
     )
     .expect("pattern");
     pattern.find_iter(code).map(|m| m.as_str().to_string()).collect()
@@ -321,7 +321,6 @@ fn no_code_outside_the_facts_stage_reads_a_fact_by_its_name() {
 fn the_fact_read_scan_sees_each_way_of_naming_a_fact() {
     for code in [
         r#"let t = facts.get("terraform_source");"#,
-        r#"let t = facts.get_named("terraform_source");"#,
         r#"let t = FactName::parse("terraform_source");"#,
         r#"let id = fact("id");"#,
         r#"let id = fact_text(facts, "id");"#,
