@@ -55,19 +55,6 @@ impl Format {
     }
 }
 
-impl Format {
-    /// Whether the report is text a person reads as it is printed (in a
-    /// terminal or a CI log), not data another program parses: such a report
-    /// shows an export's strings escaped, so none can act on a terminal. A
-    /// new format says which it is (the match has no catch-all).
-    pub fn is_read_as_printed(self) -> bool {
-        match self {
-            Format::Human | Format::Concise | Format::Github | Format::Markdown => true,
-            Format::Json | Format::Sarif | Format::Gitlab | Format::Junit | Format::Html => false,
-        }
-    }
-}
-
 /// Which findings a report writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which {

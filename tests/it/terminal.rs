@@ -4,6 +4,7 @@
 //! decide it, and a one-page Markdown report at any size.
 
 use crate::common;
+use edgeaudit::report::Format;
 
 use common::{json, path_str, run, run_with_env, run_with_stdin, temp_dir};
 
@@ -49,12 +50,23 @@ fn acting_characters(s: &str) -> Vec<char> {
     found
 }
 
+/// Whether a report format is text a person reads as it is printed (in a
+/// terminal or a CI log), not data another program parses: such a report
+/// shows an export's strings escaped. A new format stops this match from
+/// compiling until it says which it is.
+fn is_read_as_printed(format: Format) -> bool {
+    match format {
+        Format::Human | Format::Concise | Format::Github | Format::Markdown => true,
+        Format::Json | Format::Sarif | Format::Gitlab | Format::Junit | Format::Html => false,
+    }
+}
+
 #[test]
 fn export_strings_with_escape_sequences_are_rendered_harmless_in_every_terminal_format() {
     let (_dir, file) = hostile();
-    let printed = <edgeaudit::report::Format as clap::ValueEnum>::value_variants()
+    let printed = <Format as clap::ValueEnum>::value_variants()
         .iter()
-        .filter(|f| f.is_read_as_printed())
+        .filter(|f| is_read_as_printed(**f))
         .filter_map(|f| clap::ValueEnum::to_possible_value(f).map(|v| v.get_name().to_string()));
     for format in printed {
         let format = format.as_str();
