@@ -30,6 +30,21 @@ pub struct Builder {
     staged_records: Vec<(Kind, usize)>,
     /// The current document's resources read but not analysed.
     staged_not_analysed: Vec<crate::text::error::InputError>,
+    /// Records the list being walked holds, about (`RecordSink::expect_records`).
+    expected: usize,
+}
+
+/// Pushes a record onto the list of its kind, making room at once for the
+/// records still expected when the list is full: growing a list of a million
+/// hostnames by doubling copied it to fresh pages again and again (50,000
+/// page faults and 0.1 s of the run in bench/RESULTS.md, issue 44).
+/// An estimate the system cannot give room for (a huge file of tiny
+/// records) only leaves the list to grow as it would have.
+fn push<T>(list: &mut Vec<T>, record: T, expected: usize) {
+    if list.len() == list.capacity() && expected > list.len() {
+        let _ = list.try_reserve_exact(expected - list.len());
+    }
+    list.push(record);
 }
 
 impl Builder {
@@ -82,13 +97,12 @@ impl RecordSink for Builder {
                 {
                     self.staged.pool_lists.push(RecordOrigin::new(file, &list, None));
                 }
-                self.staged.pools.push(pool);
+                push(&mut self.staged.pools, pool, self.expected);
             }
-            Kind::NotificationPolicy => self.staged.policies.push(policy(origin, shape, layout.policy)),
+            Kind::NotificationPolicy => push(&mut self.staged.policies, policy(origin, shape, layout.policy), self.expected),
             Kind::CustomCertificate => {
-                self.staged
-                    .custom_certificates
-                    .push(custom_certificate(&mut self.texts, origin, shape, layout.custom_certificate)?)
+                let certificate = custom_certificate(&mut self.texts, origin, shape, layout.custom_certificate)?;
+                push(&mut self.staged.custom_certificates, certificate, self.expected);
             }
             Kind::CertificatePack => self.staged.certificate_packs.push(CertificatePack {
                 fields: layout.pack,
@@ -170,7 +184,7 @@ impl RecordSink for Builder {
                 debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file()));
                 let mut host = CustomHostname::new(origin, fields, &strings, certificate, chain);
                 host.created = timestamp(&shape.created_at, || "/created_at".to_string())?;
-                self.staged.custom_hostnames.push(host);
+                push(&mut self.staged.custom_hostnames, host, self.expected);
             }
             Kind::DnsRecord => {
                 let is_caa = shape.record_type.as_ref().is_some_and(|t| t.as_str().eq_ignore_ascii_case("CAA"));
@@ -212,12 +226,17 @@ impl RecordSink for Builder {
         Ok(())
     }
 
+    fn expect_records(&mut self, records: usize) {
+        self.expected = records;
+    }
+
     fn page(&mut self, page: Page) {
         self.staged.pages.push(page);
     }
 
     fn end_document(&mut self, account: Option<&str>) {
         let staged = std::mem::take(&mut self.staged);
+        self.expected = 0;
         self.inventory.not_analysed.append(&mut self.staged_not_analysed);
         for (kind, n) in std::mem::take(&mut self.staged_records) {
             *self.inventory.records.entry(kind).or_default() += n;
@@ -267,6 +286,7 @@ impl RecordSink for Builder {
         self.staged = Account::default();
         self.staged_records.clear();
         self.staged_not_analysed.clear();
+        self.expected = 0;
     }
 }
 
@@ -554,5 +574,21 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PolicyFields
         pool_ids: valued("pool_id", filters.and_then(|f| f.pool_id.as_ref())),
         new_health: valued("new_health", filters.and_then(|f| f.new_health.as_ref())),
         event_source: valued("event_source", filters.and_then(|f| f.event_source.as_ref())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_full_list_makes_room_for_the_records_expected_at_once() {
+        let mut list = vec![1];
+        super::push(&mut list, 2, 1000);
+        assert!(list.capacity() >= 1000, "{}", list.capacity());
+        let mut list = vec![1];
+        super::push(&mut list, 2, 0);
+        assert!(list.capacity() < 1000, "nothing expected: it grows as usual");
+        let mut list: Vec<u8> = Vec::new();
+        super::push(&mut list, 1, usize::MAX);
+        assert_eq!(list, [1], "room that cannot be had is not made");
     }
 }

@@ -53,6 +53,9 @@ pub trait Walk<'de> {
     fn object(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
     /// A list begins (its elements follow).
     fn list_start(&mut self) {}
+    /// The list being walked holds about this many elements (an upper
+    /// estimate, made when its parts are parsed apart: `parallel.rs`).
+    fn expect_elements(&mut self, _elements: usize) {}
     /// The elements of the list at `pointer` were split out of the document
     /// to be parsed elsewhere (`parallel.rs`): the walk takes them from there,
     /// and `Some` says it did. The list's own value is then empty.

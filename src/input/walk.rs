@@ -52,6 +52,9 @@ pub trait RecordSink {
     /// Values of the record at `origin`, handed over before, that are not
     /// known before apply: the rules that read them do not judge it.
     fn unknown_values(&mut self, origin: &RecordOrigin, values: Vec<crate::model::unknown::UnknownValue>);
+    /// The list being walked holds about this many records (an upper
+    /// estimate): room for them can be made in one go.
+    fn expect_records(&mut self, _records: usize) {}
 }
 
 pub struct Walker<'f> {
@@ -460,7 +463,7 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
         let (cursor, settings) = self.split.clone()?;
         let open = cursor.take_list()?;
         let text: &'f str = &self.file.text;
-        let outcome = parallel::parse_list(text, open, pointer, expect, settings, |events| parallel::replay(self, events));
+        let outcome = parallel::parse_list(text, open, pointer, expect, settings, |part| parallel::replay(self, part));
         Some(match outcome {
             parallel::ListOutcome::Done(end) => {
                 cursor.list_ended(end);
@@ -489,6 +492,10 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
     fn list_start(&mut self) {
         self.page_records = 0;
         self.page_kind = None;
+    }
+
+    fn expect_elements(&mut self, elements: usize) {
+        self.sink.expect_records(elements);
     }
 
     fn object(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {

@@ -66,9 +66,27 @@ impl<'a> Walk<'a> for Recorder<'a> {
     }
 }
 
-/// Hands recorded events to the walk, stopping where it stops.
-pub fn replay<'a, W: Walk<'a>>(walk: &mut W, events: Vec<Event<'a>>) -> Result<(), Stopped> {
-    for event in events {
+/// One part's events, in the order a one-pass parse meets them.
+pub struct PartEvents<'a> {
+    events: Vec<Event<'a>>,
+    /// For the list's first part: about how many elements the whole list
+    /// holds, from this part's elements per byte (an upper estimate).
+    list_estimate: Option<usize>,
+}
+
+impl PartEvents<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+}
+
+/// Hands recorded events to the walk, stopping where it stops; the part's
+/// list of events is left empty, for the next part to fill.
+pub fn replay<'a, W: Walk<'a>>(walk: &mut W, part: &mut PartEvents<'a>) -> Result<(), Stopped> {
+    if let Some(elements) = part.list_estimate {
+        walk.expect_elements(elements);
+    }
+    for event in part.events.drain(..) {
         match event {
             Event::ListStart => walk.list_start(),
             Event::Element(shape, pointer, expect) => walk.element(shape, &pointer, expect)?,
@@ -98,7 +116,7 @@ pub fn parse_list<'a>(
     list: &str,
     expect: Expect,
     settings: Settings,
-    replay: impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
+    replay: impl FnMut(&mut PartEvents<'a>) -> Result<(), Stopped>,
 ) -> ListOutcome {
     let Ok(splitter) = ArraySplitter::new(text.as_bytes(), open) else {
         return ListOutcome::Unsound;
@@ -115,7 +133,7 @@ pub fn parse_parts<'a, S: Splitter>(
     list: &str,
     expect: Expect,
     settings: Settings,
-    mut replay: impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
+    mut replay: impl FnMut(&mut PartEvents<'a>) -> Result<(), Stopped>,
 ) -> ListOutcome {
     let bytes = text.as_bytes();
     let threads = settings.threads.clamp(1, MAX_THREADS);
@@ -129,11 +147,12 @@ pub fn parse_parts<'a, S: Splitter>(
             closed: false,
         }),
         changed: Condvar::new(),
+        spare: Mutex::new(Vec::new()),
         bytes,
         ahead: 2 * threads,
         part_bytes: settings.part_bytes,
     };
-    let parse = |part: Result<Part, Unsound>| part.and_then(|part| parse_part(text, &part, list, expect));
+    let parse = |part: Result<Part, Unsound>, events| part.and_then(|part| parse_part(text, &part, list, expect, events));
     crate::threads::spread(threads, &|| pipeline.help(&parse), || {
         // Closed however this thread leaves (a panic in the walk included),
         // or the workers would wait for it forever.
@@ -157,6 +176,10 @@ impl<S: Splitter> Drop for CloseOnDrop<'_, '_, S> {
 struct Pipeline<'a, S> {
     state: Mutex<State<'a, S>>,
     changed: Condvar,
+    /// Lists of events replayed and emptied, for parts still to parse: a
+    /// part's list (about a megabyte) is filled again, not allocated anew on
+    /// one thread and freed on another, each time on fresh pages.
+    spare: Mutex<Vec<Vec<Event<'a>>>>,
     bytes: &'a [u8],
     /// Parts parsed ahead of the replay at most.
     ahead: usize,
@@ -164,7 +187,7 @@ struct Pipeline<'a, S> {
 }
 
 /// A part's events, or why the document goes back to the one-pass parse.
-type Parsed<'a> = Result<Vec<Event<'a>>, Unsound>;
+type Parsed<'a> = Result<PartEvents<'a>, Unsound>;
 
 struct State<'a, S> {
     splitter: S,
@@ -178,6 +201,10 @@ struct State<'a, S> {
     /// Nothing more is handed out: the scan ended or failed, or the replay ended.
     closed: bool,
 }
+
+/// Parses a part into a list of events it is given (empty).
+trait ParsePart<'a>: Fn(Result<Part, Unsound>, Vec<Event<'a>>) -> Parsed<'a> {}
+impl<'a, F: Fn(Result<Part, Unsound>, Vec<Event<'a>>) -> Parsed<'a>> ParsePart<'a> for F {}
 
 impl<'a, S: Splitter> Pipeline<'a, S> {
     fn lock(&self) -> std::sync::MutexGuard<'_, State<'a, S>> {
@@ -210,8 +237,14 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
     /// replay. A panic files a failure first, or the replay (when a worker
     /// panicked) would wait for this part forever; the panic then goes on
     /// to the thread scope.
-    fn parse_claimed(&self, number: usize, part: Result<Part, Unsound>, parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>) {
-        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(part)));
+    fn parse_claimed(&self, number: usize, part: Result<Part, Unsound>, parse: &impl ParsePart<'a>) {
+        let events = self
+            .spare
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop()
+            .unwrap_or_default();
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(part, events)));
         let (filed, panic) = match parsed {
             Ok(parsed) => (parsed, None),
             Err(panic) => (Err(Unsound), Some(panic)),
@@ -225,7 +258,7 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
     }
 
     /// A worker: parses parts until none is left.
-    fn help(&self, parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>) {
+    fn help(&self, parse: &impl ParsePart<'a>) {
         let mut state = self.lock();
         loop {
             if let Some((number, part)) = self.claim(&mut state) {
@@ -244,8 +277,8 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
     /// whenever the next is not ready yet.
     fn replay_in_order(
         &self,
-        parse: &impl Fn(Result<Part, Unsound>) -> Parsed<'a>,
-        replay: &mut impl FnMut(Vec<Event<'a>>) -> Result<(), Stopped>,
+        parse: &impl ParsePart<'a>,
+        replay: &mut impl FnMut(&mut PartEvents<'a>) -> Result<(), Stopped>,
     ) -> ListOutcome {
         let mut state = self.lock();
         loop {
@@ -254,8 +287,11 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
                 state.replayed += 1;
                 drop(state);
                 self.changed.notify_all();
-                let Ok(events) = parsed else { return ListOutcome::Unsound };
-                if replay(events).is_err() {
+                let Ok(mut part) = parsed else { return ListOutcome::Unsound };
+                let replayed = replay(&mut part);
+                part.events.clear();
+                self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(part.events);
+                if replayed.is_err() {
                     return ListOutcome::Stopped;
                 }
                 state = self.lock();
@@ -283,17 +319,33 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
 }
 
 /// One part's elements, parsed as a one-pass parse would parse them there.
-fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect) -> Parsed<'a> {
-    let mut recorder = Recorder {
-        events: Vec::with_capacity(part.elements.len()),
-    };
+fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect, mut events: Vec<Event<'a>>) -> Parsed<'a> {
+    events.reserve(part.elements.len());
+    let mut recorder = Recorder { events };
     for (i, bytes) in part.elements.iter().enumerate() {
         let pointer = pointer::join_index(list, part.first + i);
         let seed = ObjectSeed::element(&mut recorder, &pointer, expect);
         let shape = parse_whole(text, bytes.clone(), seed).map_err(|_| Unsound)?;
         recorder.events.push(Event::Element(shape, pointer, expect));
     }
-    Ok(recorder.events)
+    let list_estimate = match (part.first, part.elements.first(), part.elements.last()) {
+        (0, Some(first), Some(last)) => Some(list_estimate(part.elements.len(), first.start..last.end, text.len())),
+        _ => None,
+    };
+    Ok(PartEvents {
+        events: recorder.events,
+        list_estimate,
+    })
+}
+
+/// About how many elements a list holds whose first `elements` span `bytes`
+/// of a text `text_len` long: as many per byte to the end of the text, and an
+/// eighth more, so that a list of slightly longer records is not one short
+/// of its room (room never used is address space, not memory).
+fn list_estimate(elements: usize, bytes: std::ops::Range<usize>, text_len: usize) -> usize {
+    let per_byte = elements as f64 / bytes.len().max(1) as f64;
+    let rest = text_len.saturating_sub(bytes.start) as f64;
+    (per_byte * rest * 1.125).ceil().min(usize::MAX as f64) as usize
 }
 
 /// Between the skeleton and the walker: where the list serde was just given
@@ -506,7 +558,7 @@ mod tests {
         fn split_list(&mut self, pointer: &str, expect: Expect) -> Option<Result<(), Stopped>> {
             let open = self.cursor.take_list()?;
             let (text, settings) = (self.text, self.settings);
-            match parse_list(text, open, pointer, expect, settings, |events| replay(&mut self.recorder, events)) {
+            match parse_list(text, open, pointer, expect, settings, |part| replay(&mut self.recorder, part)) {
                 ListOutcome::Done(end) => {
                     self.cursor.list_ended(end);
                     Some(Ok(()))
@@ -632,6 +684,28 @@ mod tests {
         let pools = vec![pool; WHOLE_MEMBER_BYTES / pool.len() + 1].join(",");
         let many_pools = format!(r#"{{"pools": [{pools}], "zones": {zones}}}"#);
         assert_eq!(split(&many_pools, 2, 4096), one_pass(&many_pools), "the parallel work is kept");
+    }
+
+    #[test]
+    fn the_first_part_estimates_the_list_and_no_other_does() {
+        let element = r#"{"id": "h", "hostname": "a.example"}"#;
+        let text = format!("[{}]", vec![element; 1000].join(","));
+        let settings = Settings {
+            threads: 2,
+            from_bytes: 0,
+            part_bytes: 4096,
+        };
+        let (mut estimates, mut recorder) = (Vec::new(), Recorder::default());
+        let outcome = parse_list(&text, 0, "", Expect::ByShape, settings, |part| {
+            estimates.push(part.list_estimate);
+            replay(&mut recorder, part)
+        });
+        assert!(matches!(outcome, ListOutcome::Done(_)), "{outcome:?}");
+        assert!(estimates.len() > 2, "{estimates:?}");
+        let first = estimates[0].expect("the first part estimates the list");
+        assert!((1000..=1150).contains(&first), "1000 elements, estimated {first}");
+        assert!(estimates[1..].iter().all(Option::is_none), "{estimates:?}");
+        assert_eq!(recorder.events.len(), 1000, "every element was replayed");
     }
 
     #[test]

@@ -35,13 +35,13 @@ pub fn walk(files: &[SourceFile], id: FileId, sink: &mut dyn RecordSink, kind: O
 fn on_every_core(text: &str, w: &mut Walker<'_>, settings: parallel::Settings) -> Result<(), Stopped> {
     let expect = w.expect();
     let mut started = false;
-    let outcome = parallel::parse_parts(text, LineSplitter::default(), "", expect, settings, |events| {
-        if !started && !events.is_empty() {
+    let outcome = parallel::parse_parts(text, LineSplitter::default(), "", expect, settings, |part| {
+        if !started && !part.is_empty() {
             // Before the first record, as the one-pass walk says it.
             started = true;
             w.list_start();
         }
-        parallel::replay(&mut *w, events)
+        parallel::replay(&mut *w, part)
     });
     match outcome {
         parallel::ListOutcome::Done(_) => Ok(()),
