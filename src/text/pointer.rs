@@ -23,7 +23,15 @@ pub fn join(base: &str, token: &str) -> String {
 }
 
 pub fn join_index(base: &str, index: usize) -> String {
-    // Made for every record loaded: `format!` cost a tenth of the parse.
+    let mut p = String::new();
+    write_index(&mut p, base, index);
+    p
+}
+
+/// [`join_index`] into `p` (cleared first), whose room is kept from record
+/// to record: a pointer is made for every record loaded.
+pub fn write_index(p: &mut String, base: &str, index: usize) {
+    // `format!` cost a tenth of the parse.
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     let mut rest = index;
@@ -35,11 +43,11 @@ pub fn join_index(base: &str, index: usize) -> String {
             break;
         }
     }
-    let mut p = String::with_capacity(base.len() + 1 + digits.len() - start);
+    p.clear();
+    p.reserve(base.len() + 1 + digits.len() - start);
     p.push_str(base);
     p.push('/');
     p.extend(digits[start..].iter().map(|&d| char::from(d)));
-    p
 }
 
 /// A pointer short enough for a message: absurdly deep ones (hostile input)

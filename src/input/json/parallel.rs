@@ -41,6 +41,9 @@ const WHOLE_MEMBER_BYTES: usize = 1 << 20;
 /// What the walk receives, recorded by a worker to be replayed in order.
 pub enum Event<'a> {
     ListStart,
+    /// An element of the part's own list, by its index there: its pointer is
+    /// written when it is replayed (not made, sent and freed a record each).
+    Indexed(Shape<'a>, usize, Expect),
     Element(Shape<'a>, String, Expect),
     Object(Shape<'a>, String, Expect),
 }
@@ -69,6 +72,8 @@ impl<'a> Walk<'a> for Recorder<'a> {
 /// One part's events, in the order a one-pass parse meets them.
 pub struct PartEvents<'a> {
     events: Vec<Event<'a>>,
+    /// The pointer of the list whose elements `Event::Indexed` are.
+    list: String,
     /// For the list's first part: about how many elements the whole list
     /// holds, from this part's elements per byte (an upper estimate).
     list_estimate: Option<usize>,
@@ -86,9 +91,14 @@ pub fn replay<'a, W: Walk<'a>>(walk: &mut W, part: &mut PartEvents<'a>) -> Resul
     if let Some(elements) = part.list_estimate {
         walk.expect_elements(elements);
     }
+    let mut pointer = String::new();
     for event in part.events.drain(..) {
         match event {
             Event::ListStart => walk.list_start(),
+            Event::Indexed(shape, index, expect) => {
+                pointer::write_index(&mut pointer, &part.list, index);
+                walk.element(shape, &pointer, expect)?
+            }
             Event::Element(shape, pointer, expect) => walk.element(shape, &pointer, expect)?,
             Event::Object(shape, pointer, expect) => walk.object(shape, &pointer, expect)?,
         }
@@ -322,11 +332,13 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
 fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect, mut events: Vec<Event<'a>>) -> Parsed<'a> {
     events.reserve(part.elements.len());
     let mut recorder = Recorder { events };
+    let mut pointer = String::new();
     for (i, bytes) in part.elements.iter().enumerate() {
-        let pointer = pointer::join_index(list, part.first + i);
+        let index = part.first + i;
+        pointer::write_index(&mut pointer, list, index);
         let seed = ObjectSeed::element(&mut recorder, &pointer, expect);
         let shape = parse_whole(text, bytes.clone(), seed).map_err(|_| Unsound)?;
-        recorder.events.push(Event::Element(shape, pointer, expect));
+        recorder.events.push(Event::Indexed(shape, index, expect));
     }
     let list_estimate = match (part.first, part.elements.first(), part.elements.last()) {
         (0, Some(first), Some(last)) => Some(list_estimate(part.elements.len(), first.start..last.end, text.len())),
@@ -334,6 +346,7 @@ fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect, mut ev
     };
     Ok(PartEvents {
         events: recorder.events,
+        list: list.to_string(),
         list_estimate,
     })
 }
@@ -573,6 +586,7 @@ mod tests {
             .iter()
             .map(|e| match e {
                 Event::ListStart => "list".to_string(),
+                Event::Indexed(shape, index, expect) => format!("element #{index} {expect:?} {shape:?}"),
                 Event::Element(shape, pointer, expect) => format!("element {pointer} {expect:?} {shape:?}"),
                 Event::Object(shape, pointer, expect) => format!("object {pointer} {expect:?} {shape:?}"),
             })
