@@ -46,8 +46,13 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
     ctx.with_rendered(
         |_, f| which.selects(f),
         |f| {
-            let mut text = Vec::with_capacity(4096);
-            write_at(&mut text, &finding(ctx, f, suppression(ctx, f)), ELEMENT_DEPTH).map(|()| text)
+            // Written into a buffer this thread keeps, then copied out at its
+            // size: a fresh 4 KiB buffer a finding, freed on the writing
+            // thread, cost more than the copy (bench/RESULTS.md, issue 44).
+            SCRATCH.with_borrow_mut(|scratch| {
+                scratch.clear();
+                write_at(&mut *scratch, &finding(ctx, f, suppression(ctx, f)), ELEMENT_DEPTH).map(|()| scratch.to_vec())
+            })
         },
         |rendered| {
             for text in rendered {
@@ -56,6 +61,10 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
             Ok(())
         },
     )
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
