@@ -139,12 +139,11 @@ pub fn check<R>(
     let threads = crate::threads::count();
     let ranges = analysis.subject_ranges(65536);
     let runs: Vec<&[crate::facts::SubjectRange]> = ranges.chunks(ranges.len().div_ceil(threads).max(1)).collect();
+    let in_effect = crate::findings::evaluate::InEffect::new(rules, options.as_of);
     let parts = crate::threads::ordered_map(&runs, threads, |run| {
         let mut findings = Vec::new();
         for range in run.iter() {
-            analysis.for_each_subject_in(range, |subject, facts| {
-                evaluate(rules, subject, facts, options.as_of, &mut findings)
-            });
+            analysis.for_each_subject_in(range, |subject, facts| evaluate(&in_effect, subject, facts, &mut findings));
         }
         findings
     });

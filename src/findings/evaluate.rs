@@ -8,6 +8,8 @@ use crate::engine::condition::Condition;
 use crate::engine::rule::Rule;
 use crate::engine::template::render_value;
 use crate::facts::{Fact, FactName, Facts, Item, SubjectRef, UnknownFact, Value};
+use crate::model::Kind;
+use std::sync::Arc;
 
 /// The fact that lists what could not be judged (EX005 tests it).
 pub const NOT_JUDGED: FactName = crate::facts::catalogue::keys::NOT_JUDGED.name;
@@ -64,25 +66,64 @@ fn reports_not_judged(rule: &Rule) -> bool {
     rule.when.iter().any(|c| c.reads(NOT_JUDGED))
 }
 
-/// What each effective rule of `kind`, but those that report what others
-/// left, makes of the subject, in rule order.
-fn verdicts<'r, 'f>(
-    rules: &'r RuleSet,
-    kind: crate::model::Kind,
-    facts: &'f dyn Facts,
+/// The rules in effect on the as-of date, by the kind of subject they
+/// judge, in rule order: sorted out once for a run, not for each of a
+/// million subjects.
+pub struct InEffect<'r> {
     as_of: NaiveDate,
-) -> impl Iterator<Item = (&'r std::sync::Arc<Rule>, Verdict)> + use<'r, 'f> {
-    rules
-        .rules
-        .iter()
-        .filter(move |r| r.subjects.contains(&kind) && r.is_effective(as_of) && !reports_not_judged(r))
-        .map(move |r| (r, judge(r, facts, as_of)))
+    kinds: Vec<(Kind, KindRules<'r>)>,
+}
+
+#[derive(Default)]
+struct KindRules<'r> {
+    /// The rules that judge the subject on its facts.
+    judging: Vec<&'r Arc<Rule>>,
+    /// The rules that report what the others could not judge: judged last.
+    reporting: Vec<&'r Arc<Rule>>,
+}
+
+impl<'r> InEffect<'r> {
+    pub fn new(rules: &'r RuleSet, as_of: NaiveDate) -> InEffect<'r> {
+        let mut kinds: Vec<(Kind, KindRules<'r>)> = Vec::new();
+        for rule in rules.rules.iter().filter(|r| r.is_effective(as_of)) {
+            for &kind in &rule.subjects {
+                let at = match kinds.iter().position(|(k, _)| *k == kind) {
+                    Some(at) => at,
+                    None => {
+                        kinds.push((kind, KindRules::default()));
+                        kinds.len() - 1
+                    }
+                };
+                let of_kind = &mut kinds[at].1;
+                match reports_not_judged(rule) {
+                    true => of_kind.reporting.push(rule),
+                    false => of_kind.judging.push(rule),
+                }
+            }
+        }
+        InEffect { as_of, kinds }
+    }
+
+    fn of(&self, kind: Kind) -> Option<&KindRules<'r>> {
+        self.kinds.iter().find(|(k, _)| *k == kind).map(|(_, rules)| rules)
+    }
+
+    /// What each rule of `kind`, but those that report what others left,
+    /// makes of the subject, in rule order.
+    fn verdicts<'f>(&self, kind: Kind, facts: &'f dyn Facts) -> impl Iterator<Item = (&'r Arc<Rule>, Verdict)> + use<'r, 'f, '_> {
+        let as_of = self.as_of;
+        self.of(kind)
+            .into_iter()
+            .flat_map(|rules| rules.judging.iter())
+            .map(move |&r| (r, judge(r, facts, as_of)))
+    }
 }
 
 /// The effective rules of the subject's kind that could not judge it, each
 /// with the unknown value that stopped it, in rule order.
-pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn Facts, as_of: NaiveDate) -> Vec<(&'r str, UnknownFact)> {
-    verdicts(rules, kind, facts, as_of)
+pub fn not_judged<'r>(rules: &InEffect<'r>, kind: Kind, facts: &dyn Facts) -> Vec<(&'r str, UnknownFact)> {
+    rules
+        .verdicts(kind, facts)
         .filter_map(|(r, verdict)| match verdict {
             Verdict::NotJudged(u) => Some((r.id.as_str(), u)),
             _ => None,
@@ -92,7 +133,8 @@ pub fn not_judged<'r>(rules: &'r RuleSet, kind: crate::model::Kind, facts: &dyn 
 
 /// The findings of every effective rule of the subject's kind on one subject.
 /// Messages are not rendered here: a report renders each when it writes it.
-pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_of: NaiveDate, out: &mut Vec<Finding>) {
+pub fn evaluate(rules: &InEffect<'_>, subject_ref: SubjectRef, facts: &dyn Facts, out: &mut Vec<Finding>) {
+    let as_of = rules.as_of;
     // A replay judges the account as it stood on the as-of date: what was
     // made later was not in it (the summary counts it, `unjudged`).
     if facts.made().is_some_and(|m| m.after(as_of)) {
@@ -100,7 +142,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
     }
     // By the reference's kind: the subject's names are not read to judge it.
     let mut not_judged: Vec<(&str, UnknownFact)> = Vec::new();
-    for (rule, verdict) in verdicts(rules, subject_ref.kind, facts, as_of) {
+    for (rule, verdict) in rules.verdicts(subject_ref.kind, facts) {
         match verdict {
             Verdict::Fires => emit(rule, subject_ref, facts, as_of, out),
             Verdict::Passes => {}
@@ -111,11 +153,7 @@ pub fn evaluate(rules: &RuleSet, subject_ref: SubjectRef, facts: &dyn Facts, as_
         inner: facts,
         not_judged: &not_judged,
     };
-    for rule in rules
-        .rules
-        .iter()
-        .filter(|r| r.subjects.contains(&subject_ref.kind) && r.is_effective(as_of) && reports_not_judged(r))
-    {
+    for rule in rules.of(subject_ref.kind).into_iter().flat_map(|rules| rules.reporting.iter()) {
         if rule.when.iter().all(|c| c.holds(&with_not_judged, as_of)) {
             emit(rule, subject_ref, &with_not_judged, as_of, out);
         }

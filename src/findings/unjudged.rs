@@ -61,6 +61,7 @@ fn value_unknown(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<
     // Resources judged in part: counted by kind and the rules that could not
     // judge them. Only accounts with unknown values have any.
     let mut partly: std::collections::BTreeMap<(Kind, Vec<String>), usize> = Default::default();
+    let in_effect = super::evaluate::InEffect::new(rules, as_of);
     let accounts = &analysis.inventory().accounts;
     for range in analysis.subject_ranges(usize::MAX) {
         let Some(account) = accounts.get(range.account as usize) else {
@@ -73,7 +74,7 @@ fn value_unknown(rules: &RuleSet, analysis: &Analysis, as_of: NaiveDate) -> Vec<
             if facts.made().is_some_and(|m| m.after(as_of)) {
                 return;
             }
-            let stopped = super::evaluate::not_judged(rules, subject.kind, facts, as_of);
+            let stopped = super::evaluate::not_judged(&in_effect, subject.kind, facts);
             if !stopped.is_empty() {
                 let ids = stopped.iter().map(|(id, _)| id.to_string()).collect();
                 *partly.entry((subject.kind, ids)).or_default() += 1;
