@@ -132,6 +132,18 @@ impl RecordOrigin {
         }
     }
 
+    /// Whether the record's pointer is `prefix` followed by more tokens
+    /// (`/resource/…` under `/resource`), asked without making the pointer:
+    /// every record of a million is asked.
+    pub fn is_under(&self, prefix: &str) -> bool {
+        let list = &*self.place.pointer;
+        match list.strip_prefix(prefix) {
+            Some("") => self.index != ALONE,
+            Some(rest) => rest.starts_with('/'),
+            None => false,
+        }
+    }
+
     /// The record's list and its index there, when it is an element of one.
     pub fn list_and_index(&self) -> Option<(&str, u32)> {
         (self.index != ALONE).then_some((&self.place.pointer, self.index))
@@ -195,6 +207,31 @@ fn split_index(pointer: &str) -> Option<(&str, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pointer_is_under_a_prefix_only_past_a_whole_token() {
+        let mut places = Places::default();
+        let file = FileId(0);
+        for (pointer, under) in [
+            ("/resource/3", true),
+            ("/resource/web/0", true),
+            ("/resource", false),
+            ("/resources/0", false),
+            ("/result/0", false),
+            ("/resource/web", true),
+        ] {
+            let indexed = places.origin(file, pointer, None);
+            assert_eq!(indexed.is_under("/resource"), under, "{pointer}");
+            let alone = RecordOrigin::new(file, pointer, None);
+            assert_eq!(alone.is_under("/resource"), under, "{pointer} alone");
+            let made = indexed.pointer();
+            assert_eq!(
+                made.strip_prefix("/resource").is_some_and(|rest| rest.starts_with('/')),
+                under,
+                "{pointer}: as made"
+            );
+        }
+    }
 
     #[test]
     fn records_of_one_list_share_its_pointer_and_keep_their_own() {

@@ -25,7 +25,7 @@ pub const DECLARATION: &str = "/resource";
 /// Whether a record is a block of Terraform source, not a snapshot of a
 /// resource (a state, a plan, an export).
 pub fn is_declaration(origin: &super::origin::RecordOrigin) -> bool {
-    origin.pointer().strip_prefix(DECLARATION).is_some_and(|rest| rest.starts_with('/'))
+    origin.is_under(DECLARATION)
 }
 
 const CONFIGURATION: &str = "terraform:";
