@@ -163,13 +163,18 @@ pub fn check<R>(
     // keeps what their format builds of a file (a node map) once.
     let files = loaded.files.as_slice();
     let alone = |record: &crate::model::origin::RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
-    crate::threads::for_each_chunk_mut(&mut findings, threads, |chunk| {
+    let placements = crate::threads::map_chunks_mut(&mut findings, threads, |_, chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on).
         let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
+        let mut placements = Vec::with_capacity(chunk.len());
         for f in chunk {
-            if let Some(record) = record_of(&analysis, f)
-                && let Some(file) = file_of(files, record)
+            let Some(record) = record_of(&analysis, f) else {
+                placements.push(Placement::Nowhere);
+                continue;
+            };
+            let placement = if alone(record) { Placement::Alone } else { Placement::Locator };
+            if let Some(file) = file_of(files, record)
                 && let Some(location) = crate::input::locate::alone(file, record, &f.path)
             {
                 let id = record.file();
@@ -180,18 +185,31 @@ pub fn check<R>(
                     _ => releaser = Some((id, Releaser::new(&file.text, at))),
                 }
             }
+            placements.push(placement);
         }
+        placements
     });
+    // Only the findings the locator places are looked at again (a million
+    // findings' records asked for again on one thread cost a tenth of a second).
+    let placements: Vec<Placement> = placements.into_iter().flatten().collect();
+    let by_locator = || {
+        findings
+            .iter()
+            .zip(&placements)
+            .filter(|(_, p)| **p == Placement::Locator)
+            .filter_map(|(f, _)| Some((record_of(&analysis, f)?, f.path.as_ref())))
+    };
     let mut locator = Locator::new(&loaded.files);
-    locator.prepare(findings.iter().filter_map(|f| Some((record_of(&analysis, f)?, f.path.as_ref()))));
+    locator.prepare(by_locator());
     fill_positions(
         &loaded.files,
-        findings.iter_mut().filter_map(|f| {
-            let record = record_of(&analysis, f)?;
-            if !alone(record) {
-                f.location = locator.locate(record, &f.path);
+        findings.iter_mut().zip(&placements).filter_map(|(f, placement)| match placement {
+            Placement::Nowhere => None,
+            Placement::Alone => Some(&mut f.location),
+            Placement::Locator => {
+                f.location = locator.locate(record_of(&analysis, f)?, &f.path);
+                Some(&mut f.location)
             }
-            Some(&mut f.location)
         }),
     );
     // The deterministic report order: file, line, column, rule, pointer.
@@ -268,6 +286,15 @@ fn file_of<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOri
 
 /// The record a finding's field is in: the other copy's for a finding about
 /// one (EX002), else its subject's.
+/// How a finding is located: not at all (no record), from its record alone
+/// (on the thread that met it), or by the locator of its file's format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    Nowhere,
+    Alone,
+    Locator,
+}
+
 fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r crate::model::origin::RecordOrigin> {
     let subject = analysis.subject(f.subject)?;
     Some(f.elsewhere.as_deref().unwrap_or(subject.origin))

@@ -54,16 +54,33 @@ pub fn ordered_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T)
     }
 }
 
-/// `f` on consecutive chunks of `items`, on up to `threads` threads: a few
-/// chunks a thread, so that one slow chunk does not hold the rest.
-pub fn for_each_chunk_mut<T: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut [T]) + Sync) {
+/// `f` on consecutive chunks of `items`, on up to `threads` threads (a few
+/// chunks a thread, so that one slow chunk does not hold the rest), each with
+/// the index of its first item; what each gives back, in the chunks' order.
+pub fn map_chunks_mut<T: Send, R: Send>(items: &mut [T], threads: usize, f: impl Fn(usize, &mut [T]) -> R + Sync) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     match pool(threads).filter(|_| threads > 1) {
         Some(pool) => {
             let size = items.len().div_ceil(threads * 4);
-            pool.install(|| items.par_chunks_mut(size).for_each(&f));
+            pool.install(|| {
+                items
+                    .par_chunks_mut(size)
+                    .enumerate()
+                    .map(|(i, chunk)| f(i * size, chunk))
+                    .collect()
+            })
         }
-        None => f(items),
+        None => vec![f(0, items)],
+    }
+}
+
+/// `items` sorted on every thread (`count`) when they are many: a million
+/// keys are sorted while nothing else runs.
+pub fn sort_unstable<T: Ord + Send>(items: &mut [T]) {
+    let threads = count();
+    match pool(threads).filter(|_| threads > 1 && items.len() >= 1 << 16) {
+        Some(pool) => pool.install(|| items.par_sort_unstable()),
+        None => items.sort_unstable(),
     }
 }
 
@@ -191,13 +208,31 @@ mod tests {
     }
 
     #[test]
-    fn every_item_is_visited_once() {
+    fn every_item_is_visited_once_and_chunks_come_back_in_order() {
         for threads in 1..5 {
             let mut items = vec![0u32; 1001];
-            super::for_each_chunk_mut(&mut items, threads, |chunk| chunk.iter_mut().for_each(|i| *i += 1));
+            let firsts = super::map_chunks_mut(&mut items, threads, |first, chunk| {
+                chunk.iter_mut().for_each(|i| *i += 1);
+                (first, chunk.len())
+            });
             assert!(items.iter().all(|&i| i == 1), "{threads} threads");
+            let mut next = 0;
+            for (first, len) in firsts {
+                assert_eq!(first, next, "{threads} threads: chunks in order, each told its first index");
+                next += len;
+            }
+            assert_eq!(next, items.len());
         }
-        super::for_each_chunk_mut(&mut [] as &mut [u8], 3, |_| {});
+        assert_eq!(super::map_chunks_mut(&mut [] as &mut [u8], 3, |_, c| c.len()), vec![0]);
+    }
+
+    #[test]
+    fn a_parallel_sort_sorts() {
+        let mut items: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7).collect();
+        let mut expected = items.clone();
+        expected.sort_unstable();
+        super::sort_unstable(&mut items);
+        assert_eq!(items, expected);
     }
 
     #[test]

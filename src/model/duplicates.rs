@@ -177,9 +177,10 @@ impl Resource for CustomHostname {
 }
 
 fn hash(key: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    // A fixed hasher: the result must not depend on the run.
-    BuildHasherDefault::<DefaultHasher>::default().hash_one(key)
+    use std::hash::BuildHasher;
+    // A fixed seed: nothing may depend on the run. foldhash, not SipHash:
+    // a million ids are hashed on the one thread that settles the model.
+    foldhash::fast::FixedState::with_seed(0).hash_one(key)
 }
 
 /// Keeps the first copy of each id (ids without a value are never merged),
@@ -196,7 +197,7 @@ fn dedupe<T: Resource>(kind: Kind, items: &mut Vec<T>, identical: &mut usize, co
             (!key.is_empty()).then(|| (hash(key), i as u32))
         })
         .collect();
-    order.sort_unstable();
+    crate::threads::sort_unstable(&mut order);
     let mut drop = vec![false; items.len()];
     let mut found: Vec<(usize, RecordOrigin, Vec<&'static str>)> = Vec::new();
     for run in order.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
