@@ -77,7 +77,7 @@ pub struct Shape<'a> {
     // Notification policy.
     pub alert_type: Option<Text<'a>>,
     pub mechanisms: Option<BTreeMap<String, Option<Vec<MechanismTarget<'a>>>>>,
-    pub filters: Option<PolicyFilters<'a>>,
+    pub filters: Option<Box<PolicyFilters<'a>>>,
 
     // Shapes of the certificate-side records, recognised so that zone exports
     // load; their fields are modelled by the certificate rules.
@@ -106,12 +106,12 @@ pub struct Shape<'a> {
     /// A certificate pack's certificates.
     pub certificates: Option<Vec<PackCertificate<'a>>>,
     /// DNS records of older and Terraform-era exports: CAA as `data: {flags, tag, value}`.
-    pub data: Option<DnsData>,
+    pub data: Option<Box<DnsData>>,
     /// Total TLS: `validity_period` (API) or `validity_days`.
     pub validity: bool,
 
     /// The envelope's paging, for completeness (EX001).
-    pub result_info: Option<ResultInfo>,
+    pub result_info: Option<Box<ResultInfo>>,
     /// Fields of records edgeaudit does not analyse, so that a skipped list
     /// can say what it holds.
     pub foreign: Foreign,

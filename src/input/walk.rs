@@ -378,7 +378,7 @@ impl<'f> Walker<'f> {
             );
             return self.fail(error);
         }
-        if let Some(info) = shape.result_info {
+        if let Some(&info) = shape.result_info.as_deref() {
             let kind = match expect {
                 Expect::Kind(kind) => Some(kind),
                 _ => self.page_kind,
