@@ -279,8 +279,6 @@ fn file_of<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOri
     files.get(record.file().0 as usize)
 }
 
-/// The record a finding's field is in: the other copy's for a finding about
-/// one (EX002), else its subject's.
 /// How a finding is located: not at all (no record), from its record alone
 /// (on the thread that met it), or by the locator of its file's format.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -290,6 +288,8 @@ enum Placement {
     Locator,
 }
 
+/// The record a finding's field is in: the other copy's for a finding about
+/// one (EX002), else its subject's.
 fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r crate::model::origin::RecordOrigin> {
     let subject = analysis.subject(f.subject)?;
     Some(f.elsewhere.as_deref().unwrap_or(subject.origin))

@@ -26,8 +26,9 @@ pub fn load(data: &[u8], format: &'static dyn InputFormat, name: &str, analyse: 
         let rules = edgeaudit::engine::RuleSet::builtin().expect("built-in rules");
         let analysis = edgeaudit::facts::Analysis::new(&inventory, vec![name.to_string()]);
         let as_of = chrono::NaiveDate::from_ymd_opt(2024, 10, 1).expect("date");
+        let in_effect = edgeaudit::findings::evaluate::InEffect::new(&rules, as_of);
         let mut findings = Vec::new();
-        analysis.for_each_subject(|subject, facts| edgeaudit::findings::evaluate::evaluate(&rules, subject, facts, as_of, &mut findings));
+        analysis.for_each_subject(|subject, facts| edgeaudit::findings::evaluate::evaluate(&in_effect, subject, facts, &mut findings));
         for f in &findings {
             let _ = analysis.with_facts(f.subject, |facts| f.rule.message_in(f.phase).render(facts, f.item.as_deref()));
         }
