@@ -118,9 +118,9 @@ impl<'de, W: Walk<'de>> Visitor<'de> for ContainerSeed<'_, W> {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             return Ok(());
         }
-        let mut index = 0usize;
+        let (mut index, mut element) = (0usize, String::new());
         loop {
-            let element = pointer::join_index(&self.pointer, index);
+            pointer::write_index(&mut element, &self.pointer, index);
             let seed = ObjectSeed {
                 walk: &mut *self.walk,
                 pointer: &element,

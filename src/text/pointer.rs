@@ -22,14 +22,9 @@ pub fn join(base: &str, token: &str) -> String {
     p
 }
 
-pub fn join_index(base: &str, index: usize) -> String {
-    let mut p = String::new();
-    write_index(&mut p, base, index);
-    p
-}
-
-/// [`join_index`] into `p` (cleared first), whose room is kept from record
-/// to record: a pointer is made for every record loaded.
+/// `base` joined with an array index, written into `p` (cleared first),
+/// whose room is kept from record to record: a pointer is made for every
+/// record loaded.
 pub fn write_index(p: &mut String, base: &str, index: usize) {
     // `format!` cost a tenth of the parse.
     let mut digits = [0u8; 20];
@@ -109,10 +104,15 @@ mod tests {
 
     #[test]
     fn indexes_are_written_in_decimal() {
-        for n in [0, 7, 10, 99, 100, 4_294_967_296, usize::MAX] {
-            assert_eq!(join_index("/result", n), format!("/result/{n}"));
+        // One string, reused as the walks reuse it: a longer pointer before
+        // a shorter one leaves nothing of itself behind.
+        let mut p = String::from("/left/over/from/before");
+        for n in [0, 7, 10, 99, 100, 4_294_967_296, usize::MAX, 5] {
+            write_index(&mut p, "/result", n);
+            assert_eq!(p, format!("/result/{n}"));
         }
-        assert_eq!(join_index("", 3), "/3");
+        write_index(&mut p, "", 3);
+        assert_eq!(p, "/3");
     }
 
     #[test]
