@@ -158,7 +158,7 @@ pub fn check<R>(
     // keeps what their format builds of a file (a node map) once.
     let files = loaded.files.as_slice();
     let alone = |record: &crate::model::origin::RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
-    let placements = crate::threads::map_chunks_mut(&mut findings, threads, |_, chunk| {
+    let placements = crate::threads::map_chunks_mut(&mut findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on).
         let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;

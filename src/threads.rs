@@ -55,22 +55,16 @@ pub fn ordered_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T)
 }
 
 /// `f` on consecutive chunks of `items`, on up to `threads` threads (a few
-/// chunks a thread, so that one slow chunk does not hold the rest), each with
-/// the index of its first item; what each gives back, in the chunks' order.
-pub fn map_chunks_mut<T: Send, R: Send>(items: &mut [T], threads: usize, f: impl Fn(usize, &mut [T]) -> R + Sync) -> Vec<R> {
+/// chunks a thread, so that one slow chunk does not hold the rest); what
+/// each gives back, in the chunks' order.
+pub fn map_chunks_mut<T: Send, R: Send>(items: &mut [T], threads: usize, f: impl Fn(&mut [T]) -> R + Sync) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     match pool(threads).filter(|_| threads > 1) {
         Some(pool) => {
             let size = items.len().div_ceil(threads * 4);
-            pool.install(|| {
-                items
-                    .par_chunks_mut(size)
-                    .enumerate()
-                    .map(|(i, chunk)| f(i * size, chunk))
-                    .collect()
-            })
+            pool.install(|| items.par_chunks_mut(size).map(&f).collect())
         }
-        None => vec![f(0, items)],
+        None => vec![f(items)],
     }
 }
 
@@ -210,20 +204,15 @@ mod tests {
     #[test]
     fn every_item_is_visited_once_and_chunks_come_back_in_order() {
         for threads in 1..5 {
-            let mut items = vec![0u32; 1001];
-            let firsts = super::map_chunks_mut(&mut items, threads, |first, chunk| {
+            let mut items: Vec<u32> = (0..1001).collect();
+            let chunks = super::map_chunks_mut(&mut items, threads, |chunk| {
                 chunk.iter_mut().for_each(|i| *i += 1);
-                (first, chunk.len())
+                chunk.to_vec()
             });
-            assert!(items.iter().all(|&i| i == 1), "{threads} threads");
-            let mut next = 0;
-            for (first, len) in firsts {
-                assert_eq!(first, next, "{threads} threads: chunks in order, each told its first index");
-                next += len;
-            }
-            assert_eq!(next, items.len());
+            assert_eq!(items, (1..1002).collect::<Vec<u32>>(), "{threads} threads: each item once");
+            assert_eq!(chunks.concat(), items, "{threads} threads: the chunks' results in order");
         }
-        assert_eq!(super::map_chunks_mut(&mut [] as &mut [u8], 3, |_, c| c.len()), vec![0]);
+        assert_eq!(super::map_chunks_mut(&mut [] as &mut [u8], 3, |c| c.len()), vec![0]);
     }
 
     #[test]
