@@ -464,6 +464,8 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
         let open = cursor.take_list()?;
         let text: &'f str = &self.file.text;
         let outcome = parallel::parse_list(text, open, pointer, expect, settings, |part| parallel::replay(self, part));
+        // The estimate was this list's: a small list after it makes no room for as many.
+        self.expect_elements(0);
         Some(match outcome {
             parallel::ListOutcome::Done(end) => {
                 cursor.list_ended(end);
