@@ -46,11 +46,13 @@ pub struct Stopped;
 /// Receives complete objects of a document whose text lives for `'de`,
 /// with the pointer they are at.
 pub trait Walk<'de> {
-    /// An element of a list.
-    fn element(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
+    /// An element of a list. The shape is lent: a walk that keeps it takes
+    /// it (`mem::take`), and a walk that reads it reads it where it lies (a
+    /// split list's shapes are not copied out of their part: `parallel.rs`).
+    fn element(&mut self, shape: &mut Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
     /// An object that is not in a list: the document, an envelope's single
-    /// `result`, a settings object under a bundle key.
-    fn object(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
+    /// `result`, a settings object under a bundle key (lent as in `element`).
+    fn object(&mut self, shape: &mut Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped>;
     /// A list begins (its elements follow).
     fn list_start(&mut self) {}
     /// The list being walked holds about this many elements (an upper
@@ -91,7 +93,7 @@ impl<W> ContainerSeed<'_, W> {
             return Ok(());
         }
         self.walk
-            .object(Shape::default(), &self.pointer, self.expect)
+            .object(&mut Shape::default(), &self.pointer, self.expect)
             .map_err(|Stopped| de::Error::custom(ABORTED))
     }
 }
@@ -126,23 +128,25 @@ impl<'de, W: Walk<'de>> Visitor<'de> for ContainerSeed<'_, W> {
                 pointer: &element,
                 expect: self.expect,
             };
-            let Some(shape) = seq.next_element_seed(seed)? else { return Ok(()) };
+            let Some(mut shape) = seq.next_element_seed(seed)? else {
+                return Ok(());
+            };
             self.walk
-                .element(shape, &element, self.expect)
+                .element(&mut shape, &element, self.expect)
                 .map_err(|Stopped| de::Error::custom(ABORTED))?;
             index += 1;
         }
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        let shape = ObjectSeed {
+        let mut shape = ObjectSeed {
             walk: &mut *self.walk,
             pointer: &self.pointer,
             expect: self.expect,
         }
         .visit_map(map)?;
         self.walk
-            .object(shape, &self.pointer, self.expect)
+            .object(&mut shape, &self.pointer, self.expect)
             .map_err(|Stopped| de::Error::custom(ABORTED))
     }
 }
@@ -151,11 +155,11 @@ impl<'de, W: Walk<'de>> Visitor<'de> for ContainerSeed<'_, W> {
 struct NoRecords;
 
 impl<'de> Walk<'de> for NoRecords {
-    fn element(&mut self, _: Shape<'de>, _: &str, _: Expect) -> Result<(), Stopped> {
+    fn element(&mut self, _: &mut Shape<'de>, _: &str, _: Expect) -> Result<(), Stopped> {
         Ok(())
     }
 
-    fn object(&mut self, _: Shape<'de>, _: &str, _: Expect) -> Result<(), Stopped> {
+    fn object(&mut self, _: &mut Shape<'de>, _: &str, _: Expect) -> Result<(), Stopped> {
         Ok(())
     }
 }
@@ -510,15 +514,23 @@ mod tests {
     }
 
     impl<'de> Walk<'de> for Log<'_> {
-        fn element(&mut self, shape: Shape<'de>, pointer: &str, _: Expect) -> Result<(), Stopped> {
+        fn element(&mut self, shape: &mut Shape<'de>, pointer: &str, _: Expect) -> Result<(), Stopped> {
             let offset = shape.json_offset(self.text);
-            self.events
-                .push((pointer.to_string(), "element", shape.id.map(|t| t.as_str().to_string()), offset));
+            self.events.push((
+                pointer.to_string(),
+                "element",
+                shape.id.as_ref().map(|t| t.as_str().to_string()),
+                offset,
+            ));
             Ok(())
         }
-        fn object(&mut self, shape: Shape<'de>, pointer: &str, _: Expect) -> Result<(), Stopped> {
-            self.events
-                .push((pointer.to_string(), "object", shape.id.map(|t| t.as_str().to_string()), None));
+        fn object(&mut self, shape: &mut Shape<'de>, pointer: &str, _: Expect) -> Result<(), Stopped> {
+            self.events.push((
+                pointer.to_string(),
+                "object",
+                shape.id.as_ref().map(|t| t.as_str().to_string()),
+                None,
+            ));
             Ok(())
         }
     }

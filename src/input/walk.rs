@@ -414,13 +414,13 @@ impl<'f> Walker<'f> {
     /// its fields must not contradict, or of the kind its fields say.
     /// `alone` is a record that is not an element of a list (a document's or
     /// an envelope's single object): only such a record can be a setting.
-    fn record(&mut self, shape: Shape<'_>, pointer: &str, expect: Expect, alone: bool) -> Result<(), Stopped> {
-        let anchor = self.anchor(&shape);
+    fn record(&mut self, shape: &Shape<'_>, pointer: &str, expect: Expect, alone: bool) -> Result<(), Stopped> {
+        let anchor = self.anchor(shape);
         if let Some(offset) = anchor {
             self.releaser.reached(offset);
         }
         let origin = self.origin(pointer, anchor);
-        let by_fields = classify(&shape).or_else(|| (alone && is_total_tls(&shape)).then_some(Kind::TotalTls));
+        let by_fields = classify(shape).or_else(|| (alone && is_total_tls(shape)).then_some(Kind::TotalTls));
         let kind = match expect {
             Expect::Kind(kind) => {
                 if let Some(other) = by_fields.filter(|&other| other != kind && !(kind.is_single_object() && other.is_single_object())) {
@@ -444,17 +444,17 @@ impl<'f> Walker<'f> {
             Expect::ByShape | Expect::Zone => match by_fields {
                 Some(kind) => kind,
                 // Skipped with its reason when met in a walk (the rest is judged); an error when named.
-                None if alone && is_setting_like(&shape) => {
+                None if alone && is_setting_like(shape) => {
                     let error = self.error_at(&origin, "", "").not_analysed(SETTING_WITHOUT_KIND);
                     return self.fail(error);
                 }
                 None => {
-                    self.unrecognised(&shape, &origin);
+                    self.unrecognised(shape, &origin);
                     return Ok(());
                 }
             },
         };
-        self.hand_over(kind, origin, &shape)
+        self.hand_over(kind, origin, shape)
     }
 }
 
@@ -477,16 +477,17 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
         })
     }
 
-    fn element(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+    fn element(&mut self, shape: &mut Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        let shape = &*shape;
         if expect == Expect::Zone {
             // A zone's lists were streamed while it was read; now its id and name are known.
             let origin = self.origin(pointer, None);
-            self.sink.zone(origin, &shape);
+            self.sink.zone(origin, shape);
             return Ok(());
         }
-        if shape.is_envelope() && classify(&shape).is_none() {
+        if shape.is_envelope() && classify(shape).is_none() {
             // A page of a multi-page export; its records were streamed.
-            return self.envelope(&shape, pointer, expect);
+            return self.envelope(shape, pointer, expect);
         }
         self.record(shape, pointer, expect, false)
     }
@@ -500,10 +501,11 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
         self.sink.expect_records(elements);
     }
 
-    fn object(&mut self, shape: Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+    fn object(&mut self, shape: &mut Shape<'de>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        let shape = &*shape;
         let is_document = pointer.is_empty();
-        if shape.is_envelope() && classify(&shape).is_none() {
-            return self.envelope(&shape, pointer, expect);
+        if shape.is_envelope() && classify(shape).is_none() {
+            return self.envelope(shape, pointer, expect);
         }
         if shape.is_bundle() {
             if is_document {
@@ -514,7 +516,7 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
         match expect {
             // `pools: {...}`: a list key holding a lone object.
             Expect::Kind(kind) if ends_at_bundle_list(pointer) => {
-                let origin = self.origin(pointer, self.anchor(&shape));
+                let origin = self.origin(pointer, self.anchor(shape));
                 let error = self.error_at(
                     &origin,
                     "",
@@ -526,7 +528,7 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
             // A bare object as the whole document: what it is must be said with
             // `--kind`, but for Total TLS, whose shape says it (and a lone
             // `enabled`, which gets the error that names both settings kinds).
-            Expect::ByShape if is_document && !is_total_tls(&shape) && !is_setting_like(&shape) => {
+            Expect::ByShape if is_document && !is_total_tls(shape) && !is_setting_like(shape) => {
                 let origin = self.origin(pointer, None);
                 let error = self.error_at(&origin, "", "").not_analysed(NO_EXPORT_STRUCTURE);
                 self.fail(error)

@@ -54,13 +54,13 @@ struct Recorder<'a> {
 }
 
 impl<'a> Walk<'a> for Recorder<'a> {
-    fn element(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
-        self.events.push(Event::Element(shape, pointer.to_string(), expect));
+    fn element(&mut self, shape: &mut Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        self.events.push(Event::Element(std::mem::take(shape), pointer.to_string(), expect));
         Ok(())
     }
 
-    fn object(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
-        self.events.push(Event::Object(shape, pointer.to_string(), expect));
+    fn object(&mut self, shape: &mut Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        self.events.push(Event::Object(std::mem::take(shape), pointer.to_string(), expect));
         Ok(())
     }
 
@@ -88,19 +88,27 @@ impl PartEvents<'_> {
 /// Hands recorded events to the walk, stopping where it stops; the part's
 /// list of events is left empty, for the next part to fill.
 pub fn replay<'a, W: Walk<'a>>(walk: &mut W, part: &mut PartEvents<'a>) -> Result<(), Stopped> {
+    let replayed = replay_events(walk, part);
+    part.events.clear();
+    replayed
+}
+
+/// The shapes are lent where they lie: moved out (864 bytes each, written by
+/// another thread) they were the replay thread's largest copy (issue 44).
+fn replay_events<'a, W: Walk<'a>>(walk: &mut W, part: &mut PartEvents<'a>) -> Result<(), Stopped> {
     if let Some(elements) = part.list_estimate {
         walk.expect_elements(elements);
     }
     let mut pointer = String::new();
-    for event in part.events.drain(..) {
+    for event in &mut part.events {
         match event {
             Event::ListStart => walk.list_start(),
             Event::Indexed(shape, index, expect) => {
-                pointer::write_index(&mut pointer, &part.list, index);
-                walk.element(shape, &pointer, expect)?
+                pointer::write_index(&mut pointer, &part.list, *index);
+                walk.element(shape, &pointer, *expect)?
             }
-            Event::Element(shape, pointer, expect) => walk.element(shape, &pointer, expect)?,
-            Event::Object(shape, pointer, expect) => walk.object(shape, &pointer, expect)?,
+            Event::Element(shape, pointer, expect) => walk.element(shape, pointer, *expect)?,
+            Event::Object(shape, pointer, expect) => walk.object(shape, pointer, *expect)?,
         }
     }
     Ok(())
@@ -559,10 +567,10 @@ mod tests {
     }
 
     impl<'a> Walk<'a> for SplitRecorder<'a> {
-        fn element(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        fn element(&mut self, shape: &mut Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
             self.recorder.element(shape, pointer, expect)
         }
-        fn object(&mut self, shape: Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
+        fn object(&mut self, shape: &mut Shape<'a>, pointer: &str, expect: Expect) -> Result<(), Stopped> {
             self.recorder.object(shape, pointer, expect)
         }
         fn list_start(&mut self) {

@@ -73,7 +73,7 @@ fn one_pass(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>
                 .deserialize(&mut parser)
                 .and_then(|shape| parser.end().map(|()| shape));
             let handed = match parsed {
-                Ok(shape) => w.element(shape, &pointer, expect),
+                Ok(mut shape) => w.element(&mut shape, &pointer, expect),
                 Err(_) if w.stopped() => return Ok(()),
                 Err(e) => return Err(error_at(file, record, at, &pointer, &e)),
             };
