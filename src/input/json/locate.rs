@@ -143,17 +143,20 @@ pub fn value_end(bytes: &[u8], pos: usize) -> usize {
     }
 }
 
-/// One past the closing quote of the string starting at `pos`.
+/// One past the closing quote of the string starting at `pos`. It jumps
+/// from quote or backslash to the next (memchr): byte by byte, skipping the
+/// strings before a finding's field was most of locating (issue 44).
 fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
     let mut p = pos + 1;
-    while p < bytes.len() {
-        match bytes[p] {
-            b'\\' => p += 2,
-            b'"' => return Some(p + 1),
-            _ => p += 1,
+    loop {
+        let rest = bytes.get(p..)?;
+        let j = memchr::memchr2(b'"', b'\\', rest)?;
+        match rest[j] {
+            b'"' => return Some(p + j + 1),
+            // An escape: the byte after the backslash is never the end.
+            _ => p += j + 2,
         }
     }
-    None
 }
 
 fn decode_string(raw: &[u8]) -> Option<String> {
@@ -206,6 +209,26 @@ mod tests {
         let text = r#"{"filters": {"pool_id": []}}"#;
         assert_eq!(at(text, "/filters/new_health"), ("{", 1));
         assert_eq!(at(text, "/filters/pool_id/0"), ("[", 2));
+    }
+
+    #[test]
+    fn a_string_ends_at_its_first_unescaped_quote() {
+        let cases: [(&str, Option<usize>); 7] = [
+            (r#""""#, Some(2)),
+            (r#""abc" , "d""#, Some(5)),
+            (r#""a\"b""#, Some(6)),
+            (r#""a\\" "#, Some(5)),
+            (r#""\\\"" x"#, Some(6)),
+            (r#""unclosed"#, None),
+            // A backslash as the last byte escapes nothing that is there.
+            (r#""ab\"#, None),
+        ];
+        for (text, end) in cases {
+            assert_eq!(string_end(text.as_bytes(), 0), end, "{text}");
+        }
+        // From a string further in, as the locator calls it.
+        let text = r#"{"k": "v\"w", "n": 1}"#;
+        assert_eq!(string_end(text.as_bytes(), 6), Some(12));
     }
 
     #[test]
