@@ -18,6 +18,7 @@ pub mod pem;
 pub mod samples;
 pub mod subject;
 pub mod terraform;
+pub mod timestamp;
 pub mod unknown;
 pub mod word;
 

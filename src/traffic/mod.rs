@@ -415,7 +415,7 @@ pub fn timestamp(value: &serde_json::Value) -> Option<DateTime<Utc>> {
         serde_json::Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
         serde_json::Value::String(s) => match s.parse::<i64>() {
             Ok(n) => Some(n),
-            Err(_) => return DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc)),
+            Err(_) => return crate::model::timestamp::parse_rfc3339(s),
         },
         _ => None,
     }?;
