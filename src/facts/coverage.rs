@@ -1,13 +1,19 @@
 //! Which policies cover which pool (docs/src/rules/list.md, LB rules), indexed once per account so
 //! that 200 000 pools against many policies stay linear.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 use crate::model::Account;
 use crate::model::delivery::{Reach, can_deliver};
 use crate::model::notification::{Event, Policy, Pool};
 use crate::model::unknown::UnknownValue;
+
+/// Keyed by pool id: foldhash, not SipHash. The index is made on one thread
+/// before the rules run, and hashing 200,000 pool ids with SipHash was most
+/// of it (issue 44); every lookup is a `get`, so no order depends on the seed.
+type ByPoolId<'a, V> = std::collections::HashMap<PoolId<'a>, V, foldhash::fast::RandomState>;
+type PoolIds<'a> = HashSet<PoolId<'a>, foldhash::fast::RandomState>;
 
 pub struct CoverageIndex<'a> {
     /// The policies whose delivery is known and that can deliver, each with
@@ -20,12 +26,12 @@ pub struct CoverageIndex<'a> {
     /// apply: they may cover what the known ones leave, so those pools'
     /// coverage is unknown.
     uncertain_all: Vec<(&'a Policy, &'a UnknownValue)>,
-    uncertain_by_pool: HashMap<PoolId<'a>, Vec<(&'a Policy, &'a UnknownValue)>>,
+    uncertain_by_pool: ByPoolId<'a, Vec<(&'a Policy, &'a UnknownValue)>>,
     /// Candidates by pool id.
-    by_pool: HashMap<PoolId<'a>, Vec<usize>>,
+    by_pool: ByPoolId<'a, Vec<usize>>,
     account: &'a Account,
     /// The ids of the account's loaded pools.
-    pool_ids: HashSet<PoolId<'a>>,
+    pool_ids: PoolIds<'a>,
 }
 
 /// A pool id, hashed and compared case-insensitively, borrowed from the model
@@ -176,9 +182,9 @@ pub fn certainty<'a>(account: &'a Account, policy: &Policy) -> Certainty<'a> {
 impl<'a> CoverageIndex<'a> {
     pub fn new(account: &'a Account) -> Self {
         let mut all_pools = Vec::new();
-        let mut by_pool: HashMap<PoolId, Vec<usize>> = HashMap::new();
+        let mut by_pool: ByPoolId<Vec<usize>> = ByPoolId::default();
         let mut uncertain_all = Vec::new();
-        let mut uncertain_by_pool: HashMap<PoolId, Vec<(&Policy, &UnknownValue)>> = HashMap::new();
+        let mut uncertain_by_pool: ByPoolId<Vec<(&Policy, &UnknownValue)>> = ByPoolId::default();
         let mut known = Vec::new();
         for policy in &account.policies {
             match certainty(account, policy) {
@@ -204,7 +210,7 @@ impl<'a> CoverageIndex<'a> {
             if policy.pool_ids.is_empty() {
                 all_pools.push(i);
             } else {
-                let ids: HashSet<PoolId> = policy.pool_ids.iter().map(|v| PoolId(&v.value)).collect();
+                let ids: PoolIds = policy.pool_ids.iter().map(|v| PoolId(&v.value)).collect();
                 for id in ids {
                     by_pool.entry(id).or_default().push(i);
                 }
