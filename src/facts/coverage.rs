@@ -216,7 +216,8 @@ impl<'a> CoverageIndex<'a> {
                 }
             }
         }
-        let pool_ids = account.pools.iter().map(|p| PoolId(&p.id)).collect();
+        let mut pool_ids = PoolIds::with_capacity_and_hasher(account.pools.len(), Default::default());
+        pool_ids.extend(account.pools.iter().map(|p| PoolId(&p.id)));
         CoverageIndex {
             candidates,
             all_pools,
