@@ -551,14 +551,14 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PolicyFields
             });
         }
     }
-    let valued = |field: &str, values: Option<&Vec<Text<'_>>>| -> Vec<Valued> {
+    let valued = |values: Option<&Vec<Text<'_>>>| -> Vec<Valued> {
         values
             .into_iter()
             .flatten()
             .enumerate()
-            .map(|(i, v)| Valued {
+            .map(|(index, v)| Valued {
                 value: v.as_str().to_string(),
-                path: format!("{}/{field}/{i}", fields.filters),
+                index,
             })
             .collect()
     };
@@ -571,9 +571,9 @@ fn policy(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PolicyFields
         alert_type: text(&shape.alert_type),
         enabled: shape.enabled.unwrap_or(true),
         mechanisms,
-        pool_ids: valued("pool_id", filters.and_then(|f| f.pool_id.as_ref())),
-        new_health: valued("new_health", filters.and_then(|f| f.new_health.as_ref())),
-        event_source: valued("event_source", filters.and_then(|f| f.event_source.as_ref())),
+        pool_ids: valued(filters.and_then(|f| f.pool_id.as_ref())),
+        new_health: valued(filters.and_then(|f| f.new_health.as_ref())),
+        event_source: valued(filters.and_then(|f| f.event_source.as_ref())),
     }
 }
 

@@ -65,8 +65,13 @@ impl Facts for PolicyFacts<'_> {
             FactName::InvalidFilterValues => {
                 let mut invalid = Vec::new();
                 if p.is_health_alert() {
-                    invalid.extend(invalid_values(&p.new_health, "new_health", &Health::API_VALUES));
-                    invalid.extend(invalid_values(&p.event_source, "event_source", &EventSource::API_VALUES));
+                    invalid.extend(invalid_values(&p.new_health, at.filters, "new_health", &Health::API_VALUES));
+                    invalid.extend(invalid_values(
+                        &p.event_source,
+                        at.filters,
+                        "event_source",
+                        &EventSource::API_VALUES,
+                    ));
                 }
                 Fact::new(Value::List(invalid), at.filters)
             }
@@ -80,7 +85,7 @@ impl Facts for PolicyFacts<'_> {
                         .filter(|v| !self.index.has_pool(&v.value))
                         .map(|v| Item {
                             text: v.value.clone(),
-                            path: Some(v.path.clone()),
+                            path: Some(v.path(at.pool_id)),
                             elsewhere: None,
                         })
                         .collect()
@@ -99,7 +104,8 @@ pub fn intended_value<'a>(value: &str, allowed: &[&'a str]) -> Option<&'a str> {
     allowed.iter().copied().find(|a| a.eq_ignore_ascii_case(value.trim()))
 }
 
-fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item> {
+fn invalid_values(values: &[Valued], filters: &str, field: &str, allowed: &[&str]) -> Vec<Item> {
+    let list = format!("{filters}/{field}");
     values
         .iter()
         .filter(|v| !allowed.contains(&v.value.as_str()))
@@ -109,7 +115,7 @@ fn invalid_values(values: &[Valued], field: &str, allowed: &[&str]) -> Vec<Item>
                 .unwrap_or_default();
             Item {
                 text: format!("`{}` in filters.{field} (allowed: {}{hint})", v.value, allowed.join(", ")),
-                path: Some(v.path.clone()),
+                path: Some(v.path(&list)),
                 elsewhere: None,
             }
         })
@@ -126,9 +132,9 @@ mod tests {
         let policy = Policy {
             enabled: false,
             mechanisms: vec![],
-            pool_ids: valued("pool_id", &["P1", "gone"]),
-            new_health: valued("new_health", &["unhealthy", "Healthy"]),
-            event_source: valued("event_source", &["Pool"]),
+            pool_ids: valued(&["P1", "gone"]),
+            new_health: valued(&["unhealthy", "Healthy"]),
+            event_source: valued(&["Pool"]),
             ..health_policy(&[])
         };
         Account {

@@ -233,7 +233,7 @@ mod tests {
 
     fn policy(recipients: &[&str], new_health: &[&str]) -> Policy {
         Policy {
-            new_health: valued("new_health", new_health),
+            new_health: valued(new_health),
             ..health_policy(recipients)
         }
     }
@@ -328,9 +328,9 @@ mod tests {
     fn events_and_recipients_covered_by_different_policies_are_not_covered() {
         // Pool events to a@, origin events to b@: (origin, a@) and (pool, b@) are delivered by nobody.
         let mut to_a = health_policy(&["a@x.io"]);
-        to_a.event_source = valued("event_source", &["pool"]);
+        to_a.event_source = valued(&["pool"]);
         let mut to_b = health_policy(&["b@x.io"]);
-        to_b.event_source = valued("event_source", &["origin"]);
+        to_b.event_source = valued(&["origin"]);
         let account = Account {
             pools: vec![pool("p1", &["a@x.io", "b@x.io"], all_events())],
             policies: vec![to_a, to_b],

@@ -23,14 +23,14 @@ pub fn pool(id: &str, recipients: &[&str], events: Vec<Event>) -> Pool {
     }
 }
 
-/// Filter values as the model holds them, with their paths.
-pub fn valued(field: &str, values: &[&str]) -> Vec<Valued> {
+/// Filter values as the model holds them.
+pub fn valued(values: &[&str]) -> Vec<Valued> {
     values
         .iter()
         .enumerate()
-        .map(|(i, v)| Valued {
+        .map(|(index, v)| Valued {
             value: v.to_string(),
-            path: format!("/filters/{field}/{i}"),
+            index,
         })
         .collect()
 }

@@ -721,8 +721,8 @@ mod tests {
     #[test]
     fn only_what_no_policy_delivers_is_created() {
         let mut existing = health_policy(&["ops@x.io"]);
-        existing.pool_ids = valued("pool_id", &["P1"]);
-        existing.event_source = valued("event_source", &["pool"]);
+        existing.pool_ids = valued(&["P1"]);
+        existing.event_source = valued(&["pool"]);
         let a = account(vec![named("p1", "a", &["ops@x.io"], all_events())], vec![existing]);
         let steps = steps_of(&a, 25);
         let creates = creates_of(&steps);
@@ -864,9 +864,9 @@ mod tests {
                 }
                 let ids: Vec<String> = pool_ids.iter().map(|i| format!("P{i}")).collect();
                 let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-                p.pool_ids = valued("pool_id", &ids);
-                p.event_source = valued("event_source", &sources);
-                p.new_health = valued("new_health", &healths);
+                p.pool_ids = valued(&ids);
+                p.event_source = valued(&sources);
+                p.new_health = valued(&healths);
                 p.enabled = enabled;
                 p
             })

@@ -307,9 +307,9 @@ mod tests {
         let mut p = health_policy(recipients);
         p.id = id.into();
         p.name = format!("{id} alerts");
-        p.pool_ids = valued("pool_id", pools);
-        p.event_source = valued("event_source", sources);
-        p.new_health = valued("new_health", healths);
+        p.pool_ids = valued(pools);
+        p.event_source = valued(sources);
+        p.new_health = valued(healths);
         p
     }
 
