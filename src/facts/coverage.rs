@@ -11,7 +11,8 @@ use crate::model::unknown::UnknownValue;
 
 /// Keyed by pool id: foldhash, not SipHash. The index is made on one thread
 /// before the rules run, and hashing 200,000 pool ids with SipHash was most
-/// of it (issue 44); every lookup is a `get`, so no order depends on the seed.
+/// of it (issue 44). Nothing depends on the seed: the maps are only looked
+/// up, and a policy's set of ids only drops its repeats.
 type ByPoolId<'a, V> = std::collections::HashMap<PoolId<'a>, V, foldhash::fast::RandomState>;
 type PoolIds<'a> = HashSet<PoolId<'a>, foldhash::fast::RandomState>;
 
