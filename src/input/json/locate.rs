@@ -2,6 +2,8 @@
 //! value (a record's first byte), without building a tree: it skips every
 //! value off the path. Used only for findings, and only over one record.
 
+use super::split::skip_whitespace;
+use super::structural::string_end;
 use crate::model::origin::RecordOrigin;
 use crate::text::pointer;
 
@@ -17,7 +19,7 @@ pub struct Found {
 
 pub fn find<T: AsRef<str>>(text: &str, start: usize, tokens: &[T]) -> Found {
     let bytes = text.as_bytes();
-    let mut pos = skip_ws(bytes, start);
+    let mut pos = skip_whitespace(bytes, start);
     for (depth, token) in tokens.iter().enumerate() {
         let next = match bytes.get(pos) {
             Some(b'{') => member(bytes, pos, token.as_ref()),
@@ -52,16 +54,9 @@ fn label_end(bytes: &[u8], pos: usize) -> usize {
     }
 }
 
-fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
-    while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        pos += 1;
-    }
-    pos
-}
-
 /// Start of the value of member `key` of the object at `pos`.
 fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
-    let mut p = skip_ws(bytes, pos + 1);
+    let mut p = skip_whitespace(bytes, pos + 1);
     loop {
         if bytes.get(p) != Some(&b'"') {
             return None;
@@ -73,17 +68,17 @@ fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
         } else {
             raw == key.as_bytes()
         };
-        p = skip_ws(bytes, key_end);
+        p = skip_whitespace(bytes, key_end);
         if bytes.get(p) != Some(&b':') {
             return None;
         }
-        p = skip_ws(bytes, p + 1);
+        p = skip_whitespace(bytes, p + 1);
         if matches {
             return Some(p);
         }
-        p = skip_ws(bytes, value_end(bytes, p));
+        p = skip_whitespace(bytes, value_end(bytes, p));
         match bytes.get(p) {
-            Some(b',') => p = skip_ws(bytes, p + 1),
+            Some(b',') => p = skip_whitespace(bytes, p + 1),
             _ => return None,
         }
     }
@@ -91,14 +86,14 @@ fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
 
 /// Start of element `index` of the array at `pos`.
 fn element(bytes: &[u8], pos: usize, index: usize) -> Option<usize> {
-    let mut p = skip_ws(bytes, pos + 1);
+    let mut p = skip_whitespace(bytes, pos + 1);
     if bytes.get(p) == Some(&b']') {
         return None;
     }
     for _ in 0..index {
-        p = skip_ws(bytes, value_end(bytes, p));
+        p = skip_whitespace(bytes, value_end(bytes, p));
         match bytes.get(p) {
-            Some(b',') => p = skip_ws(bytes, p + 1),
+            Some(b',') => p = skip_whitespace(bytes, p + 1),
             _ => return None,
         }
     }
@@ -113,12 +108,12 @@ pub fn element_starts(text: &str, pos: usize) -> Vec<usize> {
     if bytes.get(pos) != Some(&b'[') {
         return starts;
     }
-    let mut p = skip_ws(bytes, pos + 1);
+    let mut p = skip_whitespace(bytes, pos + 1);
     while p < bytes.len() && bytes[p] != b']' {
         starts.push(p);
-        p = skip_ws(bytes, value_end(bytes, p));
+        p = skip_whitespace(bytes, value_end(bytes, p));
         match bytes.get(p) {
-            Some(b',') => p = skip_ws(bytes, p + 1),
+            Some(b',') => p = skip_whitespace(bytes, p + 1),
             _ => break,
         }
     }
@@ -140,22 +135,6 @@ pub fn value_end(bytes: &[u8], pos: usize) -> usize {
             p
         }
         None => pos,
-    }
-}
-
-/// One past the closing quote of the string starting at `pos`. It jumps
-/// from quote or backslash to the next (memchr): byte by byte, skipping the
-/// strings before a finding's field was most of locating (issue 44).
-fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
-    let mut p = pos + 1;
-    loop {
-        let rest = bytes.get(p..)?;
-        let j = memchr::memchr2(b'"', b'\\', rest)?;
-        match rest[j] {
-            b'"' => return Some(p + j + 1),
-            // An escape: the byte after the backslash is never the end.
-            _ => p += j + 2,
-        }
     }
 }
 
@@ -209,26 +188,6 @@ mod tests {
         let text = r#"{"filters": {"pool_id": []}}"#;
         assert_eq!(at(text, "/filters/new_health"), ("{", 1));
         assert_eq!(at(text, "/filters/pool_id/0"), ("[", 2));
-    }
-
-    #[test]
-    fn a_string_ends_at_its_first_unescaped_quote() {
-        let cases: [(&str, Option<usize>); 7] = [
-            (r#""""#, Some(2)),
-            (r#""abc" , "d""#, Some(5)),
-            (r#""a\"b""#, Some(6)),
-            (r#""a\\" "#, Some(5)),
-            (r#""\\\"" x"#, Some(6)),
-            (r#""unclosed"#, None),
-            // A backslash as the last byte escapes nothing that is there.
-            (r#""ab\"#, None),
-        ];
-        for (text, end) in cases {
-            assert_eq!(string_end(text.as_bytes(), 0), end, "{text}");
-        }
-        // From a string further in, as the locator calls it.
-        let text = r#"{"k": "v\"w", "n": 1}"#;
-        assert_eq!(string_end(text.as_bytes(), 6), Some(12));
     }
 
     #[test]

@@ -216,15 +216,7 @@ fn skip_value_bounded(bytes: &[u8], start: usize, limit: usize) -> Result<usize,
 
 /// The offset past the string whose opening quote is at `open`.
 fn skip_string(bytes: &[u8], open: usize) -> Result<usize, Unsound> {
-    let mut i = open + 1;
-    loop {
-        // Record strings are short: a plain loop beats a search call here.
-        match bytes.get(i).ok_or(Unsound)? {
-            b'"' => return Ok(i + 1),
-            b'\\' => i += 2,
-            _ => i += 1,
-        }
-    }
+    super::structural::string_end(bytes, open).ok_or(Unsound)
 }
 
 pub fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {

@@ -9,6 +9,9 @@
 //! at, one bit each. A block with a backslash, or after one that ended in an
 //! escape, is read a byte at a time, as is the tail shorter than a block.
 //! Both ways give the same answer: a test compares them on arbitrary bytes.
+//!
+//! Where a string ends ([`string_end`]) is found here too, for the
+//! splitter's member keys and the locator.
 
 // One of the few modules allowed `unsafe` (Cargo.toml denies it elsewhere):
 // SSE2 intrinsics (x86_64 only). Each block says why it is sound.
@@ -42,6 +45,24 @@ pub fn container_end(bytes: &[u8], start: usize, limit: usize, max_depth: usize)
         at += BLOCK;
     }
     scan.bytes(tail, at)?.ok_or(Unsound)
+}
+
+/// One past the closing quote of the string starting at `pos`, `None` when
+/// it is not closed. It jumps from quote or backslash to the next (memchr):
+/// byte by byte, skipping the strings before a finding's field was the
+/// largest single cost of locating (issue 44). The splitter (member keys)
+/// and the locator share it.
+pub fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let mut p = pos + 1;
+    loop {
+        let rest = bytes.get(p..)?;
+        let j = memchr::memchr2(b'"', b'\\', rest)?;
+        match rest[j] {
+            b'"' => return Some(p + j + 1),
+            // An escape: the byte after the backslash is never the end.
+            _ => p += j + 2,
+        }
+    }
 }
 
 struct Scan {
@@ -208,6 +229,26 @@ fn prefix_xor(mut x: u64) -> u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_string_ends_at_its_first_unescaped_quote() {
+        let cases: [(&str, Option<usize>); 7] = [
+            (r#""""#, Some(2)),
+            (r#""abc" , "d""#, Some(5)),
+            (r#""a\"b""#, Some(6)),
+            (r#""a\\" "#, Some(5)),
+            (r#""\\\"" x"#, Some(6)),
+            (r#""unclosed"#, None),
+            // A backslash as the last byte escapes nothing that is there.
+            (r#""ab\"#, None),
+        ];
+        for (text, end) in cases {
+            assert_eq!(string_end(text.as_bytes(), 0), end, "{text}");
+        }
+        // From a string further in, as the locator calls it.
+        let text = r#"{"k": "v\"w", "n": 1}"#;
+        assert_eq!(string_end(text.as_bytes(), 6), Some(12));
+    }
 
     /// The same scan, a byte at a time all the way.
     fn one_byte_at_a_time(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
