@@ -95,16 +95,19 @@ pub fn spread<R>(threads: usize, helper: &(impl Fn() + Sync), here: impl FnOnce(
     }
 }
 
-/// Items rendered in windows of this many per renderer.
-const BATCH: usize = 256;
+/// Findings rendered in windows of this many per renderer: a few windows of
+/// rendered text are held at once.
+pub const BATCH: usize = 256;
 
 /// `render` of each item `items()` yields, handed to `consume` in the
-/// items' order: windows of items are rendered on up to `renderers` threads
-/// (a rayon parallel map, which keeps order) while this thread consumes the
-/// windows already rendered; at most a few windows are held at once.
+/// items' order: windows of `batch` items per renderer are rendered on up to
+/// `renderers` threads (a rayon parallel map, which keeps order) while this
+/// thread consumes the windows already rendered; at most a few windows are
+/// held at once.
 pub fn rendered_in_order<I, T, R>(
     items: &(impl Fn() -> I + Sync),
     renderers: usize,
+    batch: usize,
     render: &(impl Fn(I::Item) -> T + Sync),
     consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
 ) -> R
@@ -117,7 +120,7 @@ where
         // One renderer is this thread (`EDGEAUDIT_THREADS=1` runs every stage on one).
         return consume(&mut items().map(render));
     };
-    let window = BATCH * renderers;
+    let window = batch.max(1) * renderers;
     pool.in_place_scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(2);
         scope.spawn(move |_| {
@@ -244,13 +247,13 @@ mod tests {
         let items: Vec<usize> = (0..5 * super::BATCH + 17).collect();
         let doubled: Vec<usize> = items.iter().map(|i| i * 2).collect();
         for renderers in 1..5 {
-            let out = super::rendered_in_order(&|| items.iter(), renderers, &|&i| i * 2, |it| it.collect::<Vec<_>>());
+            let out = super::rendered_in_order(&|| items.iter(), renderers, super::BATCH, &|&i| i * 2, |it| it.collect::<Vec<_>>());
             assert_eq!(out, doubled, "{renderers} renderers");
         }
-        let none: Vec<u8> = super::rendered_in_order(&|| std::iter::empty::<u8>(), 3, &|b| b, |it| it.collect());
+        let none: Vec<u8> = super::rendered_in_order(&|| std::iter::empty::<u8>(), 3, 1, &|b| b, |it| it.collect());
         assert!(none.is_empty());
         // A consumer that stops early stops the renderers.
-        let first = super::rendered_in_order(&|| items.iter(), 3, &|&i| i, |it| it.take(3).collect::<Vec<_>>());
+        let first = super::rendered_in_order(&|| items.iter(), 3, 5, &|&i| i, |it| it.take(3).collect::<Vec<_>>());
         assert_eq!(first, vec![0, 1, 2]);
     }
 }

@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::pretty::{ELEMENT_DEPTH, Elements, Frame, escaped, write_at};
+use super::pretty::{ELEMENT_DEPTH, Elements, Frame, element_separator, escaped, write_at};
 use super::summary::Summary;
 use super::{Context, Which};
 use crate::findings::{Resource, Severity};
@@ -37,35 +37,45 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
         return Ok(());
     }
     // Each finding is made and written out as text on the rendering
-    // threads, at its depth in the document, while this one copies the
-    // texts in order: escaping half a gigabyte of messages was the writing
-    // thread's own bottleneck. What is made on a thread is freed there too
-    // (a tree of small allocations freed on another thread costs more in
-    // the allocator's locks than it saves: 200 000 pools, report 0.95 s ->
-    // 2.3 s when the actions were a JSON tree that crossed).
-    ctx.with_rendered(
+    // threads, at its depth in the document, while this one writes the
+    // texts out in order: escaping half a gigabyte of messages was the
+    // writing thread's own bottleneck. What is made on a thread is freed
+    // there too (a tree of small allocations freed on another thread costs
+    // more in the allocator's locks than it saves: 200 000 pools, report
+    // 0.95 s -> 2.3 s when the actions were a JSON tree that crossed).
+    // A run of findings is written into one buffer, which comes back to be
+    // filled again once written: a text a finding, made on one thread and
+    // freed on this one, kept the allocator taking fresh pages and giving
+    // them back (bench/RESULTS.md, issue 44).
+    let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+    let take_spare = || spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+    ctx.with_rendered_runs(
         |_, f| which.selects(f),
-        |f| {
-            // Written into a buffer this thread keeps, then copied out at its
-            // size: a fresh 4 KiB buffer a finding, freed on the writing
-            // thread, cost more than the copy (bench/RESULTS.md, issue 44).
-            SCRATCH.with_borrow_mut(|scratch| {
-                scratch.clear();
-                write_at(&mut *scratch, &finding(ctx, f, suppression(ctx, f)), ELEMENT_DEPTH).map(|()| scratch.to_vec())
-            })
+        RUN,
+        |before, run| {
+            let mut text = take_spare();
+            text.clear();
+            for (k, f) in run.iter().enumerate() {
+                element_separator(&mut text, before + k == 0)?;
+                write_at(&mut text, &finding(ctx, f, suppression(ctx, f)), ELEMENT_DEPTH)?;
+            }
+            Ok::<_, std::io::Error>((text, run.len()))
         },
         |rendered| {
-            for text in rendered {
-                elements.written(&text?)?;
+            for written in rendered {
+                let (text, count) = written?;
+                elements.written_run(&text, count)?;
+                if let Ok(mut spare) = spare.lock() {
+                    spare.push(text);
+                }
             }
             Ok(())
         },
     )
 }
 
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Findings a rendering thread writes into one buffer.
+const RUN: usize = 16;
 
 fn finding<'a>(ctx: &'a Context, f: &'a crate::findings::Finding, suppression: Option<SuppressionOut<'a>>) -> Finding<'a> {
     let (message, actions) = ctx.message_and_actions(f);

@@ -214,15 +214,45 @@ impl Context<'_> {
         render: impl Fn(&Finding) -> T + Sync,
         consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
     ) -> R {
-        let kept = || {
-            self.outcome
-                .findings
-                .iter()
-                .enumerate()
-                .filter(|(i, f)| keep(*i, f))
-                .map(|(_, f)| f)
+        let kept = || self.kept(&keep);
+        crate::threads::rendered_in_order(&kept, renderers(), crate::threads::BATCH, &render, consume)
+    }
+
+    /// As `with_rendered`, a run of up to `run` findings at a time: `render`
+    /// is given the run and how many kept findings come before it (a report
+    /// that writes each run as one text, into a buffer it keeps).
+    pub fn with_rendered_runs<T: Send, R>(
+        &self,
+        keep: impl Fn(usize, &Finding) -> bool + Sync,
+        run: usize,
+        render: impl Fn(usize, &[&Finding]) -> T + Sync,
+        consume: impl FnOnce(&mut dyn Iterator<Item = T>) -> R,
+    ) -> R {
+        let run = run.max(1);
+        let runs = || {
+            let mut kept = self.kept(&keep);
+            let mut before = 0;
+            std::iter::from_fn(move || {
+                let findings: Vec<&Finding> = kept.by_ref().take(run).collect();
+                let at = before;
+                before += findings.len();
+                (!findings.is_empty()).then_some((at, findings))
+            })
         };
-        crate::threads::rendered_in_order(&kept, crate::threads::count().clamp(1, 4), &render, consume)
+        let render = |(before, findings): (usize, Vec<&Finding>)| render(before, &findings);
+        // Windows of about as many findings as `with_rendered`'s.
+        let batch = crate::threads::BATCH.div_ceil(run);
+        crate::threads::rendered_in_order(&runs, renderers(), batch, &render, consume)
+    }
+
+    /// The findings `keep` selects (by index and value), in order.
+    fn kept<'s>(&'s self, keep: &'s (impl Fn(usize, &Finding) -> bool + Sync)) -> impl Iterator<Item = &'s Finding> + 's {
+        self.outcome
+            .findings
+            .iter()
+            .enumerate()
+            .filter(move |(i, f)| keep(*i, f))
+            .map(|(_, f)| f)
     }
 
     /// `Traffic: 12 of 1,234 requests from impacted clients (0.97 %)`, for a
@@ -317,4 +347,10 @@ impl Context<'_> {
     pub fn resource(&self, f: &Finding) -> Resource<'_> {
         f.resource(self.analysis).shown()
     }
+}
+
+/// Threads that render a report's findings (`EDGEAUDIT_THREADS`, at most 4):
+/// the writing thread is one more.
+fn renderers() -> usize {
+    crate::threads::count().clamp(1, 4)
 }

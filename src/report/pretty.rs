@@ -257,11 +257,22 @@ pub struct Elements<'a> {
     first: bool,
 }
 
+/// What comes before an element of a [`Frame`]'s array member: a line of
+/// its own at [`ELEMENT_DEPTH`], after a comma unless it is the first.
+pub fn element_separator<W: ?Sized + Write>(out: &mut W, first: bool) -> io::Result<()> {
+    PrettyAt::new(ELEMENT_DEPTH).line(out, first)
+}
+
 impl Elements<'_> {
-    /// One element, already written [`ELEMENT_DEPTH`] levels deep.
-    pub fn written(&mut self, element: &[u8]) -> io::Result<()> {
-        self.open()?;
-        self.out.write_all(element)?;
+    /// `count` elements already written [`ELEMENT_DEPTH`] levels deep, each
+    /// after its [`element_separator`] (the first of the array's after the
+    /// one for the first).
+    pub fn written_run(&mut self, run: &[u8], count: usize) -> io::Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        self.first = false;
+        self.out.write_all(run)?;
         self.format.end_array_value(self.out)
     }
 
@@ -289,16 +300,19 @@ mod tests {
             match value.as_array() {
                 Some(items) => frame
                     .array(name, |elements| {
-                        for item in items {
-                            if arrays_written_ahead {
-                                let mut ahead = Vec::new();
-                                write_at(&mut ahead, item, 2)?;
-                                elements.written(&ahead)?;
-                            } else {
-                                elements.value(item)?;
-                            }
+                        if !arrays_written_ahead {
+                            return items.iter().try_for_each(|item| elements.value(item));
                         }
-                        Ok(())
+                        // In runs of two, each element after its separator.
+                        for (run, pair) in items.chunks(2).enumerate() {
+                            let mut ahead = Vec::new();
+                            for (k, item) in pair.iter().enumerate() {
+                                element_separator(&mut ahead, run == 0 && k == 0)?;
+                                write_at(&mut ahead, item, ELEMENT_DEPTH)?;
+                            }
+                            elements.written_run(&ahead, pair.len())?;
+                        }
+                        elements.written_run(b"", 0)
                     })
                     .unwrap(),
                 None => frame.member(name, value).unwrap(),
@@ -359,7 +373,7 @@ mod tests {
         // In key order, as a `Value` writes its members.
         let members = [
             ("config", json!(null)),
-            ("findings", json!([finding, other])),
+            ("findings", json!([finding, other, {"third": [true]}])),
             ("notices", json!([{"code": "W1"}])),
             ("summary", json!({"by_rule": {}, "errors": 1})),
             ("suppressed", json!([])),
