@@ -31,11 +31,21 @@ impl PrettyAt {
     }
 }
 
-fn indent<W: ?Sized + Write>(writer: &mut W, depth: usize) -> io::Result<()> {
-    for _ in 0..depth {
-        writer.write_all(b"  ")?;
+/// A comma, a line end and the indent of the deepest lines a report has,
+/// from which a line's start is written in one piece: a write a piece was
+/// most of the writes a finding's text takes (bench/RESULTS.md, issue 44).
+const LINE_START: &[u8; 2 + 2 * 24] = b",\n                                                ";
+
+/// Line end and indent for `depth`, after a comma when `comma`.
+fn line_start<W: ?Sized + Write>(writer: &mut W, comma: bool, depth: usize) -> io::Result<()> {
+    let from = usize::from(!comma);
+    match LINE_START.get(from..2 + 2 * depth) {
+        Some(piece) => writer.write_all(piece),
+        None => {
+            writer.write_all(&LINE_START[from..])?;
+            (24..depth).try_for_each(|_| writer.write_all(b"  "))
+        }
     }
-    Ok(())
 }
 
 impl PrettyAt {
@@ -50,16 +60,14 @@ impl PrettyAt {
     fn close<W: ?Sized + Write>(&mut self, writer: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth -= 1;
         if self.has_value {
-            writer.write_all(b"\n")?;
-            indent(writer, self.depth)?;
+            line_start(writer, false, self.depth)?;
         }
         writer.write_all(bracket)
     }
 
     /// An element or a member starts on a line of its own.
     fn line<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        writer.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(writer, self.depth)
+        line_start(writer, !first, self.depth)
     }
 }
 
@@ -363,6 +371,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn lines_deeper_than_one_piece_of_indent_are_indented_as_serde_json_indents_them() {
+        let mut deep = json!([1, {"k": "v"}, []]);
+        for depth in 0..30 {
+            deep = if depth % 2 == 0 { json!({"a": deep, "b": [depth]}) } else { json!([deep, {}]) };
+        }
+        let mut ours = Vec::new();
+        to_writer(&mut ours, &deep).unwrap();
+        assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string_pretty(&deep).unwrap());
     }
 
     #[test]
