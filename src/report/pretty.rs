@@ -122,8 +122,22 @@ fn escape_of(byte: u8, buffer: &mut [u8; 6]) -> Option<&[u8]> {
     Some(&buffer[..2])
 }
 
+/// Bytes looked at together for any to escape (most blocks of a message have none).
+const BLOCK: usize = 32;
+
+/// Whether a byte of `block` is one a JSON string escapes: a plain loop over
+/// a block of fixed size, which the compiler makes a few vector compares.
+fn any_to_escape(block: &[u8; BLOCK]) -> bool {
+    let mut any = 0u8;
+    for &b in block {
+        any |= u8::from(b < 0x20) | u8::from(b == b'"') | u8::from(b == b'\\');
+    }
+    any != 0
+}
+
 /// The contents of a JSON string for `text`, escaped as serde_json escapes
-/// them: runs that need nothing are found eight bytes at a time and copied whole.
+/// them: runs that need nothing are found a block at a time, the bytes to
+/// escape in a block that has some eight at a time, and runs copied whole.
 fn write_escaped<W: ?Sized + Write>(writer: &mut W, text: &[u8]) -> io::Result<()> {
     let mut buffer = [0u8; 6];
     let mut copied = 0;
@@ -135,14 +149,28 @@ fn write_escaped<W: ?Sized + Write>(writer: &mut W, text: &[u8]) -> io::Result<(
         }
         Ok(())
     };
-    let (words, tail) = text.as_chunks::<8>();
-    for (n, word) in words.iter().enumerate() {
+    // The bytes to escape in the eight from `start`.
+    let mut escape_word = |start: usize, word: &[u8; 8], writer: &mut W| -> io::Result<()> {
         // Little-endian: byte k of the word is bits 8k..8k+8.
         let mut marks = to_escape(u64::from_le_bytes(*word));
         while marks != 0 {
-            escape_at(n * 8 + marks.trailing_zeros() as usize / 8, writer)?;
+            escape_at(start + marks.trailing_zeros() as usize / 8, writer)?;
             marks &= marks - 1;
         }
+        Ok(())
+    };
+    let (blocks, rest) = text.as_chunks::<BLOCK>();
+    for (n, block) in blocks.iter().enumerate() {
+        if any_to_escape(block) {
+            for (k, word) in block.as_chunks::<8>().0.iter().enumerate() {
+                escape_word(n * BLOCK + k * 8, word, writer)?;
+            }
+        }
+    }
+    let rest_from = text.len() - rest.len();
+    let (words, tail) = rest.as_chunks::<8>();
+    for (k, word) in words.iter().enumerate() {
+        escape_word(rest_from + k * 8, word, writer)?;
     }
     for at in text.len() - tail.len()..text.len() {
         escape_at(at, writer)?;
@@ -358,8 +386,9 @@ mod tests {
     #[test]
     fn every_byte_below_0x80_is_escaped_as_serde_json_escapes_it() {
         for byte in 0u8..0x80 {
-            for at in 0..17 {
-                let mut text = "a".repeat(17);
+            // In a block, in a word after the blocks, and in the bytes after those.
+            for at in 0..71 {
+                let mut text = "a".repeat(71);
                 text.replace_range(at..at + 1, char::from(byte).encode_utf8(&mut [0; 4]));
                 let mut fast = Vec::new();
                 write_escaped(&mut fast, text.as_bytes()).unwrap();
@@ -377,7 +406,11 @@ mod tests {
     fn lines_deeper_than_one_piece_of_indent_are_indented_as_serde_json_indents_them() {
         let mut deep = json!([1, {"k": "v"}, []]);
         for depth in 0..30 {
-            deep = if depth % 2 == 0 { json!({"a": deep, "b": [depth]}) } else { json!([deep, {}]) };
+            deep = if depth % 2 == 0 {
+                json!({"a": deep, "b": [depth]})
+            } else {
+                json!([deep, {}])
+            };
         }
         let mut ours = Vec::new();
         to_writer(&mut ours, &deep).unwrap();
