@@ -7,8 +7,8 @@
 //! serde_json escapes a string a byte at a time, which was the largest single
 //! cost of a report (a finding's message and actions are most of its bytes).
 //! A field marked `#[serde(serialize_with = "escaped")]` is handed to
-//! [`PrettyAt`] as bytes, and it writes them as a JSON string looking at
-//! eight bytes at a time: the same text serde_json writes, faster. Such a
+//! [`PrettyAt`] as bytes, and it writes them as a JSON string looking at a
+//! block of bytes at a time: the same text serde_json writes, faster. Such a
 //! field is only for values written through [`PrettyAt`] ([`write_at`],
 //! [`Frame`], [`to_writer`]); any other serializer would see a byte array.
 
@@ -31,9 +31,10 @@ impl PrettyAt {
     }
 }
 
-/// A comma, a line end and the indent of the deepest lines a report has,
-/// from which a line's start is written in one piece: a write a piece was
-/// most of the writes a finding's text takes (bench/RESULTS.md, issue 44).
+/// A comma, a line end and 24 levels of indent (a finding's lines are about
+/// ten deep), from which a line's start is written in one piece: a write a
+/// piece was most of the writes a finding's text takes (bench/RESULTS.md,
+/// issue 44). Deeper lines take the rest two spaces at a time.
 const LINE_START: &[u8; 2 + 2 * 24] = b",\n                                                ";
 
 /// Line end and indent for `depth`, after a comma when `comma`.
@@ -348,6 +349,7 @@ mod tests {
                             }
                             elements.written_run(&ahead, pair.len())?;
                         }
+                        // An empty run writes nothing (no comma, no line).
                         elements.written_run(b"", 0)
                     })
                     .unwrap(),
