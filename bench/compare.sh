@@ -4,7 +4,7 @@
 # time and peak RSS of each, and B against A. Run bench/run.sh first to
 # generate bench-data/.
 #
-#   bench/compare.sh /tmp/edgeaudit-before ./target/release/edgeaudit
+#   bench/compare.sh /tmp/edgeaudit-before ./target/dist/edgeaudit
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."

@@ -14,7 +14,8 @@
 #   6. an export of 200 000 custom hostnames from the stand-in: peak RSS / file
 #   7. traffic: 6 million gzip'd Logpush lines against 100 000 custom hostnames,
 #      check --traffic against DuckDB's GROUP BY (TRAFFIC_LINES=… for fewer)
-# and print time ratios and peak RSS / input size. Machines are noisy: each
+# and print time ratios and peak RSS / input size. edgeaudit and the floor are
+# built as the published binaries are (`--profile dist`, Cargo.toml). Machines are noisy: each
 # command runs RUNS times (default 5), the commands of a section in turn
 # (floor, check, jq, floor, check, jq, …), and the median counts; every ratio
 # compares commands measured in this run (EXTRA's and section 4's commands
@@ -36,17 +37,17 @@ pools=200000
 yaml_hostnames=100000
 data=bench-data
 as_of=(--as-of 2024-10-01)
-edgeaudit="${EDGEAUDIT:-./target/release/edgeaudit}"
+edgeaudit="${EDGEAUDIT:-./target/dist/edgeaudit}"
 check=("$edgeaudit" check --fail-on never --no-config "${as_of[@]}")
 
 command -v jq >/dev/null || { echo "installing jq"; apt-get install -y jq >/dev/null; }
 [ -x /usr/bin/time ] || { echo "installing time"; apt-get install -y time >/dev/null; }
 
-cargo build --release --quiet --bin edgeaudit --example generate --example scan_floor
+cargo build --profile dist --quiet --bin edgeaudit --example generate --example scan_floor
 mkdir -p "$data"
 generate() { # FILE ARGS...
   local file=$1; shift
-  [ -s "$file" ] || ./target/release/examples/generate "$@" > "$file"
+  [ -s "$file" ] || ./target/dist/examples/generate "$@" > "$file"
 }
 generate "$data/hostnames-$hostnames.json" --custom-hostnames --count "$hostnames"
 generate "$data/pools-$pools.json" --count "$pools"
@@ -121,7 +122,7 @@ echo "edgeaudit benchmark, $(nproc) cores, median of $runs runs, $(date -u +%F)"
 # 1. A million custom hostnames, JSON.
 file="$data/hostnames-$hostnames.json"
 cat "$file" > /dev/null
-run_floor=(./target/release/examples/scan_floor "$file")
+run_floor=(./target/dist/examples/scan_floor "$file")
 run_json=("${check[@]}" "$file" --format json)
 run_sarif=("${check[@]}" "$file" --format sarif)
 run_jq=(jq '[.result[] | select(.ssl.certificate_authority == "lets_encrypt")] | length' "$file")
@@ -180,7 +181,7 @@ done
 # 2. 200 000 pools and their policies.
 file="$data/pools-$pools.json"
 cat "$file" > /dev/null
-run_floor=(./target/release/examples/scan_floor "$file")
+run_floor=(./target/dist/examples/scan_floor "$file")
 run_json=("${check[@]}" "$file" --format json)
 run_jq=(jq '[.result[] | select(.notification_email != "")] | length' "$file")
 interleaved floor=run_floor json=run_json jq=run_jq
@@ -213,7 +214,7 @@ fi
 # 3. 100 000 custom hostnames as YAML.
 file="$data/hostnames-$yaml_hostnames.yaml"
 cat "$file" > /dev/null
-run_floor=(./target/release/examples/scan_floor "$file")
+run_floor=(./target/dist/examples/scan_floor "$file")
 run_json=("${check[@]}" "$file" --format json)
 interleaved floor=run_floor json=run_json
 floor=${med[floor]} json=${med[json]}
@@ -299,8 +300,8 @@ fi
 # tests' stand-in service (pacing off), through loopback. Memory is held to a
 # page, not the account: peak RSS against the size of the file written.
 export_hostnames="${EXPORT_HOSTNAMES:-200000}"
-cargo build --release --quiet --example serve_account
-coproc SERVE { ./target/release/examples/serve_account --custom-hostnames "$export_hostnames"; }
+cargo build --profile dist --quiet --example serve_account
+coproc SERVE { ./target/dist/examples/serve_account --custom-hostnames "$export_hostnames"; }
 read -r served <&"${SERVE[0]}"
 export_env=(env "$(echo "$served" | cut -d' ' -f1)" CLOUDFLARE_API_TOKEN=test-token)
 account=$(echo "$served" | sed 's/.*ACCOUNT=\([^ ]*\).*/\1/')
@@ -322,8 +323,8 @@ line "export: peak RSS / file size" "$(awk -v k="$export_peak" -v b="$export_siz
 # edgeaudit's peak RSS (target: no slower than DuckDB, at most 256 MiB).
 traffic_lines="${TRAFFIC_LINES:-6000000}"
 traffic_dir="$data/logs-$traffic_lines"
-cargo build --release --quiet --example generate
-[ -d "$traffic_dir" ] || ./target/release/examples/generate --logpush "$traffic_dir" --count "$traffic_lines" --hosts 100000
+cargo build --profile dist --quiet --example generate
+[ -d "$traffic_dir" ] || ./target/dist/examples/generate --logpush "$traffic_dir" --count "$traffic_lines" --hosts 100000
 generate "$data/hostnames-100000.json" --custom-hostnames --count 100000
 python3 -c "import duckdb" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check duckdb
 cat > "$data/duckdb-traffic.py" <<PY
