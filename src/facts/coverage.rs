@@ -207,6 +207,9 @@ impl<'a> CoverageIndex<'a> {
             .filter(|p| can_deliver(p))
             .map(|p| (p, Reach::of_policy(p)))
             .collect();
+        // Made at its size (at most every id each candidate names): growing it
+        // rehashed every entry several times over (issue 44).
+        by_pool.reserve(candidates.iter().map(|(p, _)| p.pool_ids.len()).sum());
         for (i, (policy, _)) in candidates.iter().enumerate() {
             if policy.pool_ids.is_empty() {
                 all_pools.push(i);
