@@ -3,12 +3,15 @@
 //! threads, so its speed bounds theirs.
 //!
 //! Each block is classified into bitmasks (quotes, backslashes, opening and
-//! closing brackets; with SSE2 on x86_64). Without a backslash in the block,
-//! which bytes are inside strings follows from the quotes alone (a running
-//! XOR of the quote bits), and only the brackets outside strings are looked
-//! at, one bit each. A block with a backslash, or after one that ended in an
-//! escape, is read a byte at a time, as is the tail shorter than a block.
-//! Both ways give the same answer: a test compares them on arbitrary bytes.
+//! closing brackets; on x86_64 with AVX2 where the CPU has it, else SSE2).
+//! Without a backslash in the block, which bytes are inside strings follows
+//! from the quotes alone (a running XOR of the quote bits, one carry-less
+//! multiply with AVX2), and the brackets outside strings are counted; only a
+//! block that may close the container or pass a limit has its brackets
+//! followed one bit at a time. A block with a backslash, or after one that
+//! ended in an escape, is read a byte at a time, as is the tail shorter than
+//! a block. Every way gives the same answer: tests compare them on arbitrary
+//! bytes.
 //!
 //! Where a string ends ([`string_end`]) is found here too, for the
 //! splitter's member keys and the locator.
@@ -28,6 +31,43 @@ const BLOCK: usize = 64;
 /// has an opening bracket more than `limit` bytes after `start`. Strings are
 /// skipped (escapes respected); nothing is validated.
 pub fn container_end(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") && std::is_x86_feature_detected!("pclmulqdq") {
+        // SAFETY: the CPU has AVX2, POPCNT and PCLMULQDQ (detected just now,
+        // and cached by std after the first call).
+        return unsafe { container_end_avx2(bytes, start, limit, max_depth) };
+    }
+    scan_blocks(bytes, start, limit, max_depth, classify, prefix_xor)
+}
+
+/// [`container_end`] with 32-byte lanes, a popcount instruction and a
+/// carry-less multiply for the running XOR: the scan runs ahead of every
+/// parsing thread, so its speed bounds theirs.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
+fn container_end_avx2(bytes: &[u8], start: usize, limit: usize, max_depth: usize) -> Result<usize, Unsound> {
+    scan_blocks(
+        bytes,
+        start,
+        limit,
+        max_depth,
+        |block| classify_avx2(block),
+        |quotes| prefix_xor_clmul(quotes),
+    )
+}
+
+/// The scan, with the classification of its blocks; inlined into each
+/// caller so that the classification is compiled with the caller's
+/// instructions.
+#[inline(always)]
+fn scan_blocks(
+    bytes: &[u8],
+    start: usize,
+    limit: usize,
+    max_depth: usize,
+    classify: impl Fn(&[u8; BLOCK]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
+) -> Result<usize, Unsound> {
     let mut scan = Scan::new(start, limit, max_depth);
     let rest = bytes.get(start..).ok_or(Unsound)?;
     let (blocks, tail) = rest.as_chunks::<BLOCK>();
@@ -35,7 +75,7 @@ pub fn container_end(bytes: &[u8], start: usize, limit: usize, max_depth: usize)
     for block in blocks {
         let masks = classify(block);
         let found = if masks.backslash == 0 && !scan.escaped {
-            scan.block(&masks, at)?
+            scan.block(&masks, prefix_xor(masks.quote), at)?
         } else {
             scan.bytes(block, at)?
         };
@@ -102,14 +142,24 @@ impl Scan {
     }
 
     /// A block without backslashes, whose first byte is at `at`.
-    fn block(&mut self, masks: &Masks, at: usize) -> Result<Option<usize>, Unsound> {
+    /// `quoted` is the running XOR of the block's quotes ([`prefix_xor`]).
+    fn block(&mut self, masks: &Masks, quoted: u64, at: usize) -> Result<Option<usize>, Unsound> {
         // Bit i set: byte i is inside a string (its opening quote included).
-        let mut inside = prefix_xor(masks.quote);
+        let mut inside = quoted;
         if self.in_string {
             inside = !inside;
         }
         self.in_string = inside >> (BLOCK - 1) & 1 == 1;
-        let mut brackets = (masks.open | masks.close) & !inside;
+        let (open, close) = (masks.open & !inside, masks.close & !inside);
+        // Most blocks of a record neither close it nor come near a limit:
+        // their brackets are counted, not followed one by one. (Every
+        // opening bracket here is less than a block past `at`.)
+        let (opens, closes) = (open.count_ones() as usize, close.count_ones() as usize);
+        if closes < self.depth && self.depth + opens <= self.max_depth && at + BLOCK - self.start <= self.limit {
+            self.depth = self.depth + opens - closes;
+            return Ok(None);
+        }
+        let mut brackets = open | close;
         while brackets != 0 {
             let bit = brackets.trailing_zeros();
             brackets &= brackets - 1;
@@ -190,16 +240,12 @@ fn classify_sse2(block: &[u8; BLOCK]) -> Masks {
         // SAFETY: `lane` is 16 readable bytes, and an unaligned load may
         // read from any address.
         let v = unsafe { _mm_loadu_si128(lane.as_ptr().cast::<__m128i>()) };
+        // `[` and `{` differ in bit 5 only, as do `]` and `}`: one compare each.
+        let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
         let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
         let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        let open = _mm_or_si128(
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'[' as i8)),
-        );
-        let close = _mm_or_si128(
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b']' as i8)),
-        );
+        let open = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8));
+        let close = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8));
         let shift = 16 * k;
         masks.quote |= u64::from(_mm_movemask_epi8(quote) as u16) << shift;
         masks.backslash |= u64::from(_mm_movemask_epi8(backslash) as u16) << shift;
@@ -209,9 +255,41 @@ fn classify_sse2(block: &[u8; BLOCK]) -> Masks {
     masks
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn classify_avx2(block: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8};
+    let mut masks = Masks::default();
+    for (k, lane) in block.chunks_exact(32).enumerate() {
+        // SAFETY: `lane` is 32 readable bytes, and an unaligned load may
+        // read from any address.
+        let v = unsafe { _mm256_loadu_si256(lane.as_ptr().cast::<__m256i>()) };
+        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+        let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+        let open = _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8));
+        let close = _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8));
+        let shift = 32 * k;
+        masks.quote |= u64::from(_mm256_movemask_epi8(quote) as u32) << shift;
+        masks.backslash |= u64::from(_mm256_movemask_epi8(backslash) as u32) << shift;
+        masks.open |= u64::from(_mm256_movemask_epi8(open) as u32) << shift;
+        masks.close |= u64::from(_mm256_movemask_epi8(close) as u32) << shift;
+    }
+    masks
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 fn classify(block: &[u8; BLOCK]) -> Masks {
     Masks::one_at_a_time(block)
+}
+
+/// [`prefix_xor`] in one instruction: `x` times all ones, carry-less.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "pclmulqdq")]
+fn prefix_xor_clmul(x: u64) -> u64 {
+    use std::arch::x86_64::{_mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8};
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
 }
 
 /// Bit i of the result is the XOR of bits 0..=i of `x`.
@@ -307,9 +385,38 @@ mod tests {
         }
 
         #[test]
-        fn a_block_is_classified_as_byte_by_byte(block in prop::collection::vec(prop::sample::select(b"\"\\{}[]a \xff".to_vec()), BLOCK)) {
+        fn the_portable_blocks_end_where_bytes_one_at_a_time_end(
+            body in json_ish(),
+            padding in 0usize..70,
+            limit in prop::sample::select(vec![usize::MAX, 40, 150]),
+            max_depth in prop::sample::select(vec![100usize, 3]),
+        ) {
+            // `container_end` takes the AVX2 scan where the CPU has it: the
+            // SSE2 one is held to the same answers here.
+            let mut bytes = b"  {".to_vec();
+            bytes.extend(std::iter::repeat_n(b' ', padding));
+            bytes.extend_from_slice(&body);
+            bytes.extend_from_slice(b"}]} tail");
+            prop_assert_eq!(
+                scan_blocks(&bytes, 2, limit, max_depth, classify, prefix_xor),
+                one_byte_at_a_time(&bytes, 2, limit, max_depth)
+            );
+        }
+
+        #[test]
+        fn a_block_is_classified_as_byte_by_byte(
+            block in prop::collection::vec(
+                prop_oneof![prop::sample::select(b"\"\\{}[]a \xff".to_vec()), any::<u8>()],
+                BLOCK,
+            )
+        ) {
             let block: [u8; BLOCK] = block.try_into().unwrap();
             prop_assert_eq!(classify(&block), Masks::one_at_a_time(&block));
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (detected just now).
+                prop_assert_eq!(unsafe { classify_avx2(&block) }, Masks::one_at_a_time(&block));
+            }
         }
     }
 
@@ -321,6 +428,17 @@ mod tests {
         assert_eq!(container_end(text.as_bytes(), 0, usize::MAX, 100), Ok(end));
         assert_eq!(container_end(b"{\"unclosed\": [", 0, usize::MAX, 100), Err(Unsound));
         assert_eq!(container_end(text.as_bytes(), 0, usize::MAX, 1), Err(Unsound));
+    }
+
+    proptest! {
+        #[test]
+        fn the_carry_less_running_xor_is_the_running_xor(x in any::<u64>()) {
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("pclmulqdq") {
+                // SAFETY: the CPU has PCLMULQDQ (detected just now).
+                prop_assert_eq!(unsafe { prefix_xor_clmul(x) }, prefix_xor(x));
+            }
+        }
     }
 
     #[test]
