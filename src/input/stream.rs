@@ -208,129 +208,182 @@ impl<'de, W: Walk<'de>> Visitor<'de> for ObjectSeed<'_, '_, W> {
         f.write_str("a record (an object)")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Shape<'de>, A::Error> {
         let mut s = Shape::default();
-        let mut seen: u64 = 0;
-        let mut first = true;
-        while let Some(key) = map.next_key::<Text<'de>>()? {
-            if first {
-                first = false;
-                if let Cow::Borrowed(k) = key.0 {
-                    s.first_key = Some(k);
-                }
-            }
-            let Some(field) = Field::of(key.as_str()) else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            // Known fields, each at most once (like serde's derive).
-            let bit = 1u64 << (field as u32);
-            if seen & bit != 0 {
-                return Err(de::Error::duplicate_field(field.name()));
-            }
-            seen |= bit;
-            let mut records = |expect: Expect| {
-                let pointer = pointer::join(self.pointer, field.name());
-                map.next_value_seed(ContainerSeed {
-                    walk: &mut *self.walk,
-                    pointer,
-                    expect,
-                })
-            };
-            match field {
-                Field::Result => {
-                    s.has_result = true;
-                    let expect = if self.expect == Expect::Zone {
-                        Expect::ByShape
-                    } else {
-                        self.expect
-                    };
-                    records(expect)?;
-                }
-                Field::Pools => {
-                    s.has_bundle_key = true;
-                    records(Expect::Kind(Kind::Pool))?;
-                }
-                Field::NotificationPolicies => {
-                    s.has_bundle_key = true;
-                    records(Expect::Kind(Kind::NotificationPolicy))?;
-                }
-                Field::Zones => {
-                    s.has_bundle_key = true;
-                    records(Expect::Zone)?;
-                }
-                // A zone's keys; at the top of a document they make a one-zone bundle.
-                Field::CertificatePacks
-                | Field::CustomCertificates
-                | Field::CustomHostnames
-                | Field::DnsRecords
-                | Field::TotalTls
-                | Field::UniversalSsl => {
-                    s.has_bundle_key = true;
-                    let kind = match field {
-                        Field::CertificatePacks => Kind::CertificatePack,
-                        Field::CustomCertificates => Kind::CustomCertificate,
-                        Field::CustomHostnames => Kind::CustomHostname,
-                        Field::DnsRecords => Kind::DnsRecord,
-                        Field::TotalTls => Kind::TotalTls,
-                        _ => Kind::UniversalSsl,
-                    };
-                    records(Expect::Kind(kind))?;
-                }
-                Field::Success => s.success = map.next_value()?,
-                Field::AccountId => s.account_id = map.next_value()?,
-                Field::ZoneId => s.zone_id = map.next_value()?,
-                Field::Id => s.id = map.next_value()?,
-                Field::Name => s.name = map.next_value()?,
-                Field::Enabled => s.enabled = map.next_value()?,
-                Field::Origins => s.origins = map.next_value()?,
-                Field::NotificationEmail => s.notification_email = Some(map.next_value()?),
-                Field::NotificationFilter => s.notification_filter = map.next_value()?,
-                Field::AlertType => s.alert_type = map.next_value()?,
-                Field::Mechanisms => s.mechanisms = map.next_value()?,
-                Field::Filters => s.filters = map.next_value()?,
-                Field::Hostname => s.hostname = map.next_value()?,
-                Field::Ssl => s.ssl = map.next_value()?,
-                Field::Type => s.record_type = map.next_value()?,
-                Field::BundleMethod => s.bundle_method = map.next_value()?,
-                Field::UploadedOn => s.uploaded_on = map.next_value()?,
-                Field::CreatedAt => s.created_at = map.next_value()?,
-                Field::CreatedOn => s.created_on = map.next_value()?,
-                Field::ExpiresOn => s.expires_on = map.next_value()?,
-                Field::Issuer => s.issuer = map.next_value()?,
-                Field::Signature => s.signature = map.next_value()?,
-                Field::Status => s.status = map.next_value()?,
-                Field::Hosts => s.hosts = map.next_value()?,
-                Field::Certificate => s.certificate = map.next_value()?,
-                Field::CertificateAuthority => s.certificate_authority = map.next_value()?,
-                Field::Content => s.content = map.next_value()?,
-                Field::Certificates => s.certificates = map.next_value()?,
-                Field::Data => s.data = map.next_value()?,
-                Field::ValidityPeriod | Field::ValidityDays => {
-                    map.next_value::<IgnoredAny>()?;
-                    s.validity = true;
-                }
-                Field::ResultInfo => s.result_info = map.next_value()?,
-                Field::DefaultPools | Field::FallbackPool => {
-                    map.next_value::<IgnoredAny>()?;
-                    s.foreign.load_balancer = true;
-                }
-                Field::ExpectedCodes | Field::Interval => {
-                    map.next_value::<IgnoredAny>()?;
-                    s.foreign.monitor = true;
-                }
-                Field::NameServers | Field::OriginalRegistrar => {
-                    map.next_value::<IgnoredAny>()?;
-                    s.foreign.zone = true;
-                }
-                Field::Url => {
-                    map.next_value::<IgnoredAny>()?;
-                    s.foreign.webhook = true;
-                }
-            }
-        }
+        fill(self.walk, self.pointer, self.expect, map, &mut s)?;
         Ok(s)
     }
+}
+
+/// One object's fields written into a shape where it lies (`out`, made
+/// empty by the caller): a record list's part fills the shapes in its list
+/// of events, rather than have each (864 bytes) copied from the parse's
+/// frame to its caller's and into the list (issue 44).
+pub struct ObjectInto<'w, 'p, 'o, 'de, W> {
+    walk: &'w mut W,
+    pointer: &'p str,
+    expect: Expect,
+    out: &'o mut Shape<'de>,
+}
+
+impl<'w, 'p, 'o, 'de, W> ObjectInto<'w, 'p, 'o, 'de, W> {
+    /// An element of the list of `expect` at `pointer`, into `out`; records
+    /// inside it go to `walk`.
+    pub fn element(walk: &'w mut W, pointer: &'p str, expect: Expect, out: &'o mut Shape<'de>) -> Self {
+        ObjectInto {
+            walk,
+            pointer,
+            expect,
+            out,
+        }
+    }
+}
+
+impl<'de, W: Walk<'de>> DeserializeSeed<'de> for ObjectInto<'_, '_, '_, 'de, W> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        // A map, never a sequence, as for `ObjectSeed`.
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, W: Walk<'de>> Visitor<'de> for ObjectInto<'_, '_, '_, 'de, W> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a record (an object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        fill(self.walk, self.pointer, self.expect, map, self.out)
+    }
+}
+
+/// An object's fields into `s`, its record-holding values streamed to `walk`.
+fn fill<'de, W: Walk<'de>, A: MapAccess<'de>>(
+    walk: &mut W,
+    object: &str,
+    expect: Expect,
+    mut map: A,
+    s: &mut Shape<'de>,
+) -> Result<(), A::Error> {
+    let mut seen: u64 = 0;
+    let mut first = true;
+    while let Some(key) = map.next_key::<Text<'de>>()? {
+        if first {
+            first = false;
+            if let Cow::Borrowed(k) = key.0 {
+                s.first_key = Some(k);
+            }
+        }
+        let Some(field) = Field::of(key.as_str()) else {
+            map.next_value::<IgnoredAny>()?;
+            continue;
+        };
+        // Known fields, each at most once (like serde's derive).
+        let bit = 1u64 << (field as u32);
+        if seen & bit != 0 {
+            return Err(de::Error::duplicate_field(field.name()));
+        }
+        seen |= bit;
+        let mut records = |expect: Expect| {
+            let pointer = pointer::join(object, field.name());
+            map.next_value_seed(ContainerSeed {
+                walk: &mut *walk,
+                pointer,
+                expect,
+            })
+        };
+        match field {
+            Field::Result => {
+                s.has_result = true;
+                let expect = if expect == Expect::Zone { Expect::ByShape } else { expect };
+                records(expect)?;
+            }
+            Field::Pools => {
+                s.has_bundle_key = true;
+                records(Expect::Kind(Kind::Pool))?;
+            }
+            Field::NotificationPolicies => {
+                s.has_bundle_key = true;
+                records(Expect::Kind(Kind::NotificationPolicy))?;
+            }
+            Field::Zones => {
+                s.has_bundle_key = true;
+                records(Expect::Zone)?;
+            }
+            // A zone's keys; at the top of a document they make a one-zone bundle.
+            Field::CertificatePacks
+            | Field::CustomCertificates
+            | Field::CustomHostnames
+            | Field::DnsRecords
+            | Field::TotalTls
+            | Field::UniversalSsl => {
+                s.has_bundle_key = true;
+                let kind = match field {
+                    Field::CertificatePacks => Kind::CertificatePack,
+                    Field::CustomCertificates => Kind::CustomCertificate,
+                    Field::CustomHostnames => Kind::CustomHostname,
+                    Field::DnsRecords => Kind::DnsRecord,
+                    Field::TotalTls => Kind::TotalTls,
+                    _ => Kind::UniversalSsl,
+                };
+                records(Expect::Kind(kind))?;
+            }
+            Field::Success => s.success = map.next_value()?,
+            Field::AccountId => s.account_id = map.next_value()?,
+            Field::ZoneId => s.zone_id = map.next_value()?,
+            Field::Id => s.id = map.next_value()?,
+            Field::Name => s.name = map.next_value()?,
+            Field::Enabled => s.enabled = map.next_value()?,
+            Field::Origins => s.origins = map.next_value()?,
+            Field::NotificationEmail => s.notification_email = Some(map.next_value()?),
+            Field::NotificationFilter => s.notification_filter = map.next_value()?,
+            Field::AlertType => s.alert_type = map.next_value()?,
+            Field::Mechanisms => s.mechanisms = map.next_value()?,
+            Field::Filters => s.filters = map.next_value()?,
+            Field::Hostname => s.hostname = map.next_value()?,
+            Field::Ssl => s.ssl = map.next_value()?,
+            Field::Type => s.record_type = map.next_value()?,
+            Field::BundleMethod => s.bundle_method = map.next_value()?,
+            Field::UploadedOn => s.uploaded_on = map.next_value()?,
+            Field::CreatedAt => s.created_at = map.next_value()?,
+            Field::CreatedOn => s.created_on = map.next_value()?,
+            Field::ExpiresOn => s.expires_on = map.next_value()?,
+            Field::Issuer => s.issuer = map.next_value()?,
+            Field::Signature => s.signature = map.next_value()?,
+            Field::Status => s.status = map.next_value()?,
+            Field::Hosts => s.hosts = map.next_value()?,
+            Field::Certificate => s.certificate = map.next_value()?,
+            Field::CertificateAuthority => s.certificate_authority = map.next_value()?,
+            Field::Content => s.content = map.next_value()?,
+            Field::Certificates => s.certificates = map.next_value()?,
+            Field::Data => s.data = map.next_value()?,
+            Field::ValidityPeriod | Field::ValidityDays => {
+                map.next_value::<IgnoredAny>()?;
+                s.validity = true;
+            }
+            Field::ResultInfo => s.result_info = map.next_value()?,
+            Field::DefaultPools | Field::FallbackPool => {
+                map.next_value::<IgnoredAny>()?;
+                s.foreign.load_balancer = true;
+            }
+            Field::ExpectedCodes | Field::Interval => {
+                map.next_value::<IgnoredAny>()?;
+                s.foreign.monitor = true;
+            }
+            Field::NameServers | Field::OriginalRegistrar => {
+                map.next_value::<IgnoredAny>()?;
+                s.foreign.zone = true;
+            }
+            Field::Url => {
+                map.next_value::<IgnoredAny>()?;
+                s.foreign.webhook = true;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The keys edgeaudit reads; every other key is skipped unread.

@@ -27,7 +27,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use super::split::{ArraySplitter, MemberScanner, Part, Splitter, Unsound, is_list_key, skip_value_within, skip_whitespace};
 use crate::input::shape::Shape;
-use crate::input::stream::{Expect, ObjectSeed, Stopped, Walk};
+use crate::input::stream::{Expect, ObjectInto, Stopped, Walk};
 use crate::text::pointer;
 
 /// How large files are split among the threads (the threads module keeps it: locating and reading mapped text use it too).
@@ -340,13 +340,23 @@ impl<'a, S: Splitter> Pipeline<'a, S> {
 fn parse_part<'a>(text: &'a str, part: &Part, list: &str, expect: Expect, mut events: Vec<Event<'a>>) -> Parsed<'a> {
     events.reserve(part.elements.len());
     let mut recorder = Recorder { events };
+    // Records inside an element (an envelope's, in a list of envelopes),
+    // which a one-pass walk meets before the element itself.
+    let mut inside = Recorder::default();
     let mut pointer = String::new();
     for (i, bytes) in part.elements.iter().enumerate() {
         let index = part.first + i;
         pointer::write_index(&mut pointer, list, index);
-        let seed = ObjectSeed::element(&mut recorder, &pointer, expect);
-        let shape = parse_whole(text, bytes.clone(), seed).map_err(|_| Unsound)?;
-        recorder.events.push(Event::Indexed(shape, index, expect));
+        // The element's shape is filled where it lies in the list.
+        let at = recorder.events.len();
+        recorder.events.push(Event::Indexed(Shape::default(), index, expect));
+        let Some(Event::Indexed(shape, ..)) = recorder.events.last_mut() else {
+            return Err(Unsound);
+        };
+        parse_whole(text, bytes.clone(), ObjectInto::element(&mut inside, &pointer, expect, shape)).map_err(|_| Unsound)?;
+        if !inside.events.is_empty() {
+            recorder.events.splice(at..at, inside.events.drain(..));
+        }
     }
     let list_estimate = match (part.first, part.elements.first(), part.elements.last()) {
         (0, Some(first), Some(last)) => Some(list_estimate(part.elements.len(), first.start..last.end, text.len())),
