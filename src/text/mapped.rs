@@ -216,7 +216,9 @@ fn is_clean_utf8_on(bytes: &[u8], threads: usize, checked: impl Fn(std::ops::Ran
         let mut at = stretch.start;
         while at < stretch.end {
             let end = (at + RELEASE_WINDOW).min(stretch.end);
-            let next = match std::str::from_utf8(&bytes[at..end]) {
+            // simdutf8: the same verdict and error as the standard
+            // library's, with AVX2 where the CPU has it (a tenth of its cost).
+            let next = match simdutf8::compat::from_utf8(&bytes[at..end]) {
                 Ok(_) => end,
                 // A character cut by the window's end: checked with the next window.
                 Err(e) if e.error_len().is_none() && end < stretch.end && e.valid_up_to() > 0 => at + e.valid_up_to(),
@@ -518,6 +520,7 @@ mod tests {
 #[cfg(test)]
 mod stretch_tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn clean(bytes: &[u8], threads: usize) -> bool {
         let checked = std::sync::Mutex::new(Vec::new());
@@ -555,6 +558,28 @@ mod stretch_tests {
                     String::from_utf8_lossy(bytes)
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The SIMD check (simdutf8) judges as the standard library does,
+        /// on any bytes (mostly text, with stray bytes of every kind).
+        #[test]
+        fn any_bytes_are_judged_as_the_standard_library_judges_them(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec!["a", "é", "🙂", "✓", "\r\n", "\n", " ", "abcdefghijklmnopqrstuvwxyz0123456789"])
+                        .prop_map(|s| s.as_bytes().to_vec()),
+                    proptest::prelude::any::<u8>().prop_map(|b| vec![b]),
+                ],
+                0..200,
+            ),
+            threads in 1usize..4,
+        ) {
+            let bytes = pieces.concat();
+            let lone_cr = bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            let expected = std::str::from_utf8(&bytes).is_ok() && !lone_cr;
+            proptest::prop_assert_eq!(clean(&bytes, threads), expected);
         }
     }
 
