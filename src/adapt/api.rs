@@ -169,7 +169,7 @@ impl RecordSink for Builder {
                     _ => None,
                 };
                 if let (Some(certificate), Some(chain)) = (certificate.as_mut(), chain.as_mut()) {
-                    reconcile(certificate, fields.certificate, &fields.issued, chain, &mut self.texts);
+                    reconcile(certificate, "", &fields.issued, chain, &mut self.texts);
                 }
                 let strings = HostnameStrings {
                     id: shape.id.as_ref().map_or("", Text::as_str),

@@ -67,15 +67,6 @@ fn value_path(from_pem: bool, chain: Option<&Chain>, field: Cow<'static, str>) -
     }
 }
 
-/// A field of a certificate, which sits at `base` in its record.
-fn under(base: &str, field: &'static str) -> Cow<'static, str> {
-    if base.is_empty() {
-        Cow::Borrowed(field)
-    } else {
-        Cow::Owned(join(base, field))
-    }
-}
-
 pub struct CustomCertificateFacts<'a> {
     cert: &'a CustomCertificate,
 }
@@ -443,8 +434,6 @@ impl Facts for CustomHostnameFacts<'_> {
         let chain = h.chain.as_deref();
         let at = h.fields;
         let pem_path = chain.map_or(Cow::Borrowed(at.custom_certificate), |c| c.path.clone().into());
-        // The certificate's fields, where it is (`ssl`) even when the export has none of them.
-        let field = |f: &'static str| under(at.certificate, f);
         Some(match name {
             FactName::Label => Fact::new(static_text("Custom hostname"), ""),
             FactName::Id => Fact::new(text(h.id()), at.id),
@@ -452,7 +441,7 @@ impl Facts for CustomHostnameFacts<'_> {
             FactName::Hosts => Fact::new(text_items([h.hostname()]), at.hostname),
             FactName::BundleMethod => Fact::at(
                 static_text(cert.and_then(|c| c.bundle_method).map_or("unknown", |b| b.as_str())),
-                field(at.issued.bundle_method),
+                at.issued.bundle_method,
             ),
             FactName::Chain => Fact::at(static_text(chain_state(chain)), pem_path),
             FactName::DstCertificate => Fact::at(text(dst_certificate_words(chain)), pem_path),
@@ -460,10 +449,10 @@ impl Facts for CustomHostnameFacts<'_> {
                 let cert = cert?;
                 Fact::at(
                     Value::Date(cert.expires_on?),
-                    value_path(cert.from_pem.expires_on, chain, field(at.issued.expires_on)),
+                    value_path(cert.from_pem.expires_on, chain, at.issued.expires_on.into()),
                 )
             }
-            FactName::Status => Fact::at(text(cert.map_or("", |c| &*c.status)), field(at.issued.status)),
+            FactName::Status => Fact::at(text(cert.map_or("", |c| &*c.status)), at.issued.status),
             FactName::Authority => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
             FactName::Wildcard => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
             FactName::Zone => Fact::new(text_or_placeholder(self.zone_id, "zone_id"), ""),

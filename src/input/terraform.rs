@@ -60,7 +60,15 @@ static V4_HOSTNAME: HostnameFields = HostnameFields {
     certificate: "/ssl/0",
     id: "/id",
     hostname: "/hostname",
-    issued: fields::ISSUED,
+    issued: CertificateFields {
+        id: "/ssl/0/id",
+        issuer: "/ssl/0/issuer",
+        signature: "/ssl/0/signature",
+        bundle_method: "/ssl/0/bundle_method",
+        uploaded_on: "/ssl/0/uploaded_on",
+        expires_on: "/ssl/0/expires_on",
+        status: "/ssl/0/status",
+    },
 };
 
 static V4_CUSTOM_SSL: CustomCertificateFields = CustomCertificateFields {

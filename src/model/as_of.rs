@@ -86,7 +86,7 @@ pub fn newest(account: &Account) -> Option<Newest> {
         see(h.created, Kind::CustomHostname, &h.origin, &|| "/created_at".to_string());
         if let Some(c) = &h.certificate {
             see(c.uploaded_on, Kind::CustomHostname, &h.origin, &|| {
-                format!("{}{}", h.fields.certificate, h.fields.issued.uploaded_on)
+                h.fields.issued.uploaded_on.to_string()
             });
         }
     }

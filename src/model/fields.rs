@@ -26,8 +26,8 @@ pub struct PolicyFields {
 }
 
 /// An issued certificate's fields, relative to the certificate (itself at
-/// the record (uploaded), at [`PackFields::certificates`] and its index (a
-/// pack's), or at [`HostnameFields::certificate`]).
+/// the record (uploaded), or at [`PackFields::certificates`] and its index (a
+/// pack's)); a custom hostname's are whole paths ([`HostnameFields::issued`]).
 #[derive(Debug)]
 pub struct CertificateFields {
     pub id: &'static str,
@@ -82,6 +82,8 @@ pub struct HostnameFields {
     pub custom_certificate: &'static str,
     /// The certificate's own object (`ssl`), for findings about it as a whole.
     pub certificate: &'static str,
+    /// The certificate's fields in the record, under `certificate` (whole
+    /// paths, not joined again each time a rule or message asks).
     pub issued: CertificateFields,
 }
 
@@ -178,7 +180,15 @@ pub static HOSTNAME: HostnameFields = HostnameFields {
     wildcard: "/ssl/wildcard",
     custom_certificate: "/ssl/custom_certificate",
     certificate: "/ssl",
-    issued: ISSUED,
+    issued: CertificateFields {
+        id: "/ssl/id",
+        issuer: "/ssl/issuer",
+        signature: "/ssl/signature",
+        bundle_method: "/ssl/bundle_method",
+        uploaded_on: "/ssl/uploaded_on",
+        expires_on: "/ssl/expires_on",
+        status: "/ssl/status",
+    },
 };
 
 pub static SETTING: SettingFields = SettingFields {
