@@ -456,7 +456,7 @@ impl Facts for CustomHostnameFacts<'_> {
             FactName::Authority => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
             FactName::Wildcard => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
             FactName::Zone => Fact::new(text_or_placeholder(self.zone_id, "zone_id"), ""),
-            FactName::PatchEndpoint => Fact::new(text(format!("PATCH /zones/{zone}/custom_hostnames/{}", h.id())), at.id),
+            FactName::PatchEndpoint => Fact::new(text(["PATCH /zones/", zone, "/custom_hostnames/", &h.id()].concat()), at.id),
             FactName::SslMethod => Fact::new(text(h.ssl_method().unwrap_or("")), at.ssl_method),
             FactName::SslType => Fact::new(text(h.ssl_type().unwrap_or("")), at.ssl_type),
             FactName::CaChangeBody => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),
@@ -478,11 +478,13 @@ impl Facts for CustomHostnameFacts<'_> {
 /// how the hostname is validated).
 pub fn ca_change_body(h: &crate::model::certificate::CustomHostname, authority: &str) -> String {
     // Made for every such hostname's message and action: written into one
-    // string, each value quoted by serde_json, without a `Value` for each.
-    let mut body = String::with_capacity(96);
+    // buffer, each value quoted by serde_json, without a `Value` or a
+    // string for each.
+    let mut body = Vec::with_capacity(96);
     let mut quoted = |before: &str, value: &str| {
-        body.push_str(before);
-        body.push_str(&serde_json::to_string(value).unwrap_or_default());
+        body.extend_from_slice(before.as_bytes());
+        // Writing a string into a vector cannot fail.
+        let _ = serde_json::to_writer(&mut body, value);
     };
     quoted(
         r#"{"ssl":{"method":"#,
@@ -490,8 +492,9 @@ pub fn ca_change_body(h: &crate::model::certificate::CustomHostname, authority: 
     );
     quoted(r#","type":"#, h.ssl_type().unwrap_or("<its ssl.type: not in the export>"));
     quoted(r#","certificate_authority":"#, authority);
-    body.push_str("}}");
-    body
+    body.extend_from_slice(b"}}");
+    // serde_json writes UTF-8 from UTF-8.
+    String::from_utf8(body).unwrap_or_default()
 }
 
 #[cfg(test)]
