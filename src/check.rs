@@ -12,12 +12,14 @@ use crate::facts::Analysis;
 use crate::findings::Finding;
 use crate::findings::evaluate::evaluate;
 use crate::findings::unjudged::{NotJudged, not_judged};
-use crate::input::locate::{Locator, fill_positions};
+use crate::input::locate::{Located, Locator, fill_positions};
 use crate::input::source::SourceFile;
 use crate::load::{LoadOptions, load};
 use crate::model::Kind;
+use crate::model::origin::{FileId, RecordOrigin};
 use crate::text::error::{InputError, InputErrors};
 use crate::text::mapped::Releaser;
+use crate::text::position::Counted;
 use crate::triage::{self, Triage, Triaged};
 
 #[derive(Debug, Clone)]
@@ -158,23 +160,29 @@ pub fn check<R>(
     // keeps what their format builds of a file (a node map) once.
     let files = loaded.files.as_slice();
     let alone = |record: &crate::model::origin::RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
-    let placements = crate::threads::map_chunks_mut(&mut findings, threads, |chunk| {
+    let located = crate::threads::map_chunks_mut(&mut findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
-        // it releases the pages it has passed (from its first record on).
+        // it releases the pages it has passed (from its first record on),
+        // and counts their lines and columns as it goes (`InOrder`).
         let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
         let mut placements = Vec::with_capacity(chunk.len());
+        let mut counted = InOrder::new();
         for f in chunk {
             let Some(record) = record_of(&analysis, f) else {
                 placements.push(Placement::Nowhere);
                 continue;
             };
-            let placement = if alone(record) { Placement::Alone } else { Placement::Locator };
+            let mut placement = if alone(record) { Placement::Alone } else { Placement::Locator };
             if let Some(file) = file_of(files, record)
                 && let Some(location) = crate::input::locate::alone(file, record, &f.path)
             {
                 let id = record.file();
+                if counted.count(file.text.as_bytes(), id, record, &location) {
+                    placement = Placement::Counted;
+                }
+                // (Counting reads from the record's start: released up to there.)
+                let at = record.anchor().map_or(location.start, |a| a.offset);
                 f.location = location;
-                let at = f.location.start;
                 match &mut releaser {
                     Some((current, releaser)) if *current == id => releaser.reached(at),
                     _ => releaser = Some((id, Releaser::new(&file.text, at))),
@@ -182,11 +190,23 @@ pub fn check<R>(
             }
             placements.push(placement);
         }
-        placements
+        (placements, counted)
     });
+    // Lines and columns of the findings counted in order, each thread's
+    // counts joined to those before it; the others' by a pass over their file.
+    let mut placements: Vec<Placement> = Vec::with_capacity(findings.len());
+    {
+        let mut joined = Joined::default();
+        let mut at = 0;
+        for (chunk_placements, counted) in located {
+            let n = chunk_placements.len();
+            let chunk = &mut findings[at..at + n];
+            placements.extend(joined.place(files, counted, chunk, chunk_placements));
+            at += n;
+        }
+    }
     // Only the findings the locator places are looked at again (a million
     // findings' records asked for again on one thread cost a tenth of a second).
-    let placements: Vec<Placement> = placements.into_iter().flatten().collect();
     let by_locator = || {
         findings
             .iter()
@@ -199,7 +219,7 @@ pub fn check<R>(
     fill_positions(
         &loaded.files,
         findings.iter_mut().zip(&placements).filter_map(|(f, placement)| match placement {
-            Placement::Nowhere => None,
+            Placement::Nowhere | Placement::Counted => None,
             Placement::Alone => Some(&mut f.location),
             Placement::Locator => {
                 f.location = locator.locate(record_of(&analysis, f)?, &f.path);
@@ -280,12 +300,114 @@ fn file_of<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOri
 }
 
 /// How a finding is located: not at all (no record), from its record alone
-/// (on the thread that met it), or by the locator of its file's format.
+/// (on the thread that met it; its line and column counted there too, or
+/// later by a pass over its file), or by the locator of its file's format.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Placement {
     Nowhere,
     Alone,
+    Counted,
     Locator,
+}
+
+/// Lines and columns counted by a locating thread as it passes over a file
+/// record by record: from the record where its first counted finding is,
+/// each record's start after the one before, and each finding from its
+/// record's start (a record's fields need not be found in order). A
+/// million findings' file is then read once after the parse, not once to
+/// locate and again to count (each pass faulting its pages in again).
+/// Findings of another file, or whose record comes before the last one
+/// counted (the other copy of a duplicate), are left to the pass.
+struct InOrder {
+    /// The file, and the record where the counting starts.
+    from: Option<(FileId, usize)>,
+    /// The last record's start, and what lies between `from` and it.
+    at: usize,
+    learnt: Counted,
+    /// Each counted finding's start and end, from `from`, in order.
+    each: Vec<(Counted, Counted)>,
+}
+
+impl InOrder {
+    fn new() -> InOrder {
+        InOrder {
+            from: None,
+            at: 0,
+            learnt: Counted::NOTHING,
+            each: Vec::new(),
+        }
+    }
+
+    /// Counts the line and column of `location` (a field of `record`, in the
+    /// file `id` whose text is `bytes`) when it comes in order; whether it did.
+    fn count(&mut self, bytes: &[u8], id: FileId, record: &RecordOrigin, location: &Located) -> bool {
+        let Some(record_start) = record.anchor().map(|a| a.offset) else {
+            return false;
+        };
+        if location.start < record_start || location.end < location.start {
+            return false;
+        }
+        match self.from {
+            None => {
+                self.from = Some((id, record_start));
+                self.at = record_start;
+            }
+            Some((file, _)) if file != id || record_start < self.at => return false,
+            Some(_) => {}
+        }
+        if record_start > self.at {
+            self.learnt = self.learnt.then(Counted::of(bytes, self.at, record_start));
+            self.at = record_start;
+        }
+        let start = self.learnt.then(Counted::of(bytes, record_start, location.start));
+        let end = start.then(Counted::of(bytes, location.start, location.end));
+        self.each.push((start, end));
+        true
+    }
+}
+
+/// The locating threads' counts joined in order: each thread's from where
+/// the one before it (in the same file) stopped, or from its file's start.
+#[derive(Default)]
+struct Joined {
+    /// The file counted last, its last record's start, and what lies before it.
+    last: Option<(FileId, usize, Counted)>,
+    /// The files whose counting began: one met again after another is left
+    /// to the pass (its counts would not join).
+    started: Vec<FileId>,
+}
+
+impl Joined {
+    /// Writes the lines and columns of a thread's counted findings (`chunk`,
+    /// placed as `placements`), and gives back their placements: a finding
+    /// whose counts cannot be joined is left to the pass over its file.
+    fn place(&mut self, files: &[SourceFile], counted: InOrder, chunk: &mut [Finding], placements: Vec<Placement>) -> Vec<Placement> {
+        let joined = counted.from.and_then(|(id, from)| {
+            let bytes = files.get(id.0 as usize)?.text.as_bytes();
+            let before = match self.last {
+                Some((file, at, before)) if file == id && from >= at => before.then(Counted::of(bytes, at, from)),
+                _ if !self.started.contains(&id) => Counted::FILE_START.then(Counted::of(bytes, 0, from)),
+                _ => return None,
+            };
+            Some((id, before))
+        });
+        let Some((id, before)) = joined else {
+            let to_pass = |p: Placement| if p == Placement::Counted { Placement::Alone } else { p };
+            return placements.into_iter().map(to_pass).collect();
+        };
+        if !self.started.contains(&id) {
+            self.started.push(id);
+        }
+        let mut each = counted.each.iter();
+        for (f, _) in chunk.iter_mut().zip(&placements).filter(|(_, p)| **p == Placement::Counted) {
+            if let Some((start, end)) = each.next() {
+                (f.location.line, f.location.column) = before.then(*start).position();
+                (f.location.end_line, f.location.end_column) = before.then(*end).position();
+            }
+        }
+        self.last = Some((id, counted.at, before.then(counted.learnt)));
+        placements
+    }
 }
 
 /// The record a finding's field is in: the other copy's for a finding about

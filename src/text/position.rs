@@ -97,6 +97,41 @@ impl Partial {
     }
 }
 
+/// What a pass over a stretch of text learnt of its lines and code points,
+/// for a caller that passes over a file in its own steps (the JSON locating
+/// threads, record by record: `check.rs`); stretches join in order with
+/// [`Counted::then`], from [`Counted::FILE_START`] for a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counted(Partial);
+
+impl Counted {
+    /// Before the text's first byte.
+    pub const FILE_START: Counted = Counted(Partial::START);
+    /// An empty stretch.
+    pub const NOTHING: Counted = Counted(Partial {
+        lines_ended: 0,
+        chars: 0,
+        line_ended: false,
+    });
+
+    /// What `bytes[from..to]` holds (`bytes` the whole text, so that a CR
+    /// at the stretch's end is judged by the byte after it).
+    pub fn of(bytes: &[u8], from: usize, to: usize) -> Counted {
+        let to = to.min(bytes.len());
+        Counted(segment(bytes, from.min(to), to))
+    }
+
+    /// This stretch followed by `next`.
+    pub fn then(self, next: Counted) -> Counted {
+        Counted(self.0.then(next.0))
+    }
+
+    /// 1-based line and column, for stretches joined from [`Counted::FILE_START`].
+    pub fn position(self) -> (usize, usize) {
+        self.0.position()
+    }
+}
+
 /// Passes from `from` over each of the sorted `targets` in turn, giving
 /// `each` what was learnt from `from` to that target; returns what was
 /// learnt from `from` to the last target.
@@ -303,6 +338,27 @@ mod tests {
             proptest::prop_assert_eq!(&on, &expected);
             // Every stretch's pass moved forward from where it started.
             proptest::prop_assert!(passed.lock().unwrap().iter().all(|&(from, at)| from <= at));
+        }
+
+        #[test]
+        fn stretches_counted_apart_and_joined_give_the_one_pass_position(
+            pieces in proptest::collection::vec(proptest::sample::select(vec!["a", "é", "🙂", "\n", "\r", "\r\n", "\n\n", "{\"x\": 1}"]), 0..120),
+            picks in proptest::collection::vec(0usize..1000, 1..12),
+        ) {
+            // The text cut at arbitrary character boundaries (as the locating
+            // threads cut it at records and fields), each stretch counted on
+            // its own and joined in order from the start.
+            let text: String = pieces.concat();
+            let boundaries: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            let mut cuts: Vec<usize> = picks.iter().map(|&p| boundaries[p % boundaries.len()]).collect();
+            cuts.sort_unstable();
+            let mut joined = Counted::FILE_START;
+            let mut from = 0;
+            for &cut in &cuts {
+                joined = joined.then(Counted::of(text.as_bytes(), from, cut)).then(Counted::NOTHING);
+                from = cut;
+                proptest::prop_assert_eq!(joined.position(), naive(&text, cut));
+            }
         }
     }
 

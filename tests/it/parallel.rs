@@ -255,3 +255,65 @@ fn broken_and_unusual_json_lines_give_the_one_thread_errors() {
     ];
     each_gives_the_one_thread_output(&documents, "jsonl");
 }
+
+/// Every finding's line and column, counted by the locating threads as they
+/// pass over each file, name the value its pointer names: the text there
+/// starts a JSON value, after its key (or after `[` or `,` for an element).
+/// Several files and a record loaded twice (EX002 points into the other
+/// file, out of the order the findings are counted in), on 1, 2 and 8
+/// threads, in minified and pretty exports.
+#[test]
+fn lines_and_columns_counted_while_locating_point_at_the_pointed_value() {
+    let minified = generated(1500, false);
+    let pretty = generated(300, true);
+    // A record of the minified export again, changed: EX002 at both copies.
+    let doc: serde_json::Value = serde_json::from_str(&minified).unwrap();
+    let mut copy = doc["result"][3].clone();
+    copy["ssl"]["method"] = serde_json::json!("txt");
+    let copy = serde_json::to_string_pretty(&serde_json::json!({"result": [doc["result"][2].clone(), copy]})).unwrap();
+    let dir = temp_dir(&[
+        ("a-minified.json", minified.as_bytes()),
+        ("b-pretty.json", pretty.as_bytes()),
+        ("c-copy.json", copy.as_bytes()),
+    ]);
+    let texts: std::collections::BTreeMap<String, String> = ["a-minified.json", "b-pretty.json", "c-copy.json"]
+        .iter()
+        .map(|name| {
+            (
+                path_str(&dir.path().join(name)),
+                std::fs::read_to_string(dir.path().join(name)).unwrap(),
+            )
+        })
+        .collect();
+    let dir_path = path_str(dir.path());
+    for threads in ["1", "2", "8"] {
+        let run = run_with_env(&check(&dir_path), &[("EDGEAUDIT_THREADS", threads)]);
+        let doc = common::json(&run);
+        let findings = doc["findings"].as_array().expect("findings");
+        assert!(findings.len() > 500, "{}", run.stderr);
+        assert!(findings.iter().any(|f| f["rule"] == "EX002"), "a duplicate is found");
+        for f in findings {
+            let at = &f["location"];
+            let Some(text) = at["file"].as_str().and_then(|file| texts.get(file)) else {
+                continue;
+            };
+            let (line, column) = (at["line"].as_u64().unwrap() as usize, at["column"].as_u64().unwrap() as usize);
+            let value = common::text_at(text, line, column);
+            let offset = value.as_ptr() as usize - text.as_ptr() as usize;
+            let before = text[..offset].trim_end();
+            let pointer = at["pointer"].as_str().unwrap();
+            let last = pointer.rsplit('/').next().unwrap();
+            let after_its_key = if last.parse::<usize>().is_ok() {
+                before.ends_with('[') || before.ends_with(',')
+            } else {
+                before.ends_with(&format!("\"{last}\":")) || before.ends_with(&format!("\"{last}\" :"))
+            };
+            assert!(
+                after_its_key && value.starts_with(['{', '[', '"', 't', 'f', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']),
+                "{threads} threads: {pointer} at {line}:{column} of {}: {:?}",
+                at["file"],
+                &value[..value.len().min(40)]
+            );
+        }
+    }
+}
