@@ -146,11 +146,30 @@ pub fn check<R>(
         analysis.for_each_subject_in(range, |subject, facts| evaluate(&in_effect, subject, facts, &mut findings));
         findings
     });
-    let mut findings: Vec<Finding> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for part in parts {
-        findings.extend(part);
-    }
-    let not_judged = not_judged(rules, &analysis, options.as_of);
+    // What the rules could not judge, and the run's notes, read only the
+    // model: they are made on a thread of their own while this one joins the
+    // findings (a copy of every finding, on one thread either way).
+    let unjudged = || {
+        let not_judged = not_judged(rules, &analysis, options.as_of);
+        let notes = crate::notices::of_run(&inventory, options.as_of, &not_judged);
+        (not_judged, notes)
+    };
+    let join = |parts: Vec<Vec<Finding>>| {
+        let mut findings: Vec<Finding> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            findings.extend(part);
+        }
+        findings
+    };
+    let (mut findings, (not_judged, run_notes)) = if threads > 1 {
+        std::thread::scope(|scope| {
+            let beside = scope.spawn(unjudged);
+            let findings = join(parts);
+            (findings, beside.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })
+    } else {
+        (join(parts), unjudged())
+    };
     timings.stage("rules");
 
     // Findings whose subject has an origin are located in place: pointer and
@@ -240,7 +259,7 @@ pub fn check<R>(
     }
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
     // What the run says about its inputs beside the findings, each at its place.
-    let run_notes: Vec<crate::triage::Notice> = crate::notices::of_run(&inventory, options.as_of, &not_judged)
+    let run_notes: Vec<crate::triage::Notice> = run_notes
         .into_iter()
         .map(|note| {
             let mut at = locator.locate(&note.origin, &note.path);
@@ -291,6 +310,12 @@ pub fn check<R>(
     };
     let result = report(&outcome, &analysis);
     timings.stage("report");
+    // The model and the findings (a million records' worth take tens of
+    // milliseconds to free) are freed beside the caller, which need not wait.
+    drop(analysis);
+    if threads > 1 {
+        crate::threads::drop_beside((outcome, inventory));
+    }
     Ok(result)
 }
 

@@ -141,6 +141,13 @@ where
     })
 }
 
+/// Frees `value` on a thread of its own, so that the caller goes on (a
+/// process that ends meanwhile leaves the rest to the system). Freed here
+/// when no thread can be had.
+pub fn drop_beside<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new().name("edgeaudit-free".into()).spawn(move || drop(value));
+}
+
 /// How large inputs are spread over the threads: the JSON parse splits a
 /// file from `from_bytes` into parts of about `part_bytes`, and passes over
 /// a file that large (locating, checking mapped text) use every thread.
