@@ -161,15 +161,18 @@ pub fn check<R>(
         }
         findings
     };
-    let (mut findings, (not_judged, run_notes)) = if threads > 1 {
-        std::thread::scope(|scope| {
-            let beside = scope.spawn(unjudged);
-            let findings = join(parts);
-            (findings, beside.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        })
-    } else {
-        (join(parts), unjudged())
-    };
+    let (mut findings, (not_judged, run_notes)) = std::thread::scope(|scope| {
+        // (A thread that cannot be had leaves the work to this one.)
+        let beside = (threads > 1)
+            .then(|| std::thread::Builder::new().spawn_scoped(scope, unjudged).ok())
+            .flatten();
+        let findings = join(parts);
+        let unjudged = match beside {
+            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => unjudged(),
+        };
+        (findings, unjudged)
+    });
     timings.stage("rules");
 
     // Findings whose subject has an origin are located in place: pointer and
@@ -178,12 +181,12 @@ pub fn check<R>(
     // record's scan) on every thread, the others with the locator, which
     // keeps what their format builds of a file (a node map) once.
     let files = loaded.files.as_slice();
-    let alone = |record: &crate::model::origin::RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
+    let alone = |record: &RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
     let located = crate::threads::map_chunks_mut(&mut findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on),
         // and counts their lines and columns as it goes (`InOrder`).
-        let mut releaser: Option<(crate::model::origin::FileId, Releaser<'_>)> = None;
+        let mut releaser: Option<(FileId, Releaser<'_>)> = None;
         let mut placements = Vec::with_capacity(chunk.len());
         let mut counted = InOrder::new();
         for f in chunk {
@@ -320,7 +323,7 @@ pub fn check<R>(
 }
 
 /// The file a record is in.
-fn file_of<'f>(files: &'f [SourceFile], record: &crate::model::origin::RecordOrigin) -> Option<&'f SourceFile> {
+fn file_of<'f>(files: &'f [SourceFile], record: &RecordOrigin) -> Option<&'f SourceFile> {
     files.get(record.file().0 as usize)
 }
 
@@ -437,7 +440,7 @@ impl Joined {
 
 /// The record a finding's field is in: the other copy's for a finding about
 /// one (EX002), else its subject's.
-fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r crate::model::origin::RecordOrigin> {
+fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r RecordOrigin> {
     let subject = analysis.subject(f.subject)?;
     Some(f.elsewhere.as_deref().unwrap_or(subject.origin))
 }
