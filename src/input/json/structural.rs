@@ -207,6 +207,18 @@ struct Masks {
 }
 
 impl Masks {
+    /// One lane's quote, backslash, opening and closing bits, for the bytes
+    /// from `shift` on: the SSE2 and AVX2 classifiers differ only in their
+    /// lanes' width.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn add_lane(&mut self, shift: usize, [quote, backslash, open, close]: [u64; 4]) {
+        self.quote |= quote << shift;
+        self.backslash |= backslash << shift;
+        self.open |= open << shift;
+        self.close |= close << shift;
+    }
+
     #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
     fn one_at_a_time(block: &[u8; BLOCK]) -> Masks {
         let mut masks = Masks::default();
@@ -246,11 +258,8 @@ fn classify_sse2(block: &[u8; BLOCK]) -> Masks {
         let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
         let open = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8));
         let close = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8));
-        let shift = 16 * k;
-        masks.quote |= u64::from(_mm_movemask_epi8(quote) as u16) << shift;
-        masks.backslash |= u64::from(_mm_movemask_epi8(backslash) as u16) << shift;
-        masks.open |= u64::from(_mm_movemask_epi8(open) as u16) << shift;
-        masks.close |= u64::from(_mm_movemask_epi8(close) as u16) << shift;
+        let lane = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16);
+        masks.add_lane(16 * k, [lane(quote), lane(backslash), lane(open), lane(close)]);
     }
     masks
 }
@@ -269,11 +278,8 @@ fn classify_avx2(block: &[u8; BLOCK]) -> Masks {
         let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
         let open = _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8));
         let close = _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8));
-        let shift = 32 * k;
-        masks.quote |= u64::from(_mm256_movemask_epi8(quote) as u32) << shift;
-        masks.backslash |= u64::from(_mm256_movemask_epi8(backslash) as u32) << shift;
-        masks.open |= u64::from(_mm256_movemask_epi8(open) as u32) << shift;
-        masks.close |= u64::from(_mm256_movemask_epi8(close) as u32) << shift;
+        let lane = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32);
+        masks.add_lane(32 * k, [lane(quote), lane(backslash), lane(open), lane(close)]);
     }
     masks
 }
