@@ -199,7 +199,12 @@ pub fn check<R>(
                 && let Some(location) = crate::input::locate::alone(file, record, &f.path)
             {
                 let id = record.file();
-                if counted.count(file.text.as_bytes(), id, record, &location) {
+                let mut location = location;
+                if let (Some(start), Some(end)) = (file.text.plain_position(location.start), file.text.plain_position(location.end)) {
+                    // On the plain first line of a minified export: nothing to count.
+                    ((location.line, location.column), (location.end_line, location.end_column)) = (start, end);
+                    placement = Placement::Placed;
+                } else if counted.count(file.text.as_bytes(), id, record, &location) {
                     placement = Placement::Counted;
                 }
                 // (Counting reads from the record's start: released up to there.)
@@ -241,7 +246,7 @@ pub fn check<R>(
     fill_positions(
         &loaded.files,
         findings.iter_mut().zip(&placements).filter_map(|(f, placement)| match placement {
-            Placement::Nowhere | Placement::Counted => None,
+            Placement::Nowhere | Placement::Placed | Placement::Counted => None,
             Placement::Alone => Some(&mut f.location),
             Placement::Locator => {
                 f.location = locator.locate(record_of(&analysis, f)?, &f.path);
@@ -328,12 +333,14 @@ fn file_of<'f>(files: &'f [SourceFile], record: &RecordOrigin) -> Option<&'f Sou
 }
 
 /// How a finding is located: not at all (no record), from its record alone
-/// (on the thread that met it; its line and column counted there too, or
-/// later by a pass over its file), or by the locator of its file's format.
+/// (on the thread that met it; its line and column known there from the
+/// plain start of its file, counted there, or later by a pass over its
+/// file), or by the locator of its file's format.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Placement {
     Nowhere,
     Alone,
+    Placed,
     Counted,
     Locator,
 }

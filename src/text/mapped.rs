@@ -30,6 +30,11 @@ pub enum Text {
         start: usize,
         /// Size and modification time when mapped.
         stamp: Stamp,
+        /// How many bytes from the text's start are ASCII on its first line
+        /// (no CR or LF): a position there is line 1, column offset + 1,
+        /// known without reading the text again (a minified export, as the
+        /// API writes one, is such a line from end to end).
+        plain: usize,
     },
 }
 
@@ -89,22 +94,27 @@ impl Text {
         // against as the module docs say.
         let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
         guard::watch(&map, name);
-        let text = Text::Mapped {
-            start: if map.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 },
+        let start = if map.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+        // Checked a window at a time, each released once checked (the parse
+        // reads it again); a large file in a stretch a thread. Lone CRs are
+        // mended in a copy; invalid UTF-8 is reported by the reader.
+        let threads = crate::threads::Settings::get().threads_for(map.len());
+        let plain = clean_utf8_on(&map, start, threads, |range| release_bytes(&map, range))?;
+        Some(Text::Mapped {
+            start,
             map,
             stamp: Stamp::of(&meta),
-        };
-        // Lone CRs are mended in a copy; invalid UTF-8 is reported by the reader.
-        text.is_clean_utf8().then_some(text)
+            plain,
+        })
     }
 
-    /// Whether the mapped bytes are UTF-8 without a lone CR: checked a window
-    /// at a time, each released once checked (the parse reads it again); a
-    /// large file in a stretch a thread.
-    fn is_clean_utf8(&self) -> bool {
-        let Text::Mapped { map, .. } = self else { return true };
-        let threads = crate::threads::Settings::get().threads_for(map.len());
-        is_clean_utf8_on(map, threads, |range| self.release_bytes(range))
+    /// The line and column of the text's byte `offset` when the text up to
+    /// there is plain (ASCII on one line): known without reading it.
+    pub fn plain_position(&self, offset: usize) -> Option<(usize, usize)> {
+        match self {
+            Text::Mapped { plain, .. } if offset <= *plain => Some((1, offset + 1)),
+            _ => None,
+        }
     }
 
     /// Whether the mapped file at `path` changed since it was mapped.
@@ -125,26 +135,25 @@ impl Text {
     /// target of docs/src/performance.md: peak memory at most 1.3× the input). They stay in the page cache;
     /// read again, they are faulted in from the file. A read text does nothing.
     fn release(&self, range: std::ops::Range<usize>) {
-        if let Text::Mapped { start, .. } = self {
-            self.release_bytes(range.start + start..range.end + start);
+        if let Text::Mapped { map, start, .. } = self {
+            release_bytes(map, range.start + start..range.end + start);
         }
     }
+}
 
-    /// [`Text::release`] by offsets into the mapped bytes.
-    fn release_bytes(&self, range: std::ops::Range<usize>) {
-        let Text::Mapped { map, .. } = self else { return };
-        let page = page_size();
-        let from = range.start.div_ceil(page) * page;
-        let to = (range.end.min(map.len()) / page) * page;
-        if to > from {
-            // SAFETY: the map is a read-only shared file mapping (memmap2's
-            // `Mmap::map`), never written: MADV_DONTNEED only drops the pages
-            // from this process, and a page read again is faulted in from the
-            // file's page cache, the same bytes, so borrows into it on any
-            // thread stay valid (a file changed under the map is the case the
-            // module docs guard, released or not). Failing, it keeps the pages.
-            let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from) };
-        }
+/// [`Text::release`] by offsets into the mapped bytes.
+fn release_bytes(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    let page = page_size();
+    let from = range.start.div_ceil(page) * page;
+    let to = (range.end.min(map.len()) / page) * page;
+    if to > from {
+        // SAFETY: the map is a read-only shared file mapping (memmap2's
+        // `Mmap::map`), never written: MADV_DONTNEED only drops the pages
+        // from this process, and a page read again is faulted in from the
+        // file's page cache, the same bytes, so borrows into it on any
+        // thread stay valid (a file changed under the map is the case the
+        // module docs guard, released or not). Failing, it keeps the pages.
+        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from) };
     }
 }
 
@@ -207,12 +216,20 @@ impl Drop for Releaser<'_> {
     }
 }
 
-/// Whether `bytes` are UTF-8 without a lone CR, checked in up to `threads`
-/// stretches on as many threads, a window at a time; `checked` is told each
-/// range checked and found clean.
-fn is_clean_utf8_on(bytes: &[u8], threads: usize, checked: impl Fn(std::ops::Range<usize>) + Sync) -> bool {
+/// When `bytes` are UTF-8 without a lone CR, how many bytes from `from` on
+/// are plain (ASCII without a line end; [`Text::plain_position`]); `None`
+/// otherwise. Checked in up to `threads` stretches on as many threads, a
+/// window at a time; `checked` is told each range checked and found clean.
+fn clean_utf8_on(bytes: &[u8], from: usize, threads: usize, checked: impl Fn(std::ops::Range<usize>) + Sync) -> Option<usize> {
     let stretches = char_stretches(bytes, threads);
-    let clean = crate::threads::ordered_map(&stretches, threads, |stretch| {
+    let judged = crate::threads::ordered_map(&stretches, threads, |stretch| {
+        // The plain run within this stretch (from `from` on): it goes on
+        // while every window is plain, and is then all the stretch gives.
+        let mut plain = Plain {
+            from: stretch.start.max(from),
+            to: stretch.start.max(from),
+            whole: true,
+        };
         let mut at = stretch.start;
         while at < stretch.end {
             let end = (at + RELEASE_WINDOW).min(stretch.end);
@@ -222,18 +239,60 @@ fn is_clean_utf8_on(bytes: &[u8], threads: usize, checked: impl Fn(std::ops::Ran
                 Ok(_) => end,
                 // A character cut by the window's end: checked with the next window.
                 Err(e) if e.error_len().is_none() && end < stretch.end && e.valid_up_to() > 0 => at + e.valid_up_to(),
-                Err(_) => return false,
+                Err(_) => return None,
             };
+            let window = &bytes[at..next];
+            let line_end = memchr::memchr2(b'\r', b'\n', window).is_some();
             // (A CR at a stretch's end is judged by the byte after it, in the next.)
-            if memchr::memchr_iter(b'\r', &bytes[at..next]).any(|cr| bytes.get(at + cr + 1) != Some(&b'\n')) {
-                return false;
+            if line_end && memchr::memchr_iter(b'\r', window).any(|cr| bytes.get(at + cr + 1) != Some(&b'\n')) {
+                return None;
             }
+            plain.extend(bytes, next, line_end);
             checked(at..next);
             at = next;
         }
-        true
+        Some(plain)
     });
-    clean.into_iter().all(|clean| clean)
+    // The text's plain start: each stretch's run joined to the one before
+    // while that one was plain to its end (every stretch's verdict counts).
+    let mut plain_to = from;
+    let mut open = true;
+    for stretch in judged {
+        let stretch = stretch?;
+        if open && stretch.from == plain_to {
+            plain_to = stretch.to;
+            open = stretch.whole;
+        } else {
+            open = false;
+        }
+    }
+    Some(plain_to - from)
+}
+
+/// A stretch's run of plain bytes, from its start (or the text's) on.
+struct Plain {
+    from: usize,
+    to: usize,
+    /// Whether the run reached every window checked so far.
+    whole: bool,
+}
+
+impl Plain {
+    /// A window checked up to `next`, with a line end in it or not: the run
+    /// goes on over it when it is plain, and stops for good otherwise. (A
+    /// window is checked whole: a run may end before the last plain byte.)
+    fn extend(&mut self, bytes: &[u8], next: usize, line_end: bool) {
+        if !self.whole || next <= self.to {
+            return;
+        }
+        let window = &bytes[self.to..next];
+        // Valid UTF-8 with as many characters as bytes is ASCII.
+        if !line_end && bytecount::num_chars(window) == window.len() {
+            self.to = next;
+        } else {
+            self.whole = false;
+        }
+    }
 }
 
 /// `bytes` cut into `n` stretches (fewer when short), each starting where a
@@ -464,7 +523,7 @@ mod tests {
         body[2 * window - 2..2 * window].copy_from_slice(b"\r\n");
         // On one thread, whatever the machine: on more, the file is cut into
         // stretches and the windows fall elsewhere.
-        let one_thread = |body: &[u8]| is_clean_utf8_on(body, 1, |_| {});
+        let one_thread = |body: &[u8]| clean_utf8_on(body, 0, 1, |_| {}).is_some();
         assert!(one_thread(&body));
         std::fs::write(&path, &body).expect("write");
         let text = Text::map(&path, "wide.json", u64::MAX).expect("clean: mapped");
@@ -524,15 +583,43 @@ mod stretch_tests {
 
     fn clean(bytes: &[u8], threads: usize) -> bool {
         let checked = std::sync::Mutex::new(Vec::new());
-        let clean = is_clean_utf8_on(bytes, threads, |range| checked.lock().unwrap().push(range));
-        if clean {
+        let plain = clean_utf8_on(bytes, 0, threads, |range| checked.lock().unwrap().push(range));
+        if let Some(plain) = plain {
+            // What it calls plain is: ASCII on the first line.
+            assert!(bytes[..plain].iter().all(|&b| b.is_ascii() && b != b'\n' && b != b'\r'), "{plain}");
             // Every byte was checked, once.
             let mut ranges = checked.into_inner().unwrap();
             ranges.sort_by_key(|r| r.start);
             assert_eq!(ranges.iter().map(|r| r.len()).sum::<usize>(), bytes.len());
             assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
         }
-        clean
+        plain.is_some()
+    }
+
+    /// How many bytes from `from` the check calls plain, on `threads` threads.
+    fn plain(bytes: &[u8], from: usize, threads: usize) -> Option<usize> {
+        clean_utf8_on(bytes, from, threads, |_| {})
+    }
+
+    #[test]
+    fn a_plain_text_is_plain_to_its_end_and_a_line_end_or_other_character_stops_it() {
+        let line = b"{\"result\":[{\"id\":\"a\"}]}".repeat(50);
+        for threads in 1..6 {
+            assert_eq!(plain(&line, 0, threads), Some(line.len()), "{threads}");
+            // From past a byte-order mark.
+            let marked = ["\u{feff}".as_bytes(), &line].concat();
+            assert_eq!(plain(&marked, 3, threads), Some(line.len()), "{threads}");
+            // A line end or a character beyond ASCII anywhere: plain before it at most.
+            for stop in ["\n", "\r\n", "é"] {
+                let at = line.len() / 3;
+                let stopped = [&line[..at], stop.as_bytes(), &line[at..]].concat();
+                let plain = plain(&stopped, 0, threads).expect("clean");
+                assert!(plain <= at, "{stop:?} on {threads}: {plain}");
+            }
+        }
+        // One window on one thread: a line end anywhere leaves nothing plain.
+        assert_eq!(plain(b"ab\ncd", 0, 1), Some(0));
+        assert_eq!(plain(b"", 0, 1), Some(0));
     }
 
     #[test]

@@ -276,7 +276,15 @@ fn lines_and_columns_counted_while_locating_point_at_the_pointed_value() {
         ("b-pretty.json", pretty.as_bytes()),
         ("c-copy.json", copy.as_bytes()),
     ]);
-    let texts: std::collections::BTreeMap<String, String> = ["a-minified.json", "b-pretty.json", "c-copy.json"]
+    findings_point_at_their_values(&dir, &["a-minified.json", "b-pretty.json", "c-copy.json"], 500, true);
+}
+
+/// Checks, on 1, 2 and 8 threads, that each finding in the files `names` of
+/// `dir` (more than `at_least` of them; a duplicate among them when
+/// `duplicate`) points at the start of its pointer's value: the text there
+/// starts a JSON value, after its key (or after `[` or `,` for an element).
+fn findings_point_at_their_values(dir: &tempfile::TempDir, names: &[&str], at_least: usize, duplicate: bool) {
+    let texts: std::collections::BTreeMap<String, String> = names
         .iter()
         .map(|name| {
             (
@@ -290,8 +298,8 @@ fn lines_and_columns_counted_while_locating_point_at_the_pointed_value() {
         let run = run_with_env(&check(&dir_path), &[("EDGEAUDIT_THREADS", threads)]);
         let doc = common::json(&run);
         let findings = doc["findings"].as_array().expect("findings");
-        assert!(findings.len() > 500, "{}", run.stderr);
-        assert!(findings.iter().any(|f| f["rule"] == "EX002"), "a duplicate is found");
+        assert!(findings.len() > at_least, "{}", run.stderr);
+        assert!(!duplicate || findings.iter().any(|f| f["rule"] == "EX002"), "a duplicate is found");
         for f in findings {
             let at = &f["location"];
             let Some(text) = at["file"].as_str().and_then(|file| texts.get(file)) else {
@@ -316,4 +324,17 @@ fn lines_and_columns_counted_while_locating_point_at_the_pointed_value() {
             );
         }
     }
+}
+
+/// Large minified exports (mapped): one ASCII from end to end, whose
+/// findings' lines and columns are known from where they lie, and one with a
+/// character beyond ASCII halfway, past which they are counted.
+#[test]
+fn findings_on_the_plain_line_of_a_large_minified_export_point_at_their_values() {
+    let ascii = generated(6000, false).replace("é ü \u{2028} }]", "e u x }]");
+    assert!(ascii.is_ascii() && ascii.len() > 1 << 20, "mapped: over 1 MiB");
+    let halfway = ascii[ascii.len() / 2..].find("e u x").unwrap() + ascii.len() / 2;
+    let wide = format!("{}é{}", &ascii[..halfway], &ascii[halfway + 1..]);
+    let dir = temp_dir(&[("ascii.json", ascii.as_bytes()), ("wide.json", wide.as_bytes())]);
+    findings_point_at_their_values(&dir, &["ascii.json", "wide.json"], 2000, false);
 }
