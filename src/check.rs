@@ -16,7 +16,7 @@ use crate::input::locate::{Located, Locator, fill_positions};
 use crate::input::source::SourceFile;
 use crate::load::{LoadOptions, load};
 use crate::model::Kind;
-use crate::model::origin::{FileId, RecordOrigin};
+use crate::model::origin::{FileId, RecordOrigin, ValueSpan};
 use crate::text::error::{InputError, InputErrors};
 use crate::text::mapped::Releaser;
 use crate::text::position::Counted;
@@ -195,15 +195,28 @@ pub fn check<R>(
                 continue;
             };
             let mut placement = if alone(record) { Placement::Alone } else { Placement::Locator };
+            // A value whose place the parse saw (in the subject's own record)
+            // is not looked for again.
+            let span = match (&f.elsewhere, analysis.subject(f.subject)) {
+                (None, Some(subject)) => subject.value_span(&f.path),
+                _ => ValueSpan::NONE,
+            };
+            let spanned = crate::input::locate::spanned(record, &f.path, span);
+            let read = spanned.is_none();
             if let Some(file) = file_of(files, record)
-                && let Some(location) = crate::input::locate::alone(file, record, &f.path)
+                && let Some(mut location) = spanned.or_else(|| crate::input::locate::alone(file, record, &f.path))
             {
                 let id = record.file();
-                let mut location = location;
                 if let (Some(start), Some(end)) = (file.text.plain_position(location.start), file.text.plain_position(location.end)) {
                     // On the plain first line of a minified export: nothing to count.
                     ((location.line, location.column), (location.end_line, location.end_column)) = (start, end);
                     placement = Placement::Placed;
+                    if !read {
+                        // Nothing of the file was read, so nothing is given back.
+                        f.location = location;
+                        placements.push(placement);
+                        continue;
+                    }
                 } else if counted.count(file.text.as_bytes(), id, record, &location) {
                     placement = Placement::Counted;
                 }

@@ -6,11 +6,11 @@ use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
 
-use crate::input::shape::{Shape, SourceFilter, Text};
+use crate::input::shape::{RecordSpans, Shape, SourceFilter, Text};
 use crate::input::walk::{FieldError, RecordSink};
 use crate::model::certificate::{
-    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, IssuedCertificate, KeyType, PackCertificate,
-    Zone, ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
+    Authority, BundleMethod, CertificatePack, CustomCertificate, CustomHostname, FromPem, HostnameSpans, IssuedCertificate, KeyType,
+    PackCertificate, Zone, ZoneKey, ZoneSetting, issuer_is_lets_encrypt, parse_timestamp, zone_of,
 };
 use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
 use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields, join};
@@ -69,19 +69,17 @@ impl Builder {
     }
 }
 
-impl RecordSink for Builder {
-    fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError> {
-        let zone = zone_of(&origin);
-        self.record_as(kind, origin, shape, &crate::model::fields::LAYOUT, zone)
-    }
-
-    fn record_as(
+impl Builder {
+    /// A record into the model; `spans` say where some of its values lie
+    /// (none for a record of another format, given in the API's shape).
+    fn build(
         &mut self,
         kind: Kind,
         origin: RecordOrigin,
         shape: &Shape<'_>,
         layout: &'static Layout,
         zone: Option<ZoneKey>,
+        spans: RecordSpans,
     ) -> Result<(), FieldError> {
         match kind {
             Kind::Pool => {
@@ -184,6 +182,10 @@ impl RecordSink for Builder {
                 debug_assert_eq!(zone.map(|(file, _)| file), zone.map(|_| origin.file()));
                 let mut host = CustomHostname::new(origin, fields, &strings, certificate, chain);
                 host.created = timestamp(&shape.created_at, || "/created_at".to_string())?;
+                host.spans = HostnameSpans {
+                    authority: spans.ssl_authority,
+                    expires_on: spans.ssl_expires_on,
+                };
                 push(&mut self.staged.custom_hostnames, host, self.expected);
             }
             Kind::DnsRecord => {
@@ -224,6 +226,24 @@ impl RecordSink for Builder {
             None => self.staged_records.push((kind, 1)),
         }
         Ok(())
+    }
+}
+
+impl RecordSink for Builder {
+    fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>, spans: RecordSpans) -> Result<(), FieldError> {
+        let zone = zone_of(&origin);
+        self.build(kind, origin, shape, &crate::model::fields::LAYOUT, zone, spans)
+    }
+
+    fn record_as(
+        &mut self,
+        kind: Kind,
+        origin: RecordOrigin,
+        shape: &Shape<'_>,
+        layout: &'static Layout,
+        zone: Option<ZoneKey>,
+    ) -> Result<(), FieldError> {
+        self.build(kind, origin, shape, layout, zone, RecordSpans::NONE)
     }
 
     fn expect_records(&mut self, records: usize) {

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::source::{FileId, SourceFile};
-use crate::model::origin::RecordOrigin;
+use crate::model::origin::{RecordOrigin, ValueSpan};
 use crate::text::position::positions_of_offsets_on;
 
 /// A resolved location. `pointer` is the value actually found: the one asked
@@ -99,6 +99,13 @@ pub fn alone(file: &SourceFile, origin: &RecordOrigin, path: &str) -> Option<Loc
     file.format
         .locates_alone()
         .then(|| located(origin, file.format.locate(file, &mut FileCache::default(), origin, path)))
+}
+
+/// The field `path` of the record at `origin`, from where the parse saw its
+/// value (`span`, from the record's start): nothing is read.
+pub fn spanned(origin: &RecordOrigin, path: &str, span: ValueSpan) -> Option<Located> {
+    let range = span.range(origin.anchor()?.offset)?;
+    Some(located(origin, (origin.field(path), range.start, range.end)))
 }
 
 /// A value found at `pointer`, bytes `start..end`; line and column later.

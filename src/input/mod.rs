@@ -32,7 +32,7 @@ use crate::model::Kind;
 use crate::model::origin::RecordOrigin;
 use crate::text::error::InputError;
 use locate::FileCache;
-use shape::Shape;
+use shape::{RecordSpans, Shape};
 use source::{FileId, SourceFile};
 use walk::RecordSink;
 
@@ -91,6 +91,13 @@ pub trait InputFormat: Sync + 'static {
     /// its records are located otherwise.
     fn anchor(&self, _shape: &Shape<'_>, _text: &str) -> Option<usize> {
         None
+    }
+
+    /// Where the values findings point at most lie in a record whose
+    /// [`anchor`](Self::anchor) is `record`, when the format locates a
+    /// value by where its text lies (JSON); none otherwise.
+    fn value_spans(&self, _shape: &Shape<'_>, _text: &str, _record: usize) -> RecordSpans {
+        RecordSpans::NONE
     }
 
     /// Whether a field is located from its record alone, with nothing kept

@@ -3,7 +3,7 @@
 //! where they came from.
 
 use super::json::parallel;
-use super::shape::Shape;
+use super::shape::{RecordSpans, Shape};
 use super::source::{FileId, SourceFile};
 use super::stream::{ContainerSeed, Expect, Stopped, Walk};
 use crate::input::locate::{Locator, fill_positions};
@@ -25,7 +25,8 @@ pub struct FieldError {
 pub trait RecordSink {
     /// An envelope with `result_info` ended; its records were handed over before.
     fn page(&mut self, page: Page);
-    fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), FieldError>;
+    /// A record of the API's shape; `spans` say where some of its values lie.
+    fn record(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>, spans: RecordSpans) -> Result<(), FieldError>;
     /// A record of another input format, in the API's shape: its fields are
     /// where `layout` says, and it belongs to `zone` (from its own zone id,
     /// not from a bundle's `zones`).
@@ -321,7 +322,11 @@ impl<'f> Walker<'f> {
     /// Gives a classified record to the sink; a field the model rejects is an
     /// input error at that field.
     fn hand_over(&mut self, kind: Kind, origin: RecordOrigin, shape: &Shape<'_>) -> Result<(), Stopped> {
-        let result = self.sink.record(kind, origin.clone(), shape);
+        let spans = match origin.anchor() {
+            Some(record) => self.file.format.value_spans(shape, &self.file.text, record.offset),
+            None => RecordSpans::NONE,
+        };
+        let result = self.sink.record(kind, origin.clone(), shape, spans);
         self.handed(kind, &origin, result)
     }
 

@@ -9,7 +9,7 @@ use super::word::Word;
 use chrono::{DateTime, Utc};
 
 use super::fields::{CustomCertificateFields, HostnameFields, PackFields, SettingFields};
-use super::origin::RecordOrigin;
+use super::origin::{RecordOrigin, ValueSpan};
 use super::pem::Chain;
 
 pub use super::ca::{Authority, KeyType, issuer_is_lets_encrypt};
@@ -138,7 +138,9 @@ mod tests {
         // at a million stays far under its target (0.37x the input against
         // 1.3x); a record that grows past this says why here.
         assert_eq!(std::mem::size_of::<IssuedCertificate>(), 48);
-        assert_eq!(std::mem::size_of::<CustomHostname>(), 208);
+        // (Where its CA and expiry lie, 8 bytes, saves reading a million
+        // records again to locate their findings: bench/RESULTS.md, issue 44.)
+        assert_eq!(std::mem::size_of::<CustomHostname>(), 216);
     }
 }
 
@@ -222,6 +224,19 @@ pub struct CustomHostname {
     pub chain: Option<Box<Chain>>,
     /// `created_at`: an as-of replay leaves out a hostname made later.
     pub created: Option<DateTime<Utc>>,
+    /// Where its CA and expiry lie in its record, as the parse saw them.
+    pub spans: HostnameSpans,
+}
+
+/// Where a custom hostname's most pointed-at values lie in its JSON record
+/// (`input::shape::RecordSpans`): findings at them are located without
+/// reading the record again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HostnameSpans {
+    /// `ssl.certificate_authority` (CA004, CA005).
+    pub authority: ValueSpan,
+    /// `ssl.expires_on` (CA010).
+    pub expires_on: ValueSpan,
 }
 
 impl CustomHostname {
@@ -239,6 +254,19 @@ impl CustomHostname {
             certificate,
             chain,
             created: None,
+            spans: HostnameSpans::default(),
+        }
+    }
+
+    /// Where the value of its field `path` lies, relative to its record's
+    /// start, when the parse saw it.
+    pub fn value_span(&self, path: &str) -> ValueSpan {
+        if path == self.fields.certificate_authority {
+            self.spans.authority
+        } else if path == self.fields.issued.expires_on {
+            self.spans.expires_on
+        } else {
+            ValueSpan::NONE
         }
     }
 

@@ -12,6 +12,41 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(pub u32);
 
+/// Where a string value lies in a JSON record, from the record's `{`: its
+/// opening quote and its length with both quotes, as the parse saw it (a
+/// string written without escapes is handed over as a piece of the file).
+/// A finding at that value is then located without reading the record
+/// again. Four bytes: up to 16 MiB into the record, 255 bytes long; other
+/// values are not kept ([`ValueSpan::NONE`]) and are found by a scan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValueSpan(u32);
+
+impl ValueSpan {
+    pub const NONE: ValueSpan = ValueSpan(0);
+
+    /// The string `value` of the record whose `{` is at byte `record` of
+    /// `text`, when `value` is a piece of `text` (not an unescaped copy).
+    pub fn of_json_string(value: &str, text: &str, record: usize) -> ValueSpan {
+        let at = (value.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+        let (Some(quote), true) = (at.checked_sub(1), at.saturating_add(value.len()) <= text.len()) else {
+            return ValueSpan::NONE;
+        };
+        match (quote.checked_sub(record), u32::try_from(value.len() + 2)) {
+            // (0 is the `{` itself, never a string.)
+            (Some(from @ 1..=0xFF_FFFF), Ok(len @ ..=0xFF)) => ValueSpan(((from as u32) << 8) | len),
+            _ => ValueSpan::NONE,
+        }
+    }
+
+    /// The value's bytes in the text, for the record whose `{` is at `record`.
+    pub fn range(self, record: usize) -> Option<std::ops::Range<usize>> {
+        (self != ValueSpan::NONE).then(|| {
+            let start = record + (self.0 >> 8) as usize;
+            start..start + (self.0 & 0xFF) as usize
+        })
+    }
+}
+
 /// A byte offset at which a value starts in a JSON file, and how many tokens of
 /// the record's pointer lead to that value. Lets a finding be located by
 /// scanning one record instead of the file.
@@ -286,6 +321,27 @@ mod tests {
         assert_eq!(named.pointer(), "/result/3");
         assert_eq!(named.address().map(|a| &**a), Some("cloudflare_load_balancer_pool.web"));
         assert_ne!(named, listed);
+    }
+
+    #[test]
+    fn a_value_span_is_the_string_with_its_quotes_or_none() {
+        let text = r#"[{"a": "xyz", "b": "", "c": "w\"v"}]"#;
+        let piece = |s: &str| &text[text.find(s).unwrap()..][..s.len()];
+        assert_eq!(ValueSpan::of_json_string(piece("xyz"), text, 1).range(1), Some(7..12));
+        assert_eq!(&text[7..12], "\"xyz\"");
+        let empty = &text[text.find("\"\"").unwrap() + 1..][..0];
+        assert_eq!(ValueSpan::of_json_string(empty, text, 1).range(1).map(|r| &text[r]), Some("\"\""));
+        // An unescaped copy is no piece of the text.
+        assert_eq!(ValueSpan::of_json_string("w\"v", text, 1), ValueSpan::NONE);
+        // Too far from the record's start, or too long.
+        let far = format!("{{{}\"x\"", " ".repeat(1 << 24));
+        assert_eq!(
+            ValueSpan::of_json_string(&far[far.len() - 2..far.len() - 1], &far, 0),
+            ValueSpan::NONE
+        );
+        let long = format!("{{\"{}\"", "x".repeat(300));
+        assert_eq!(ValueSpan::of_json_string(&long[2..302], &long, 0), ValueSpan::NONE);
+        assert_eq!(ValueSpan::NONE.range(5), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::certificate::{CertificatePack, CustomCertificate, CustomHostname, Zone, ZoneSetting};
 use super::notification::{Policy, Pool};
-use super::origin::RecordOrigin;
+use super::origin::{RecordOrigin, ValueSpan};
 use super::{Account, Kind};
 
 /// The resource facts and findings are about.
@@ -30,6 +30,17 @@ impl<'a> SubjectId<'a> {
         match self {
             SubjectId::Text(id) => Cow::Borrowed(id),
             SubjectId::Hostname(host) => host.id(),
+        }
+    }
+}
+
+impl Subject<'_> {
+    /// Where the value of its record's field `path` lies, relative to the
+    /// record's start, when the parse saw it (custom hostnames keep a few).
+    pub fn value_span(&self, path: &str) -> ValueSpan {
+        match self.id {
+            SubjectId::Hostname(host) => host.value_span(path),
+            SubjectId::Text(_) => ValueSpan::NONE,
         }
     }
 }

@@ -57,6 +57,10 @@ impl InputFormat for Json {
         shape.json_offset(text)
     }
 
+    fn value_spans(&self, shape: &Shape<'_>, text: &str, record: usize) -> crate::input::shape::RecordSpans {
+        shape.json_spans(text, record)
+    }
+
     fn locates_alone(&self) -> bool {
         true
     }
