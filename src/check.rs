@@ -198,7 +198,7 @@ pub fn check<R>(
             // A value whose place the parse saw (in the subject's own record)
             // is not looked for again.
             let span = match (&f.elsewhere, analysis.subject(f.subject)) {
-                (None, Some(subject)) => subject.value_span(&f.path),
+                (None, Some(subject)) => subject.spans.of(&f.path),
                 _ => ValueSpan::NONE,
             };
             let spanned = crate::input::locate::spanned(record, &f.path, span);

@@ -16,7 +16,7 @@ use crate::model::dns::{CaaRecord, normalise_name, parse_caa_content};
 use crate::model::fields::{CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields, join};
 use crate::model::hostname_text::HostnameStrings;
 use crate::model::list::Page;
-use crate::model::origin::RecordOrigin;
+use crate::model::origin::{RecordOrigin, ValueSpan};
 use crate::model::pem::{Chain, Contradiction};
 use crate::model::word::Words;
 use crate::model::{Account, Inventory, Kind};
@@ -83,7 +83,8 @@ impl Builder {
     ) -> Result<(), FieldError> {
         match kind {
             Kind::Pool => {
-                let pool = pool(origin, shape, layout.pool)?;
+                let mut pool = pool(origin, shape, layout.pool)?;
+                pool.email_span = spans.notification_email;
                 // Account-level findings point at the list the pools are in
                 // (made once a list, not once a pool).
                 let (file, list) = (pool.origin.file(), list_of(&pool.origin));
@@ -557,6 +558,7 @@ fn pool(origin: RecordOrigin, shape: &Shape<'_>, fields: &'static PoolFields) ->
         name: text(&shape.name),
         legacy_recipients: parse_recipients(email),
         legacy_events,
+        email_span: ValueSpan::NONE,
     })
 }
 

@@ -273,6 +273,7 @@ mod tests {
                 id: crate::model::subject::SubjectId::Text("p1"),
                 name: "web",
                 origin: &self.0,
+                spans: crate::model::subject::Spans::NONE,
             }
         }
         fn get(&self, name: FactName) -> Option<Fact> {

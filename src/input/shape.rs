@@ -48,19 +48,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 }
 
 /// Where a JSON record's most pointed-at values lie ([`Shape::json_spans`]):
-/// a custom hostname's CA and certificate expiry (CA004, CA005, CA010). A
-/// million findings at them are then located without reading their records
-/// again.
+/// a custom hostname's CA and certificate expiry (CA004, CA005, CA010), a
+/// pool's legacy e-mail (LB001–LB003). A million findings at them are then
+/// located without reading their records again.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RecordSpans {
     pub ssl_authority: ValueSpan,
     pub ssl_expires_on: ValueSpan,
+    pub notification_email: ValueSpan,
 }
 
 impl RecordSpans {
     pub const NONE: RecordSpans = RecordSpans {
         ssl_authority: ValueSpan::NONE,
         ssl_expires_on: ValueSpan::NONE,
+        notification_email: ValueSpan::NONE,
     };
 }
 
@@ -426,6 +428,7 @@ impl Shape<'_> {
         RecordSpans {
             ssl_authority: span(ssl.and_then(|s| s.certificate_authority.as_ref()?.as_ref())),
             ssl_expires_on: span(ssl.and_then(|s| s.expires_on.as_ref())),
+            notification_email: span(self.notification_email.as_ref().and_then(Option::as_ref)),
         }
     }
 

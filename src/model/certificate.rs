@@ -258,18 +258,6 @@ impl CustomHostname {
         }
     }
 
-    /// Where the value of its field `path` lies, relative to its record's
-    /// start, when the parse saw it.
-    pub fn value_span(&self, path: &str) -> ValueSpan {
-        if path == self.fields.certificate_authority {
-            self.spans.authority
-        } else if path == self.fields.issued.expires_on {
-            self.spans.expires_on
-        } else {
-            ValueSpan::NONE
-        }
-    }
-
     /// The id as the export wrote it (a UUID is kept packed, so this may be a copy).
     pub fn id(&self) -> Cow<'_, str> {
         self.text.id()

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::fields::{PolicyFields, PoolFields};
-use super::origin::RecordOrigin;
+use super::origin::{RecordOrigin, ValueSpan};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EventSource {
@@ -202,6 +202,8 @@ pub struct Pool {
     pub legacy_recipients: Vec<String>,
     /// The events the legacy notification covers (§2.1).
     pub legacy_events: EventSet,
+    /// Where `notification_email` lies in its record, as the parse saw it.
+    pub email_span: ValueSpan,
 }
 
 /// The health alert, under its current and its old name.

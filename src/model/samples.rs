@@ -20,6 +20,7 @@ pub fn pool(id: &str, recipients: &[&str], events: Vec<Event>) -> Pool {
         name: "web".into(),
         legacy_recipients: recipients.iter().map(|s| s.to_string()).collect(),
         legacy_events: events.into_iter().collect(),
+        email_span: crate::model::origin::ValueSpan::NONE,
     }
 }
 

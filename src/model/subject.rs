@@ -15,6 +15,8 @@ pub struct Subject<'a> {
     pub id: SubjectId<'a>,
     pub name: &'a str,
     pub origin: &'a RecordOrigin,
+    /// Where some of its values lie in its record.
+    pub spans: Spans,
 }
 
 /// A resource's id: its record's own text, or a custom hostname's, which
@@ -34,14 +36,21 @@ impl<'a> SubjectId<'a> {
     }
 }
 
-impl Subject<'_> {
-    /// Where the value of its record's field `path` lies, relative to the
-    /// record's start, when the parse saw it (custom hostnames keep a few).
-    pub fn value_span(&self, path: &str) -> ValueSpan {
-        match self.id {
-            SubjectId::Hostname(host) => host.value_span(path),
-            SubjectId::Text(_) => ValueSpan::NONE,
-        }
+/// Where some of a subject's values lie in its record, by their field's
+/// path, as the parse saw them (`ValueSpan`): a custom hostname's CA and
+/// certificate expiry, a pool's legacy e-mail.
+#[derive(Debug, Clone, Copy)]
+pub struct Spans([(&'static str, ValueSpan); 2]);
+
+impl Spans {
+    pub const NONE: Spans = Spans([("", ValueSpan::NONE); 2]);
+
+    /// Where the value of the record's field `path` lies, if the parse saw it.
+    pub fn of(&self, path: &str) -> ValueSpan {
+        self.0
+            .iter()
+            .find(|&&(at, span)| span != ValueSpan::NONE && at == path)
+            .map_or(ValueSpan::NONE, |&(_, span)| span)
     }
 }
 
@@ -52,6 +61,7 @@ impl Pool {
             id: SubjectId::Text(&self.id),
             name: &self.name,
             origin: &self.origin,
+            spans: Spans([(self.fields.notification_email, self.email_span), ("", ValueSpan::NONE)]),
         }
     }
 }
@@ -63,6 +73,7 @@ impl Policy {
             id: SubjectId::Text(&self.id),
             name: &self.name,
             origin: &self.origin,
+            spans: Spans::NONE,
         }
     }
 }
@@ -79,6 +90,7 @@ impl CustomCertificate {
             id: SubjectId::Text(&self.id),
             name: first_host(&self.hosts),
             origin: &self.origin,
+            spans: Spans::NONE,
         }
     }
 }
@@ -90,6 +102,7 @@ impl CertificatePack {
             id: SubjectId::Text(&self.id),
             name: first_host(&self.hosts),
             origin: &self.origin,
+            spans: Spans::NONE,
         }
     }
 }
@@ -101,6 +114,10 @@ impl CustomHostname {
             id: SubjectId::Hostname(self),
             name: self.hostname(),
             origin: &self.origin,
+            spans: Spans([
+                (self.fields.certificate_authority, self.spans.authority),
+                (self.fields.issued.expires_on, self.spans.expires_on),
+            ]),
         }
     }
 }
@@ -114,6 +131,7 @@ impl ZoneSetting {
             id: SubjectId::Text(zone.and_then(|z| z.id.as_deref()).unwrap_or("")),
             name: zone.and_then(|z| z.name.as_deref()).unwrap_or(""),
             origin: &self.origin,
+            spans: Spans::NONE,
         }
     }
 }
@@ -126,6 +144,7 @@ impl Account {
             id: SubjectId::Text(self.id.as_deref().unwrap_or("")),
             name: "",
             origin: self.pool_lists.first()?,
+            spans: Spans::NONE,
         })
     }
 }
@@ -137,6 +156,7 @@ impl super::list::ExportList {
             id: SubjectId::Text(&self.id),
             name: &self.name,
             origin: &self.origin,
+            spans: Spans::NONE,
         }
     }
 }
