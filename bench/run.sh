@@ -17,11 +17,12 @@
 # and print time ratios and peak RSS / input size. edgeaudit and the floor are
 # built as the published binaries are (`--profile dist`, Cargo.toml). Machines are noisy: each
 # command runs RUNS times (default 5), the commands of a section in turn
-# (floor, check, jq, floor, check, jq, …), and the median counts; every ratio
+# (floor, check, jq, floor, check, jq, …), each timed run after an untimed
+# one of the same command, and the median counts; every ratio
 # compares commands measured in this run (EXTRA's and section 4's commands
 # are measured five runs each, against the section's interleaved check).
 #
-#   bench/run.sh                 the whole suite (about ten minutes on 2 cores)
+#   bench/run.sh                 the whole suite (about a quarter of an hour on 2 cores)
 #   HOSTNAMES=250000 bench/run.sh   a smaller first section
 #   EXTRA=1 bench/run.sh         also markdown, plan, and a baseline + waivers (pools)
 #   EDGEAUDIT=/tmp/old/edgeaudit bench/run.sh   measure another build (a before/after
@@ -86,8 +87,13 @@ median() {
 }
 # The medians of commands measured in rounds: each round runs every command
 # once, so a slow spell of the machine falls on all of them rather than on
-# the five runs of one. Commands are given as NAME=ARRAY, the array holding
-# the command's words; the medians are left in the associative array `med`.
+# the five runs of one. Each timed run follows an untimed run of the same
+# command, so that it is measured after its own kind, not in what another
+# left: on this machine (a VM) the first process after jq, which frees 6 GB,
+# pays for memory it touches first (a check 1.96 s, the three after it
+# 1.66-1.71 s; bench/RESULTS.md, issue 44). Commands are given as
+# NAME=ARRAY, the array holding the command's words; the medians are left in
+# the associative array `med`.
 declare -A med
 interleaved() {
   local -A all
@@ -96,6 +102,7 @@ interleaved() {
     for pair in "$@"; do
       name=${pair%%=*}
       local -n argv=${pair#*=}
+      run_once "${argv[@]}"
       all[$name]+="$(seconds "${argv[@]}")"$'\n'
       unset -n argv
     done
