@@ -78,6 +78,15 @@ pub fn sort_unstable<T: Ord + Send>(items: &mut [T]) {
     }
 }
 
+/// `a` and `b`, on two threads when `count` allows it (else one after the
+/// other): two pieces of one stage that need nothing of each other.
+pub fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    match pool(2).filter(|_| count() > 1) {
+        Some(pool) => pool.install(|| rayon::join(a, b)),
+        None => (a(), b()),
+    }
+}
+
 /// Runs `helper` on `threads - 1` of the pool's threads while `here` runs
 /// on this one, and returns once all are done (`here` does the work alone
 /// when no thread can be had: the work is the same).

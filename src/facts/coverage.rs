@@ -182,46 +182,55 @@ pub fn certainty<'a>(account: &'a Account, policy: &Policy) -> Certainty<'a> {
 
 impl<'a> CoverageIndex<'a> {
     pub fn new(account: &'a Account) -> Self {
-        let mut all_pools = Vec::new();
-        let mut by_pool: ByPoolId<Vec<usize>> = ByPoolId::default();
-        let mut uncertain_all = Vec::new();
-        let mut uncertain_by_pool: ByPoolId<Vec<(&Policy, &UnknownValue)>> = ByPoolId::default();
-        let mut known = Vec::new();
-        for policy in &account.policies {
-            match certainty(account, policy) {
-                Certainty::Known => known.push(policy),
-                Certainty::SetAside => {}
-                Certainty::Unknown {
-                    value,
-                    names_its_pools: true,
-                } => {
-                    for v in &policy.pool_ids {
-                        uncertain_by_pool.entry(PoolId(&v.value)).or_default().push((policy, value));
+        // The policies' reach and the loaded pools' ids (200,000 of them
+        // hashed) need nothing of each other: made side by side.
+        let policies = || {
+            let mut all_pools = Vec::new();
+            let mut by_pool: ByPoolId<Vec<usize>> = ByPoolId::default();
+            let mut uncertain_all = Vec::new();
+            let mut uncertain_by_pool: ByPoolId<Vec<(&Policy, &UnknownValue)>> = ByPoolId::default();
+            let mut known = Vec::new();
+            for policy in &account.policies {
+                match certainty(account, policy) {
+                    Certainty::Known => known.push(policy),
+                    Certainty::SetAside => {}
+                    Certainty::Unknown {
+                        value,
+                        names_its_pools: true,
+                    } => {
+                        for v in &policy.pool_ids {
+                            uncertain_by_pool.entry(PoolId(&v.value)).or_default().push((policy, value));
+                        }
+                    }
+                    Certainty::Unknown { value, .. } => uncertain_all.push((policy, value)),
+                }
+            }
+            let candidates: Vec<(&Policy, Reach)> = known
+                .into_iter()
+                .filter(|p| can_deliver(p))
+                .map(|p| (p, Reach::of_policy(p)))
+                .collect();
+            // Made at its size (at most every id each candidate names): growing it
+            // rehashed every entry several times over (issue 44).
+            by_pool.reserve(candidates.iter().map(|(p, _)| p.pool_ids.len()).sum());
+            for (i, (policy, _)) in candidates.iter().enumerate() {
+                if policy.pool_ids.is_empty() {
+                    all_pools.push(i);
+                } else {
+                    let ids: PoolIds = policy.pool_ids.iter().map(|v| PoolId(&v.value)).collect();
+                    for id in ids {
+                        by_pool.entry(id).or_default().push(i);
                     }
                 }
-                Certainty::Unknown { value, .. } => uncertain_all.push((policy, value)),
             }
-        }
-        let candidates: Vec<(&Policy, Reach)> = known
-            .into_iter()
-            .filter(|p| can_deliver(p))
-            .map(|p| (p, Reach::of_policy(p)))
-            .collect();
-        // Made at its size (at most every id each candidate names): growing it
-        // rehashed every entry several times over (issue 44).
-        by_pool.reserve(candidates.iter().map(|(p, _)| p.pool_ids.len()).sum());
-        for (i, (policy, _)) in candidates.iter().enumerate() {
-            if policy.pool_ids.is_empty() {
-                all_pools.push(i);
-            } else {
-                let ids: PoolIds = policy.pool_ids.iter().map(|v| PoolId(&v.value)).collect();
-                for id in ids {
-                    by_pool.entry(id).or_default().push(i);
-                }
-            }
-        }
-        let mut pool_ids = PoolIds::with_capacity_and_hasher(account.pools.len(), Default::default());
-        pool_ids.extend(account.pools.iter().map(|p| PoolId(&p.id)));
+            (candidates, all_pools, uncertain_all, uncertain_by_pool, by_pool)
+        };
+        let pool_ids = || {
+            let mut pool_ids = PoolIds::with_capacity_and_hasher(account.pools.len(), Default::default());
+            pool_ids.extend(account.pools.iter().map(|p| PoolId(&p.id)));
+            pool_ids
+        };
+        let ((candidates, all_pools, uncertain_all, uncertain_by_pool, by_pool), pool_ids) = crate::threads::join(policies, pool_ids);
         CoverageIndex {
             candidates,
             all_pools,
