@@ -284,12 +284,12 @@ fn lines_and_columns_counted_while_locating_point_at_the_pointed_value() {
 /// `duplicate`) points at the start of its pointer's value: the text there
 /// starts a JSON value, after its key (or after `[` or `,` for an element).
 fn findings_point_at_their_values(dir: &tempfile::TempDir, names: &[&str], at_least: usize, duplicate: bool) {
-    let texts: std::collections::BTreeMap<String, String> = names
+    let texts: std::collections::BTreeMap<String, Positions> = names
         .iter()
         .map(|name| {
             (
                 path_str(&dir.path().join(name)),
-                std::fs::read_to_string(dir.path().join(name)).unwrap(),
+                Positions::of(std::fs::read_to_string(dir.path().join(name)).unwrap()),
             )
         })
         .collect();
@@ -302,12 +302,13 @@ fn findings_point_at_their_values(dir: &tempfile::TempDir, names: &[&str], at_le
         assert!(!duplicate || findings.iter().any(|f| f["rule"] == "EX002"), "a duplicate is found");
         for f in findings {
             let at = &f["location"];
-            let Some(text) = at["file"].as_str().and_then(|file| texts.get(file)) else {
+            let Some(positions) = at["file"].as_str().and_then(|file| texts.get(file)) else {
                 continue;
             };
             let (line, column) = (at["line"].as_u64().unwrap() as usize, at["column"].as_u64().unwrap() as usize);
-            let value = common::text_at(text, line, column);
-            let offset = value.as_ptr() as usize - text.as_ptr() as usize;
+            let text = positions.text.as_str();
+            let offset = positions.offset(line, column);
+            let value = &text[offset..];
             let before = text[..offset].trim_end();
             let pointer = at["pointer"].as_str().unwrap();
             let last = pointer.rsplit('/').next().unwrap();
@@ -323,6 +324,33 @@ fn findings_point_at_their_values(dir: &tempfile::TempDir, names: &[&str], at_le
                 &value[..value.len().min(40)]
             );
         }
+    }
+}
+
+/// A text with where each of its lines and characters starts, so that a
+/// line and column is found at once (`common::text_at` walks the line: a
+/// million-character line walked for each of thousands of findings took
+/// minutes in a debug build).
+struct Positions {
+    text: String,
+    /// The byte offset of each character.
+    chars: Vec<usize>,
+    /// The index in `chars` of each line's first character.
+    lines: Vec<usize>,
+}
+
+impl Positions {
+    fn of(text: String) -> Positions {
+        let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let mut lines = vec![0];
+        lines.extend(text.char_indices().enumerate().filter(|(_, (_, c))| *c == '\n').map(|(k, _)| k + 1));
+        Positions { text, chars, lines }
+    }
+
+    /// The byte offset of 1-based `line` and `column` (columns count characters).
+    fn offset(&self, line: usize, column: usize) -> usize {
+        let at = self.lines[line - 1] + column - 1;
+        self.chars.get(at).copied().unwrap_or(self.text.len())
     }
 }
 
