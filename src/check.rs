@@ -190,17 +190,12 @@ pub fn check<R>(
         let mut placements = Vec::with_capacity(chunk.len());
         let mut counted = InOrder::new();
         for f in chunk {
-            let Some(record) = record_of(&analysis, f) else {
+            let Some((record, span)) = record_and_span(&analysis, f) else {
                 placements.push(Placement::Nowhere);
                 continue;
             };
             let mut placement = if alone(record) { Placement::Alone } else { Placement::Locator };
-            // A value whose place the parse saw (in the subject's own record)
-            // is not looked for again.
-            let span = match (&f.elsewhere, analysis.subject(f.subject)) {
-                (None, Some(subject)) => subject.spans.of(&f.path),
-                _ => ValueSpan::NONE,
-            };
+            // A value whose place the parse saw is not looked for again.
             let spanned = crate::input::locate::spanned(record, &f.path, span);
             let read = spanned.is_none();
             if let Some(file) = file_of(files, record)
@@ -461,6 +456,15 @@ impl Joined {
 /// The record a finding's field is in: the other copy's for a finding about
 /// one (EX002), else its subject's.
 fn record_of<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<&'r RecordOrigin> {
+    record_and_span(analysis, f).map(|(record, _)| record)
+}
+
+/// [`record_of`], and where the parse saw the finding's value in it: only
+/// in its subject's own record (none in the other copy of a duplicate).
+fn record_and_span<'r>(analysis: &Analysis<'r>, f: &'r Finding) -> Option<(&'r RecordOrigin, ValueSpan)> {
     let subject = analysis.subject(f.subject)?;
-    Some(f.elsewhere.as_deref().unwrap_or(subject.origin))
+    Some(match f.elsewhere.as_deref() {
+        Some(other) => (other, ValueSpan::NONE),
+        None => (subject.origin, subject.spans.of(&f.path)),
+    })
 }
