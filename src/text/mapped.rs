@@ -242,12 +242,13 @@ fn clean_utf8_on(bytes: &[u8], from: usize, threads: usize, checked: impl Fn(std
                 Err(_) => return None,
             };
             let window = &bytes[at..next];
-            let line_end = memchr::memchr2(b'\r', b'\n', window).is_some();
+            let mut crs = memchr::memchr_iter(b'\r', window).peekable();
+            let has_cr = crs.peek().is_some();
             // (A CR at a stretch's end is judged by the byte after it, in the next.)
-            if line_end && memchr::memchr_iter(b'\r', window).any(|cr| bytes.get(at + cr + 1) != Some(&b'\n')) {
+            if crs.any(|cr| bytes.get(at + cr + 1) != Some(&b'\n')) {
                 return None;
             }
-            plain.extend(bytes, next, line_end);
+            plain.extend(bytes, next, has_cr);
             checked(at..next);
             at = next;
         }
@@ -278,16 +279,17 @@ struct Plain {
 }
 
 impl Plain {
-    /// A window checked up to `next`, with a line end in it or not: the run
-    /// goes on over it when it is plain, and stops for good otherwise. (A
-    /// window is checked whole: a run may end before the last plain byte.)
-    fn extend(&mut self, bytes: &[u8], next: usize, line_end: bool) {
+    /// A window checked up to `next`, with a CR in it or not: the run goes
+    /// on over it when it is plain, and stops for good otherwise (a text of
+    /// many lines, such as JSON Lines, is searched for LF once). A window is
+    /// judged whole: a run may end before the last plain byte.
+    fn extend(&mut self, bytes: &[u8], next: usize, has_cr: bool) {
         if !self.whole || next <= self.to {
             return;
         }
         let window = &bytes[self.to..next];
         // Valid UTF-8 with as many characters as bytes is ASCII.
-        if !line_end && bytecount::num_chars(window) == window.len() {
+        if !has_cr && memchr::memchr(b'\n', window).is_none() && bytecount::num_chars(window) == window.len() {
             self.to = next;
         } else {
             self.whole = false;
