@@ -7,9 +7,14 @@
 
 use std::io::Write;
 
-/// One line on standard error; a closed stream drops it.
+/// One line on standard error; a closed stream drops it. Whatever the line
+/// holds (an input error quoting a value, a name from the live account), it
+/// is written through the terminal's escaping: no escape sequence, and no
+/// line a CI runner reads as a workflow command.
 pub fn line(args: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "{args}");
+    let text = args.to_string();
+    let shown = crate::text::escape::terminal::lines(&text, false);
+    let _ = writeln!(std::io::stderr().lock(), "{shown}");
 }
 
 /// `eprintln!` that never panics.

@@ -18,32 +18,6 @@ pub fn shown(s: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{prefix}… ({} characters in all)", s.chars().count()))
 }
 
-/// A character that must not reach a terminal as itself: C0/C1 controls
-/// (escape sequences, carriage returns, line breaks that would forge lines)
-/// and the invisible format characters that reorder or hide text (bidi
-/// overrides and isolates, zero-width characters, the BOM).
-pub fn acts_on_terminal(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
-}
-
-/// `s` with every character that acts on a terminal written as a JSON escape
-/// (`\u001b`; they are all in the BMP), so that a request body in a message
-/// stays valid JSON that decodes to the true value.
-pub fn escaped(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(acts_on_terminal) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if acts_on_terminal(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 /// A count with its noun: `1 pool`, `3 pools`, `0 files`.
 /// `12345` as `12,345`.
 pub fn thousands(n: u64) -> String {

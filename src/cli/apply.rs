@@ -30,7 +30,9 @@ pub fn run(args: &ApplyArgs) -> u8 {
     let rate = client.rate();
     let mut confirm = |preview: &Preview| -> bool {
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "edgeaudit apply: {}", preview_words(preview, rate));
+        // The accounts are the plan file's words.
+        let line = format!("edgeaudit apply: {}", preview_words(preview, rate));
+        let _ = writeln!(err, "{}", crate::text::escape::terminal::lines(&line, false));
         if yes {
             return true;
         }
@@ -42,7 +44,7 @@ pub fn run(args: &ApplyArgs) -> u8 {
     };
     // Whatever the service echoes, no credential reaches the terminal.
     let mut log = Redacting {
-        out: std::io::stderr(),
+        out: crate::text::escape::terminal::LineGuard::new(std::io::stderr()),
         credentials: client.redactor(),
     };
     let outcome = apply(&mut client, &plan, &options, &mut log, &mut confirm);
@@ -127,9 +129,10 @@ fn minutes(t: std::time::Duration) -> String {
     }
 }
 
-/// Standard error, with every credential value replaced.
+/// Standard error, with every credential value replaced, line by line
+/// through the terminal's escaping.
 struct Redacting {
-    out: std::io::Stderr,
+    out: crate::text::escape::terminal::LineGuard<std::io::Stderr>,
     credentials: Credentials,
 }
 

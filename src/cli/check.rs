@@ -273,7 +273,11 @@ fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
         if output.format == Format::Human && output.path.is_none() {
             continue;
         }
-        let written = write_to(output, |w| report::render_failure(output.format, failure, w));
+        let written = write_to(output, |w, to_stdout| {
+            report::shielded(output.format, to_stdout, false, w, |w| {
+                report::render_failure(output.format, failure, w)
+            })
+        });
         if let Err(e) = written {
             crate::say!("edgeaudit: error: {e}");
         }
@@ -282,18 +286,19 @@ fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
 }
 
 /// Writes one output, to its file or to standard output.
-fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
+/// `render` is told whether it writes to standard output.
+fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write, bool) -> std::io::Result<()>) -> Result<(), String> {
     match &output.path {
         Some(path) => std::fs::File::create(path)
             .and_then(|f| {
                 let mut w = std::io::BufWriter::new(f);
-                render(&mut w)?;
+                render(&mut w, false)?;
                 w.flush()
             })
             .map_err(|e| format!("cannot write {path}: {e}")),
         None => {
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            match render(&mut w).and_then(|()| w.flush()) {
+            match render(&mut w, true).and_then(|()| w.flush()) {
                 // The reader went away (`| head`): nothing more to say to it.
                 Err(e) if crate::say::reader_left(&e) => Ok(()),
                 result => result.map_err(|e| format!("cannot write to stdout: {e}")),
@@ -322,5 +327,7 @@ fn write_output(args: &CheckArgs, output: &Output, ctx: &report::Context) -> Res
         unicode: !(output.path.is_none() && terminal::is_dumb(&env)),
     };
     let ctx = report::Context { color, layout, ..*ctx };
-    write_to(output, |w| report::render(output.format, &ctx, w))
+    write_to(output, |w, to_stdout| {
+        report::shielded(output.format, to_stdout, color, w, |w| report::render(output.format, &ctx, w))
+    })
 }

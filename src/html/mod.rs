@@ -14,7 +14,7 @@ pub const SCRIPT: &str = include_str!("page.js");
 
 /// `s` as HTML text or attribute value: `&`, `<`, `>`, `"` and `'` escaped,
 /// and what acts on a terminal (control characters but tab and line feed,
-/// invisible and bidirectional marks: `words::acts_on_terminal`) written as
+/// invisible and bidirectional marks: `text::escape::terminal::acts_on_terminal`) written as
 /// `\u001b`, as every other report writes them.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
@@ -32,7 +32,7 @@ pub fn push_escaped(out: &mut String, s: &str) {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\t' | '\n' => out.push(c),
-            c if crate::words::acts_on_terminal(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if crate::text::escape::terminal::acts_on_terminal(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }

@@ -511,7 +511,7 @@ fn refused(status: u16, body: &Value, text: &str) -> String {
 fn excerpt(text: &str) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let cut: String = one_line.chars().take(160).collect();
-    crate::words::escaped(&cut).into_owned()
+    crate::text::escape::terminal::value(&cut).into_owned()
 }
 
 fn lost(e: &ureq::Error) -> String {

@@ -55,6 +55,71 @@ impl Format {
     }
 }
 
+/// What keeps a format's text safe for its reader once written, beyond the
+/// escaping of each value in it (`text::escape`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shield {
+    /// Terminal and log text: every line through `terminal::lines`, and on
+    /// standard output under GitHub Actions inside a stop-commands stretch.
+    Log,
+    /// JSON: no `##` (`terminal::WorkflowSafe`), the same values decoded.
+    Json,
+    /// The format's own escaping is all (workflow commands by design, XML, HTML).
+    Own,
+}
+
+impl Format {
+    pub fn shield(self) -> Shield {
+        match self {
+            Format::Human | Format::Concise | Format::Markdown => Shield::Log,
+            Format::Json | Format::Sarif | Format::Gitlab => Shield::Json,
+            Format::Github | Format::Junit | Format::Html => Shield::Own,
+        }
+    }
+}
+
+/// Writes what `render` writes through `format`'s [`Shield`]; `to_stdout`
+/// when `out` is standard output, `color` when the text carries colour.
+pub fn shielded(
+    format: Format,
+    to_stdout: bool,
+    color: bool,
+    out: &mut dyn std::io::Write,
+    render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use crate::text::escape::terminal::{LineGuard, StopCommands, WorkflowSafe};
+    match format.shield() {
+        Shield::Own => render(out),
+        Shield::Json => {
+            // Buffered before the shield, so that it looks at large pieces.
+            let mut safe = std::io::BufWriter::with_capacity(1 << 16, WorkflowSafe::new(out));
+            render(&mut safe)?;
+            std::io::Write::flush(&mut safe)
+        }
+        Shield::Log => {
+            let stop = to_stdout
+                .then(|| StopCommands::under_github_actions(|name| std::env::var(name).ok()))
+                .flatten();
+            if let Some(stop) = &stop {
+                out.write_all(stop.open().as_bytes())?;
+            }
+            {
+                let mut guard = if color {
+                    LineGuard::coloured(&mut *out)
+                } else {
+                    LineGuard::new(&mut *out)
+                };
+                render(&mut guard)?;
+                std::io::Write::flush(&mut guard)?;
+            }
+            if let Some(stop) = &stop {
+                out.write_all(stop.close().as_bytes())?;
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Which findings a report writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which {

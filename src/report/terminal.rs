@@ -2,8 +2,8 @@
 //! characters acts on the terminal, messages wrapped to its width with JSON
 //! bodies kept whole, and colour decided as other command-line tools do.
 
-use crate::words::acts_on_terminal;
-pub use crate::words::escaped;
+use crate::text::escape::terminal::acts_on_terminal;
+pub use crate::text::escape::terminal::value as escaped;
 
 /// A source file's text as a snippet may show it, when it holds characters
 /// that act on a terminal (a YAML comment or a BIND line may): each replaced
@@ -144,19 +144,6 @@ mod tests {
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
-    }
-
-    #[test]
-    fn escape_sequences_and_invisible_characters_are_written_out() {
-        assert!(matches!(escaped("web-primary"), Cow::Borrowed(_)));
-        assert_eq!(escaped("a\u{1b}[2Jb"), "a\\u001b[2Jb");
-        assert_eq!(escaped("x\r\ny\u{7}"), "x\\u000d\\u000ay\\u0007");
-        assert_eq!(escaped("\u{9b}31m"), "\\u009b31m", "C1 CSI");
-        assert_eq!(escaped("abc\u{202E}fed"), "abc\\u202efed", "bidi override");
-        // Inside a JSON string, the escape is JSON's own: the body still decodes to the true value.
-        let body = escaped("{\"name\":\"evil\u{9b}\"}");
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["name"], "evil\u{9b}");
-        assert_eq!(escaped("é ü 日本"), "é ü 日本");
     }
 
     #[test]

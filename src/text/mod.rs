@@ -6,6 +6,7 @@
 
 pub mod bounded;
 pub mod error;
+pub mod escape;
 pub mod generated;
 pub mod mapped;
 pub mod pointer;
