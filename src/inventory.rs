@@ -336,11 +336,15 @@ fn fields(r: &Row) -> Vec<std::borrow::Cow<'_, str>> {
     cells
 }
 
+/// The table for a terminal: every cell shown through the terminal's
+/// escaping (`text::escape::terminal::value`).
 pub fn write_table(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
+    use crate::text::escape::terminal::value;
     let columns = columns(rows);
+    let shown = |r: &Row| -> Vec<String> { fields(r).iter().map(|f| value(f).into_owned()).collect() };
     let mut widths: Vec<usize> = columns.iter().map(|c| c.len()).collect();
     for r in rows {
-        for (w, f) in widths.iter_mut().zip(fields(r)) {
+        for (w, f) in widths.iter_mut().zip(shown(r)) {
             *w = (*w).max(f.chars().count());
         }
     }
@@ -350,25 +354,20 @@ pub fn write_table(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
     };
     writeln!(out, "{}", line(&columns))?;
     for r in rows {
-        let cells = fields(r);
-        let cells: Vec<&str> = cells.iter().map(|c| c.as_ref()).collect();
+        let cells = shown(r);
+        let cells: Vec<&str> = cells.iter().map(String::as_str).collect();
         writeln!(out, "{}", line(&cells))?;
     }
     writeln!(out, "\n{} certificate(s)", rows.len())
 }
 
-/// RFC 4180: fields with a comma, quote or line break are quoted.
+/// For a spreadsheet: each cell through `text::escape::csv::cell` (no
+/// formula from outside; RFC 4180 quoting).
 pub fn write_csv(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
-    let quote = |f: &str| {
-        if f.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", f.replace('"', "\"\""))
-        } else {
-            f.to_string()
-        }
-    };
+    use crate::text::escape::csv::cell;
     write!(out, "{}\r\n", columns(rows).join(","))?;
     for r in rows {
-        let cells: Vec<String> = fields(r).iter().map(|f| quote(f)).collect();
+        let cells: Vec<String> = fields(r).iter().map(|f| cell(f).into_owned()).collect();
         write!(out, "{}\r\n", cells.join(","))?;
     }
     Ok(())

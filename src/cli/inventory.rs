@@ -71,11 +71,19 @@ pub fn run(args: &InventoryArgs) -> u8 {
         },
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let written = match args.format {
-        InventoryFormat::Table => write_table(&selected, &mut out),
-        InventoryFormat::Json => write_json(&selected, &mut out),
-        InventoryFormat::Csv => write_csv(&selected, &mut out),
+    // A CSV on standard output is read raw in a terminal or a log; in a
+    // file, it is for a spreadsheet, and its cells are escaped for one.
+    let shield = match args.format {
+        InventoryFormat::Table => crate::report::Shield::Log,
+        InventoryFormat::Csv if args.output.is_none() => crate::report::Shield::Log,
+        InventoryFormat::Csv => crate::report::Shield::Own,
+        InventoryFormat::Json => crate::report::Shield::Json,
     };
+    let written = crate::report::shielded_by(shield, args.output.is_none(), false, &mut out, |out| match args.format {
+        InventoryFormat::Table => write_table(&selected, out),
+        InventoryFormat::Json => write_json(&selected, out),
+        InventoryFormat::Csv => write_csv(&selected, out),
+    });
     match written.and_then(|()| out.flush()) {
         Ok(()) => EXIT_CLEAN,
         // The reader went away (`| head`): nothing more to say to it.

@@ -1,3 +1,4 @@
+use crate::report::Shield;
 use super::args::{PlanArgs, PlanFormat};
 use super::{EXIT_CLEAN, fail, load_options, warn_skipped};
 use crate::check::{CheckOptions, check};
@@ -84,9 +85,17 @@ pub fn run(args: &PlanArgs) -> u8 {
         PlanFormat::Terraform => render::terraform(&plans, &names),
         PlanFormat::Html => crate::plan::html::html(&plans, as_of),
     };
+    // Markdown and Terraform are read raw in terminals and logs too.
+    let shield = match args.format {
+        PlanFormat::Json => Shield::Json,
+        PlanFormat::Html => Shield::Own,
+        PlanFormat::Markdown | PlanFormat::Terraform | PlanFormat::Shell => Shield::Log,
+    };
+    let mut shown = Vec::with_capacity(text.len());
+    let _ = crate::report::shielded_by(shield, args.output.is_none(), false, &mut shown, |w| w.write_all(text.as_bytes()));
     let written = match &args.output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write {path}: {e}")),
-        None => crate::say::stdout(text.as_bytes()).map_err(|e| format!("cannot write to stdout: {e}")),
+        Some(path) => std::fs::write(path, &shown).map_err(|e| format!("cannot write {path}: {e}")),
+        None => crate::say::stdout(&shown).map_err(|e| format!("cannot write to stdout: {e}")),
     };
     if let Err(e) = written {
         return fail(e);

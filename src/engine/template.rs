@@ -170,8 +170,15 @@ impl Template {
     }
 
     pub fn render(&self, facts: &dyn Facts, item: Option<&str>) -> String {
+        self.render_escaped(facts, item, None)
+    }
+
+    /// As [`render`](Self::render), each value from outside (a fact's text,
+    /// each item of a list, the finding's item) written through `escape`:
+    /// a Markdown message holds its values in code spans.
+    pub fn render_escaped(&self, facts: &dyn Facts, item: Option<&str>, escape: Option<Escape>) -> String {
         let mut out = String::with_capacity(self.literal_len + 512);
-        render_pieces(&self.pieces, facts, item, &mut out);
+        render_pieces(&self.pieces, facts, item, escape, &mut out);
         // Some callers keep every message (JUnit, the plan's manual steps):
         // room left over would be held for each.
         if out.capacity() - out.len() > 256 {
@@ -192,13 +199,23 @@ fn literal_len(pieces: &[Piece]) -> usize {
         .sum()
 }
 
-fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &mut String) {
+/// How a value from outside is written into a message of some kind of output.
+pub type Escape = fn(&str) -> String;
+
+fn push_text(out: &mut String, s: &str, escape: Option<Escape>) {
+    match escape {
+        None => out.push_str(&shown(s)),
+        Some(escape) => out.push_str(&escape(&shown(s))),
+    }
+}
+
+fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, escape: Option<Escape>, out: &mut String) {
     for piece in pieces {
         match piece {
             Piece::Literal(s) => out.push_str(s),
-            Piece::Placeholder(name) if name.is_item() => out.push_str(&shown(item.unwrap_or(""))),
+            Piece::Placeholder(name) if name.is_item() => push_text(out, item.unwrap_or(""), escape),
             Piece::Placeholder(name) => match name.fact.and_then(|fact| facts.get(fact)) {
-                Some(fact) => render_value_into(&fact.value, out),
+                Some(fact) => render_value_into(&fact.value, escape, out),
                 None => out.push_str("(unknown)"),
             },
             Piece::Section(name, inner) => {
@@ -215,7 +232,7 @@ fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &
                     })
                 };
                 if says_something {
-                    render_pieces(inner, facts, item, out);
+                    render_pieces(inner, facts, item, escape, out);
                 }
             }
         }
@@ -224,20 +241,20 @@ fn render_pieces(pieces: &[Piece], facts: &dyn Facts, item: Option<&str>, out: &
 
 pub fn render_value(value: &Value) -> String {
     let mut out = String::new();
-    render_value_into(value, &mut out);
+    render_value_into(value, None, &mut out);
     out
 }
 
 /// [`render_value`] written onto `out`: a message's facts are not copied
 /// once more on their way into it.
-fn render_value_into(value: &Value, out: &mut String) {
+fn render_value_into(value: &Value, escape: Option<Escape>, out: &mut String) {
     match value {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         // (Writing to a String cannot fail.)
         Value::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Value::Text(s) => out.push_str(&shown(s)),
+        Value::Text(s) => push_text(out, s, escape),
         Value::Date(d) => {
             let _ = write!(out, "{}", d.format("%Y-%m-%d"));
         }
@@ -250,7 +267,7 @@ fn render_value_into(value: &Value, out: &mut String) {
                 if n > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(&shown(&item.text));
+                push_text(out, &item.text, escape);
             }
         }
     }

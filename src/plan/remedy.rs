@@ -36,6 +36,13 @@ pub fn render_message(f: &Finding, facts: &dyn Facts) -> String {
     f.rule.message_for(f.phase, facts).render(facts, f.item.as_deref())
 }
 
+/// The message with each value from outside written through `escape`.
+pub fn render_message_escaped(f: &Finding, facts: &dyn Facts, escape: crate::engine::template::Escape) -> String {
+    f.rule
+        .message_for(f.phase, facts)
+        .render_escaped(facts, f.item.as_deref(), Some(escape))
+}
+
 /// The actions of a finding; empty for findings whose remedy is not an action
 /// (an export to fix, a note).
 pub fn actions(f: &Finding, analysis: &Analysis) -> Vec<Action> {

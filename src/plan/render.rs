@@ -276,21 +276,26 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
     }
 }
 
+/// The plan for a change review. Every value from outside (ids, names,
+/// bodies, the reasons that name them) is in a code span
+/// (`text::escape::markdown`): nothing in the account can add a link, a
+/// mention, HTML that hides the steps after it, or a row of its own.
 pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
+    use crate::text::escape::markdown::{cell, code};
     let tally = Tally::of(plans);
     let mut out = String::new();
     let _ = writeln!(out, "# edgeaudit migration plan\n");
-    let _ = writeln!(out, "As of {as_of}. {}.\n", tally.headline(plans));
+    let _ = writeln!(out, "Plan {} · as of {as_of}. {}.\n", code(&plan_id(plans)), code(&tally.headline(plans)));
     let _ = writeln!(
         out,
         "Order: existing policies are corrected and completed (PUT, the exported policy with only filter values and e-mail recipients changed) and missing ones created first; a pool's `notification_email` is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. A page-wide clear (`?per_page=N&page=P`, pools by name) is used only where every pool with a legacy e-mail on that page is replaced by then.\n"
     );
     for plan in plans {
         if plans.len() > 1 || plan.account_id.is_some() {
-            let _ = writeln!(out, "## Account {}\n", plan.account_id.as_deref().unwrap_or("(unnamed)"));
+            let _ = writeln!(out, "## Account {}\n", plan.account_id.as_deref().map_or_else(|| "(unnamed)".to_string(), code));
         }
         for warning in &plan.warnings {
-            let _ = writeln!(out, "> **Warning:** {warning}\n");
+            let _ = writeln!(out, "> **Warning:** {}\n", code(warning));
         }
         let _ = writeln!(out, "| # | Request | Why |\n|---:|---|---|");
         for (n, p, step) in numbered(plans) {
@@ -298,15 +303,10 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
                 continue;
             }
             let request = match (step.method(), step.path(&account_in_path(p, "{account_id}")), step.body()) {
-                (Some(m), Some(path), Some(body)) => format!("`{m} {path}` `{body}`"),
+                (Some(m), Some(path), Some(body)) => format!("{} {}", code(&format!("{m} {path}")), code(&body)),
                 _ => "manual".to_string(),
             };
-            let _ = writeln!(
-                out,
-                "| {n} | {} | {} |",
-                request.replace('|', "\\|"),
-                step.reason().replace('|', "\\|")
-            );
+            let _ = writeln!(out, "| {n} | {} | {} |", cell(&request), cell(&code(&step.reason())));
         }
         out.push('\n');
     }
@@ -371,16 +371,19 @@ fn unique_label(labels: &mut std::collections::HashSet<String>, name: &str) -> S
 /// plan's order, each naming its pools by reference where it can), then the
 /// pools to remove `notification_email` from once they are applied, and the
 /// steps that are no Terraform edit as comments.
+/// Text from outside appears only in HCL strings and in one-line comments
+/// (`text::escape::hcl`): no name can add a block.
 pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
+    use crate::text::escape::hcl::comment;
     let mut out = String::from(
         "# edgeaudit plan --format terraform: add these resources, apply, then remove\n# `notification_email` from the pools listed at the end, and apply again.\n",
     );
     for plan in plans {
         if let Some(account) = &plan.account_id {
-            out.push_str(&format!("\n# Account {account}\n"));
+            out.push_str(&format!("\n# Account {}\n", comment(account)));
         }
         for warning in &plan.warnings {
-            out.push_str(&format!("\n# Warning: {warning}\n"));
+            out.push_str(&format!("\n# Warning: {}\n", comment(warning)));
         }
         let mut cleared: Vec<&str> = Vec::new();
         let mut labels = std::collections::HashSet::new();
@@ -399,7 +402,7 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
                 Request::UpdatePolicy { policy_id, body, .. } => {
                     let name = body.get("name").and_then(Value::as_str).unwrap_or(policy_id);
                     let unique = unique_label(&mut labels, name);
-                    out.push_str(&format!("\n# {}\n", step.reason()));
+                    out.push_str(&format!("\n# {}\n", comment(&step.reason())));
                     out.push_str(&super::terraform::updated_policy_block(
                         policy_id,
                         body,
@@ -413,7 +416,7 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
                 other => {
                     out.push('\n');
                     for line in other.reason().lines() {
-                        out.push_str(&format!("# {line}\n"));
+                        out.push_str(&format!("# {}\n", comment(line)));
                     }
                 }
             }
@@ -421,7 +424,7 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
         if !cleared.is_empty() {
             out.push_str("\n# Once the policies above are applied, remove `notification_email` from:\n");
             for pool in cleared {
-                out.push_str(&format!("#   {pool}\n"));
+                out.push_str(&format!("#   {}\n", comment(pool)));
             }
         }
     }

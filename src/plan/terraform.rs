@@ -39,23 +39,17 @@ pub fn label(name: &str) -> String {
     }
 }
 
-/// A string literal: JSON's escapes are HCL's, and `${`/`%{` would start a
-/// template sequence, so they are doubled.
-fn string(s: &str) -> String {
-    serde_json::to_string(s)
-        .unwrap_or_else(|_| "\"\"".into())
-        .replace("${", "$${")
-        .replace("%{", "%%{")
-}
+use crate::text::escape::hcl::{comment, is_identifier, is_traversal, string};
 
 fn list(items: impl Iterator<Item = String>) -> String {
     format!("[{}]", items.collect::<Vec<_>>().join(", "))
 }
 
 /// A pool id as the configuration names it: a reference for a resource of
-/// the same configuration, the id itself otherwise.
+/// the same configuration, the id itself otherwise. An id that only looks
+/// like a reference (`${…}` in an API export) is written as the string it is.
 fn pool_expression(id: &str) -> String {
-    reference(id).map_or_else(|| string(id), str::to_string)
+    reference(id).filter(|r| is_traversal(r)).map_or_else(|| string(id), str::to_string)
 }
 
 /// The `cloudflare_notification_policy` block named `label` (see [`label`])
@@ -125,14 +119,25 @@ fn expression(value: &serde_json::Value, indent: usize) -> String {
 pub fn updated_policy_block(policy_id: &str, body: &serde_json::Value, label: &str, account: Option<&str>) -> String {
     let id = match account {
         Some(account) => string(&format!("{account}/{policy_id}")),
-        None => format!("\"${{var.account_id}}/{}\"", string(policy_id).trim_matches('"')),
+        None => {
+            // The literal's inside: its quotes are its first and last bytes
+            // (an id ending in `"` keeps its escaped quote).
+            let quoted = string(policy_id);
+            let inside = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or("");
+            format!("\"${{var.account_id}}/{inside}\"")
+        }
     };
     let mut out = format!("import {{\n  to = cloudflare_notification_policy.{label}\n  id = {id}\n}}\n\n");
     out.push_str(&format!("resource \"cloudflare_notification_policy\" \"{label}\" {{\n"));
     out.push_str("  account_id = var.account_id # the account of the pools\n");
     if let Some(map) = body.as_object() {
         for (k, v) in map {
-            out.push_str(&format!("  {k} = {}\n", expression(v, 2)));
+            // An attribute's name is code: only a Terraform name is written as one.
+            if is_identifier(k) {
+                out.push_str(&format!("  {k} = {}\n", expression(v, 2)));
+            } else {
+                out.push_str(&format!("  # left out: the field {} is no Terraform attribute name\n", comment(&string(k))));
+            }
         }
     }
     out.push('}');

@@ -4,22 +4,7 @@
 
 use super::{Context, Which};
 
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Characters XML 1.0 cannot carry at all.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::text::escape::xml::text as xml;
 
 pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let messages: Vec<String> = ctx.with_messages(Which::All, |m| m.collect());
@@ -155,15 +140,4 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
     }
     writeln!(out, "  </testsuite>")?;
     writeln!(out, "</testsuites>")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::xml;
-
-    #[test]
-    fn text_is_escaped_for_xml() {
-        assert_eq!(xml(r#"<a href="x">&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
-        assert_eq!(xml("bell\u{7}"), "bell\u{fffd}");
-    }
 }

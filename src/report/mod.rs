@@ -87,8 +87,19 @@ pub fn shielded(
     out: &mut dyn std::io::Write,
     render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    shielded_by(format.shield(), to_stdout, color, out, render)
+}
+
+/// As [`shielded`], for any command's output of a known [`Shield`].
+pub fn shielded_by(
+    shield: Shield,
+    to_stdout: bool,
+    color: bool,
+    out: &mut dyn std::io::Write,
+    render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use crate::text::escape::terminal::{LineGuard, StopCommands, WorkflowSafe};
-    match format.shield() {
+    match shield {
         Shield::Own => render(out),
         Shield::Json => {
             // Buffered before the shield, so that it looks at large pieces.
@@ -345,6 +356,16 @@ impl Context<'_> {
     pub fn message(&self, f: &Finding) -> String {
         self.analysis
             .with_facts(f.subject, |facts| crate::plan::remedy::render_message(f, facts))
+            .unwrap_or_default()
+    }
+
+    /// The message for Markdown: each value from outside in a code span
+    /// (`text::escape::markdown::code`), our own words as Markdown.
+    pub fn markdown_message(&self, f: &Finding) -> String {
+        self.analysis
+            .with_facts(f.subject, |facts| {
+                crate::plan::remedy::render_message_escaped(f, facts, crate::text::escape::markdown::code)
+            })
             .unwrap_or_default()
     }
 

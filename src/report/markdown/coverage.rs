@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::super::Context;
-use super::text;
+use super::cell_text as text;
 use crate::facts::coverage::Coverage;
 use crate::report::views::coverage::rows;
 use crate::words::plural;

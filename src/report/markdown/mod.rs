@@ -25,13 +25,16 @@ pub const DEFAULT_LISTED: usize = 10;
 /// body), and a step summary 1 MiB.
 pub const PAGE_BUDGET: usize = 60_000;
 
-/// Text from an export inside Markdown: one line, no table break, no HTML,
-/// nothing that acts on a terminal, and no longer than a report shows.
+/// Text from outside (or our words holding some) inside Markdown: one code
+/// span (`text::escape::markdown::code`), no longer than a report shows.
+/// In a table cell it also passes through `markdown::cell`.
 fn text(s: &str) -> String {
-    super::terminal::escaped(&crate::findings::shown(s).replace('\n', " "))
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    crate::text::escape::markdown::code(&crate::findings::shown(s))
+}
+
+/// A table cell holding text from outside.
+fn cell_text(s: &str) -> String {
+    crate::text::escape::markdown::cell(&text(s))
 }
 
 /// The findings of one rule at one severity: how many, and which are listed.
@@ -74,7 +77,7 @@ fn header(ctx: &Context, summary: &Summary, page: &mut String) {
         ctx.outcome.as_of,
         ctx.settings.as_of_source.describe(ctx.settings.config),
         match ctx.settings.config {
-            Some(file) => format!("config `{}`", text(file)),
+            Some(file) => format!("config {}", text(file)),
             None => "no config file".to_string(),
         },
         plural(summary.findings, "finding", "findings"),
@@ -127,7 +130,7 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
     }
     let _ = writeln!(page, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|");
     for ((Reverse(severity), id), group) in &groups {
-        let _ = writeln!(page, "| {} | {} | {severity} | {} |", rule_link(ctx, id), group.name, group.count);
+        let _ = writeln!(page, "| {} | {} | {severity} | {} |", rule_link(ctx, id), cell_text(group.name), group.count);
     }
     let mut listed = vec![false; ctx.outcome.findings.len()];
     for group in groups.values() {
@@ -135,8 +138,9 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
             listed[i] = true;
         }
     }
-    let messages: BTreeMap<usize, String> = ctx.with_messages_where(
+    let messages: BTreeMap<usize, String> = ctx.with_rendered(
         |i, _| listed[i],
+        |f| ctx.markdown_message(f),
         |messages| {
             groups
                 .values()
@@ -159,7 +163,7 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
         let _ = writeln!(
             page,
             "\n## {id} {} · {severity} · {}\n",
-            group.name,
+            text(group.name),
             plural(group.count, "finding", "findings")
         );
         let mut shown = 0;
@@ -208,22 +212,19 @@ fn item(ctx: &Context, f: &Finding, message: &str) -> String {
         format!(" · **{share}** — {}", text(&crate::traffic::impact::words(&i)))
     });
     format!(
-        "- {} — {} · `{}:{}:{}`{impact}\n",
+        "- {} — {} · {}{impact}\n",
         resource_title(ctx, f),
-        text(message),
-        text(ctx.file(f)).replace('`', "'"),
-        f.location.line,
-        f.location.column,
+        message.replace(['\n', '\r'], " "),
+        text(&format!("{}:{}:{}", ctx.file(f), f.location.line, f.location.column)),
     )
 }
 
 fn resource_title(ctx: &Context, f: &Finding) -> String {
     let r = ctx.resource(f);
-    let (name, id) = (text(&r.name).replace('`', "'"), text(&r.id).replace('`', "'"));
-    match (name.is_empty(), id.is_empty()) {
-        (false, false) => format!("{} `{name}` ({id})", r.kind),
-        (false, true) => format!("{} `{name}`", r.kind),
-        (true, false) => format!("{} `{id}`", r.kind),
+    match (r.name.is_empty(), r.id.is_empty()) {
+        (false, false) => format!("{} {} ({})", r.kind, text(&r.name), text(&r.id)),
+        (false, true) => format!("{} {}", r.kind, text(&r.name)),
+        (true, false) => format!("{} {}", r.kind, text(&r.id)),
         (true, true) => r.kind.to_string(),
     }
 }
@@ -263,12 +264,10 @@ fn accepted(ctx: &Context, summary: &Summary, page: &mut String) {
         if let Some(waiver) = ctx.outcome.triage.waivers.get(w as usize) {
             let _ = writeln!(
                 page,
-                "| `{}:{}:{}` | {} | {count} | {} |",
-                text(&waiver.place.file),
-                waiver.place.line,
-                waiver.place.column,
+                "| {} | {} | {count} | {} |",
+                cell_text(&format!("{}:{}:{}", waiver.place.file, waiver.place.line, waiver.place.column)),
                 waiver.expires.map_or_else(|| "—".to_string(), |d| d.to_string()),
-                text(&waiver.reason)
+                cell_text(&waiver.reason)
             );
         }
     }
@@ -280,7 +279,7 @@ fn skipped(ctx: &Context, page: &mut String) {
     }
     let _ = writeln!(page, "\n## Skipped files (not analysed)\n");
     for e in &ctx.outcome.skipped {
-        let _ = writeln!(page, "- `{}`: {}", text(&e.file).replace('`', "'"), text(e.skip_reason()));
+        let _ = writeln!(page, "- {}: {}", text(&e.file), text(e.skip_reason()));
     }
 }
 
@@ -292,12 +291,10 @@ fn notices(ctx: &Context, page: &mut String) {
     for n in &ctx.outcome.triage.notices {
         let _ = writeln!(
             page,
-            "- `{}` {} (`{}:{}:{}`)",
+            "- `{}` {} ({})",
             n.code,
             text(&n.message),
-            text(&n.place.file).replace('`', "'"),
-            n.place.line,
-            n.place.column
+            text(&format!("{}:{}:{}", n.place.file, n.place.line, n.place.column)),
         );
     }
 }
@@ -317,7 +314,7 @@ pub fn failure(failure: &super::Failure, out: &mut dyn std::io::Write) -> std::i
             0 => (String::new(), String::new()),
             line => (line.to_string(), e.column.to_string()),
         };
-        writeln!(out, "| {} | {line} | {column} | {} |", text(&e.file), text(&e.message))?;
+        writeln!(out, "| {} | {line} | {column} | {} |", cell_text(&e.file), cell_text(&e.message))?;
     }
     Ok(())
 }

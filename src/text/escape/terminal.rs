@@ -73,7 +73,10 @@ fn push_escape(out: &mut String, c: char) {
 /// and the text's own ESC sequences colour it), ESC.
 pub fn lines(text: &str, keep_escape_sequences: bool) -> Cow<'_, str> {
     let passes = |c: char| c == '\n' || c == '\t' || (keep_escape_sequences && c == '\u{1b}');
+    // A CR that ends a line (CRLF, as CSV writes) is a line end; any other moves the cursor.
+    let last = text.rsplit('\n').next().unwrap_or(text);
     let clean = |line: &str| {
+        let line = line.strip_suffix('\r').filter(|_| !std::ptr::eq(line.as_ptr(), last.as_ptr())).unwrap_or(line);
         !line.trim_start().starts_with("::") && !line.contains("##") && !line.chars().any(|c| acts_on_terminal(c) && !passes(c))
     };
     if text.split('\n').all(clean) {
@@ -84,6 +87,10 @@ pub fn lines(text: &str, keep_escape_sequences: bool) -> Cow<'_, str> {
         if n > 0 {
             out.push('\n');
         }
+        let (line, crlf) = match line.strip_suffix('\r') {
+            Some(body) if !std::ptr::eq(line.as_ptr(), last.as_ptr()) => (body, true),
+            _ => (line, false),
+        };
         let bytes = line.as_bytes();
         let leading = line.len() - line.trim_start().len();
         for (i, c) in line.char_indices() {
@@ -93,6 +100,9 @@ pub fn lines(text: &str, keep_escape_sequences: bool) -> Cow<'_, str> {
             } else {
                 out.push(c);
             }
+        }
+        if crlf {
+            out.push('\r');
         }
     }
     Cow::Owned(out)
@@ -281,6 +291,8 @@ mod tests {
         assert_eq!(lines("x ##[add-mask]y", false), "x #\\u0023[add-mask]y");
         assert_eq!(lines("\u{1b}[31mred\u{1b}[0m\r", true), "\u{1b}[31mred\u{1b}[0m\\u000d");
         assert_eq!(lines("\u{1b}[31m", false), "\\u001b[31m");
+        assert!(matches!(lines("a,b\r\nc\r\n", false), Cow::Borrowed(_)), "CRLF line ends stay");
+        assert_eq!(lines("a\rb\r\n", false), "a\\u000db\r\n");
     }
 
     #[test]
