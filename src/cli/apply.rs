@@ -50,7 +50,8 @@ pub fn run(args: &ApplyArgs) -> u8 {
     let outcome = apply(&mut client, &plan, &options, &mut log, &mut confirm);
     client.finish_progress();
     let counts = client.counts.clone();
-    let say = |line: String| crate::say!("edgeaudit apply: {}", client.redact(&line));
+    // Each line may quote the account (names, the service's answers): one line of terminal text.
+    let say = |line: String| crate::say!("edgeaudit apply: {}", crate::text::escape::terminal::value(&client.redact(&line)));
     match outcome {
         Ok(summary) => {
             for manual in &summary.manual {

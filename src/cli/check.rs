@@ -186,7 +186,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             waivers: Some(&triage.waivers),
             baseline: Some(args.baseline.as_deref()),
         };
-        return super::print(shown.render().as_bytes());
+        return super::print(crate::report::Shield::Log, shown.render().as_bytes());
     }
     let options = CheckOptions {
         paths: args.paths.clone(),
@@ -266,7 +266,7 @@ pub fn run(args: &CheckArgs) -> u8 {
 /// requested report still written, saying so (CI uploads them anyway).
 fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
     for e in failure.errors {
-        crate::say!("edgeaudit: error: {e}");
+        crate::say!("edgeaudit: error: {}", crate::text::escape::terminal::value(&e.to_string()));
     }
     for output in outputs {
         // Standard error already has it in the terminal's words.

@@ -29,7 +29,7 @@ pub fn run(args: &ExportArgs) -> u8 {
             let kept = parts_folder(output);
             crate::say!(
                 "edgeaudit export: error: {}\nedgeaudit export: nothing was written{}{}",
-                client.redact(&e.to_string()),
+                crate::text::escape::terminal::value(&client.redact(&e.to_string())),
                 if output.exists() {
                     format!(" ({} is left as it was)", args.output)
                 } else {
@@ -48,7 +48,10 @@ pub fn run(args: &ExportArgs) -> u8 {
         }
     };
     for note in &report.notes {
-        crate::say!("edgeaudit export: note: {}", client.redact(note));
+        crate::say!(
+            "edgeaudit export: note: {}",
+            crate::text::escape::terminal::value(&client.redact(note))
+        );
     }
     let counts = &client.counts;
     crate::say!(

@@ -4,13 +4,15 @@
 
 use clap::CommandFactory;
 
+use crate::report::Shield;
+
 use super::args::Cli;
 use super::{fail, print};
 
 pub fn completions(shell: clap_complete::Shell) -> u8 {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "edgeaudit", &mut script);
-    print(&script)
+    print(Shield::Own, &script)
 }
 
 /// edgeaudit(1), or edgeaudit-COMMAND(1) with that command's options.
@@ -36,11 +38,11 @@ pub fn man(command: Option<&str>) -> u8 {
     };
     let mut page = Vec::new();
     match clap_mangen::Man::new(page_of).render(&mut page) {
-        Ok(()) => print(&page),
+        Ok(()) => print(Shield::Own, &page),
         Err(e) => fail(format!("cannot render the man page: {e}")),
     }
 }
 
 pub fn config_schema() -> u8 {
-    print(crate::config::json_schema().as_bytes())
+    print(Shield::Own, crate::config::json_schema().as_bytes())
 }

@@ -24,7 +24,7 @@ pub fn run(args: &InventoryArgs) -> u8 {
             exclude: excludes.iter().chain(&args.walk.exclude).map(String::as_str).collect(),
             ..Default::default()
         };
-        return super::print(shown.render().as_bytes());
+        return super::print(crate::report::Shield::Log, shown.render().as_bytes());
     }
     // A CA name as `certificate_authority` spells it (`letsencrypt` too), or `default`, `unknown`, `other`.
     let wanted = match args.ca.as_deref().map(|ca| ca.trim().to_ascii_lowercase()) {

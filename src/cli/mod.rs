@@ -95,10 +95,12 @@ pub(crate) fn traffic_options(args: &args::TrafficArgs, config: &crate::config::
     })
 }
 
-/// Text on standard output (a closed pipe ends it quietly); exit 0, or 2
-/// when standard output cannot be written.
-pub(crate) fn print(bytes: &[u8]) -> u8 {
-    match crate::say::stdout(bytes) {
+/// Text on standard output through `shield` (a closed pipe ends it
+/// quietly); exit 0, or 2 when standard output cannot be written.
+pub(crate) fn print(shield: crate::report::Shield, bytes: &[u8]) -> u8 {
+    let mut shown = Vec::with_capacity(bytes.len());
+    let _ = crate::report::shielded_by(shield, true, false, &mut shown, |w| w.write_all(bytes));
+    match crate::say::stdout(&shown) {
         Ok(()) => EXIT_CLEAN,
         Err(e) => fail(format!("cannot write to stdout: {e}")),
     }

@@ -1,8 +1,8 @@
-use crate::report::Shield;
 use super::args::{PlanArgs, PlanFormat};
 use super::{EXIT_CLEAN, fail, load_options, warn_skipped};
 use crate::check::{CheckOptions, check};
 use crate::plan::render::{self, Tally};
+use crate::report::Shield;
 
 const SHELL_RETIRED: &str = "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)";
 
@@ -41,7 +41,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             waivers: Some(&config.waivers),
             ..Default::default()
         };
-        return super::print(shown.render().as_bytes());
+        return super::print(crate::report::Shield::Log, shown.render().as_bytes());
     }
     let options = CheckOptions {
         paths: args.paths.clone(),
@@ -101,7 +101,7 @@ pub fn run(args: &PlanArgs) -> u8 {
         return fail(e);
     }
     for warning in plans.iter().flat_map(|p| &p.warnings) {
-        crate::say!("edgeaudit plan: warning: {warning}");
+        crate::say!("edgeaudit plan: warning: {}", crate::text::escape::terminal::value(warning));
     }
     crate::say!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
     EXIT_CLEAN

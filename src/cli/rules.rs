@@ -9,6 +9,10 @@ pub fn list(args: &RulesArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
+    let shield = match args.format {
+        RulesFormat::Json => crate::report::Shield::Json,
+        RulesFormat::Text | RulesFormat::Markdown => crate::report::Shield::Log,
+    };
     let out = match args.format {
         RulesFormat::Text => {
             let subject_width = rules.rules.iter().map(|r| r.subject_names().len()).max().unwrap_or(0);
@@ -56,7 +60,7 @@ pub fn list(args: &RulesArgs) -> u8 {
             s
         }
     };
-    super::print(out.as_bytes())
+    super::print(shield, out.as_bytes())
 }
 
 pub fn explain(id: &str, extra: &[String]) -> u8 {
@@ -65,7 +69,7 @@ pub fn explain(id: &str, extra: &[String]) -> u8 {
         Err(e) => return fail(e),
     };
     match rules.get(id) {
-        Some(rule) => super::print(docs::text(rule).as_bytes()),
+        Some(rule) => super::print(crate::report::Shield::Log, docs::text(rule).as_bytes()),
         None => {
             let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
             match rules.closest(id) {

@@ -136,7 +136,10 @@ pub fn updated_policy_block(policy_id: &str, body: &serde_json::Value, label: &s
             if is_identifier(k) {
                 out.push_str(&format!("  {k} = {}\n", expression(v, 2)));
             } else {
-                out.push_str(&format!("  # left out: the field {} is no Terraform attribute name\n", comment(&string(k))));
+                out.push_str(&format!(
+                    "  # left out: the field {} is no Terraform attribute name\n",
+                    comment(&string(k))
+                ));
             }
         }
     }

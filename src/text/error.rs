@@ -119,13 +119,15 @@ impl From<InputError> for InputErrors {
     }
 }
 
+/// One error a line, for a terminal: an error that quotes a value with a
+/// line break (a timestamp, a name) stays on its line.
 impl fmt::Display for InputErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, error) in self.0.iter().enumerate() {
             if i > 0 {
                 f.write_str("\n")?;
             }
-            write!(f, "{error}")?;
+            f.write_str(&super::escape::terminal::value(&error.to_string()))?;
         }
         Ok(())
     }

@@ -119,7 +119,11 @@ pub fn differences(plan: &PlanAccount, live_pools: &[Value], live_policies: &[Va
         }
     }
     out.sort();
-    out
+    // Names, ids and addresses are the account's: each difference is one
+    // line of terminal text.
+    out.into_iter()
+        .map(|line| crate::text::escape::terminal::value(&line).into_owned())
+        .collect()
 }
 
 fn list(items: &[String]) -> String {

@@ -130,7 +130,13 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
     }
     let _ = writeln!(page, "| Rule | Name | Severity | Findings |\n|---|---|---|---:|");
     for ((Reverse(severity), id), group) in &groups {
-        let _ = writeln!(page, "| {} | {} | {severity} | {} |", rule_link(ctx, id), cell_text(group.name), group.count);
+        let _ = writeln!(
+            page,
+            "| {} | {} | {severity} | {} |",
+            rule_link(ctx, id),
+            cell_text(group.name),
+            group.count
+        );
     }
     let mut listed = vec![false; ctx.outcome.findings.len()];
     for group in groups.values() {

@@ -76,7 +76,10 @@ pub fn lines(text: &str, keep_escape_sequences: bool) -> Cow<'_, str> {
     // A CR that ends a line (CRLF, as CSV writes) is a line end; any other moves the cursor.
     let last = text.rsplit('\n').next().unwrap_or(text);
     let clean = |line: &str| {
-        let line = line.strip_suffix('\r').filter(|_| !std::ptr::eq(line.as_ptr(), last.as_ptr())).unwrap_or(line);
+        let line = line
+            .strip_suffix('\r')
+            .filter(|_| !std::ptr::eq(line.as_ptr(), last.as_ptr()))
+            .unwrap_or(line);
         !line.trim_start().starts_with("::") && !line.contains("##") && !line.chars().any(|c| acts_on_terminal(c) && !passes(c))
     };
     if text.split('\n').all(clean) {
