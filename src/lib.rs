@@ -14,6 +14,7 @@ pub mod config;
 pub mod engine;
 pub mod exit;
 pub mod facts;
+pub mod files;
 pub mod findings;
 pub mod html;
 pub mod input;

@@ -5,10 +5,22 @@ use super::{EXIT_CLEAN, fail};
 use crate::config::starter::STARTER;
 
 pub fn run(path: &str, force: bool) -> u8 {
-    if !force && std::path::Path::new(path).exists() {
+    let target = std::path::Path::new(path);
+    // A link there (dangling or not) would have the config written wherever it points.
+    if crate::files::is_link(target) {
+        return fail(format!(
+            "{path} is a symbolic link: not written through, even with --force; remove it, or name another path"
+        ));
+    }
+    if !force && target.exists() {
         return fail(format!("{path} already exists: edit it, or pass --force to replace it"));
     }
-    match std::fs::write(path, STARTER) {
+    let written = if force {
+        crate::files::write_atomically(target, STARTER.as_bytes())
+    } else {
+        crate::files::create_new(target).and_then(|mut f| std::io::Write::write_all(&mut f, STARTER.as_bytes()))
+    };
+    match written {
         Ok(()) => {
             crate::say!("edgeaudit: wrote {path}; {}", init_says(path));
             EXIT_CLEAN

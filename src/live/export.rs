@@ -392,12 +392,47 @@ struct Store {
 
 const IDENTITY: &str = "export.json";
 
+/// The file of page `page` of `list`.
+fn page_file(list: &str, page: u64) -> String {
+    format!("{list}-{page:06}.json")
+}
+
+/// The page number of `file` when it is a page file of `list`.
+fn page_of_list(list: &str, file: &str) -> Option<u64> {
+    let number = file.strip_prefix(list)?.strip_prefix('-')?.strip_suffix(".json")?;
+    (number.len() == 6 && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| number.parse().ok())
+        .flatten()
+}
+
+/// A page file's name as this folder holds them: no folder in it, no hidden
+/// name, and a page number.
+fn is_page_name(file: &str) -> bool {
+    !file.contains(['/', '\\']) && !file.starts_with('.') && page_number(file).is_some()
+}
+
+/// A small file of ours (the identity, a `.done` list), read only when it is
+/// a plain file.
+fn read_plain(path: &Path) -> std::io::Result<String> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut crate::files::open_plain(path)?, &mut text)?;
+    Ok(text)
+}
+
 impl Store {
     fn open(dir: &Path, identity: &Value, resume: bool) -> Result<Store, ExportError> {
         let io = |e: std::io::Error| ExportError::Io(format!("{}: {e}", dir.display()));
         let identity_file = dir.join(IDENTITY);
+        // A link put where the page folder goes would have the pages written
+        // wherever it points, and read back from there.
+        if crate::files::is_link(dir) {
+            return Err(ExportError::Io(format!(
+                "{}: the page folder is a symbolic link: not followed; remove it and run again",
+                dir.display()
+            )));
+        }
         if resume {
-            let kept = std::fs::read_to_string(&identity_file).map_err(|_| {
+            let kept = read_plain(&identity_file).map_err(|_| {
                 ExportError::Resume(format!(
                     "--resume: no stopped export of this file to finish ({} holds none): run without --resume",
                     dir.display()
@@ -414,7 +449,7 @@ impl Store {
             let _ = std::fs::remove_dir_all(dir);
         }
         std::fs::create_dir_all(dir).map_err(io)?;
-        std::fs::write(&identity_file, identity.to_string()).map_err(io)?;
+        crate::files::replace_in_own_folder(&identity_file, identity.to_string().as_bytes()).map_err(io)?;
         Ok(Store {
             dir: dir.to_path_buf(),
             resumed: 0,
@@ -426,22 +461,38 @@ impl Store {
     }
 
     fn write_page(&self, list: &str, page: u64, envelope: &Value) -> Result<String, ExportError> {
-        let name = format!("{list}-{page:06}.json");
+        let name = page_file(list, page);
         let text = serde_json::to_vec(envelope).unwrap_or_default();
-        std::fs::write(self.dir.join(&name), text).map_err(|e| self.io(e))?;
+        crate::files::replace_in_own_folder(&self.dir.join(&name), &text).map_err(|e| self.io(e))?;
         Ok(name)
     }
 
     fn read(&self, file: &str) -> Result<Value, ExportError> {
-        let text = std::fs::read(self.dir.join(file)).map_err(|e| self.io(e))?;
+        let text = self.read_own(file).map_err(|e| self.io(e))?;
         serde_json::from_slice(&text).map_err(|e| ExportError::Io(format!("{}: {e}", self.dir.join(file).display())))
     }
 
     /// The pages of a list read whole, in order.
+    /// Only names of this list's pages count (`pools-000001.json`): a
+    /// `.done` list that names anything else (`../…`, an absolute path,
+    /// another list's page) is not ours, and the list is read again.
     fn finished(&self, list: &str) -> Option<Vec<String>> {
-        let text = std::fs::read_to_string(self.dir.join(format!("{list}.done"))).ok()?;
+        let text = read_plain(&self.dir.join(format!("{list}.done"))).ok()?;
         let files: Vec<String> = text.lines().map(str::to_string).collect();
-        files.iter().all(|f| self.dir.join(f).is_file()).then_some(files)
+        let ours = |f: &String| {
+            page_of_list(list, f).is_some() && std::fs::symlink_metadata(self.dir.join(f)).is_ok_and(|m| m.file_type().is_file())
+        };
+        files.iter().all(ours).then_some(files)
+    }
+
+    /// A page file of ours, read only when it is a plain file in the folder.
+    fn read_own(&self, file: &str) -> std::io::Result<Vec<u8>> {
+        if !is_page_name(file) && file != IDENTITY {
+            return Err(std::io::Error::other(format!("{file}: not a page file of this export")));
+        }
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut crate::files::open_plain(&self.dir.join(file))?, &mut text)?;
+        Ok(text)
     }
 
     /// The pages of a list begun and not finished, in order of their numbers
@@ -449,8 +500,8 @@ impl Store {
     fn started(&self, list: &str) -> Vec<String> {
         let mut files = Vec::new();
         for page in 1.. {
-            let name = format!("{list}-{page:06}.json");
-            if !self.dir.join(&name).is_file() {
+            let name = page_file(list, page);
+            if !std::fs::symlink_metadata(self.dir.join(&name)).is_ok_and(|m| m.file_type().is_file()) {
                 break;
             }
             files.push(name);
@@ -459,7 +510,7 @@ impl Store {
     }
 
     fn finish(&self, list: &str, files: &[String]) -> Result<(), ExportError> {
-        std::fs::write(self.dir.join(format!("{list}.done")), files.join("\n")).map_err(|e| self.io(e))
+        crate::files::replace_in_own_folder(&self.dir.join(format!("{list}.done")), files.join("\n").as_bytes()).map_err(|e| self.io(e))
     }
 
     /// Deletes what is kept of a list.
@@ -479,7 +530,10 @@ impl Store {
     }
 
     fn copy_into(&self, file: &str, out: &mut impl Write) -> Result<(), ExportError> {
-        let mut input = std::fs::File::open(self.dir.join(file)).map_err(|e| self.io(e))?;
+        if !is_page_name(file) {
+            return Err(self.io(std::io::Error::other(format!("{file}: not a page file of this export"))));
+        }
+        let mut input = crate::files::open_plain(&self.dir.join(file)).map_err(|e| self.io(e))?;
         std::io::copy(&mut input, out).map_err(|e| self.io(e))?;
         Ok(())
     }
@@ -501,10 +555,9 @@ fn join(
     zones: &[(String, Option<String>)],
     zone_lists: &[ZoneLists],
 ) -> Result<(), ExportError> {
-    let temporary = temporary_beside(output);
     let io = |e: std::io::Error| ExportError::Io(format!("{}: {e}", output.display()));
+    let (file, temporary) = crate::files::temporary_beside(output).map_err(io)?;
     let written = (|| -> Result<(), ExportError> {
-        let file = std::fs::File::create(&temporary).map_err(io)?;
         let mut out = std::io::BufWriter::new(file);
         let string = |v: &str| serde_json::to_string(v).unwrap_or_default();
         write!(out, "{{\n\"exported\": {exported},\n\"account_id\": {}", string(account)).map_err(io)?;
@@ -541,22 +594,12 @@ fn join(
         }
         out.write_all(b"\n]\n}\n").map_err(io)?;
         let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&temporary, output).map_err(io)
+        crate::files::put_in_place(&temporary, &file, output).map_err(io)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
     written
-}
-
-fn temporary_beside(path: &Path) -> PathBuf {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dir.join(format!(".{name}.edgeaudit-{}.part", std::process::id()))
 }
 
 /// Reads the account and returns the bundle (a file in a temporary folder,
@@ -584,22 +627,7 @@ pub fn export(client: &mut Client, scope: &Scope, now: chrono::DateTime<chrono::
     document
 }
 
-/// Writes `bytes` to `path` so that the path holds either its earlier
-/// content or all of the new one: a temporary file beside it, synced, then
-/// renamed over it.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temporary = temporary_beside(path);
-    let written = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
-}
+pub use crate::files::write_atomically;
 
 #[cfg(test)]
 mod tests {
