@@ -108,6 +108,82 @@ pub fn replace_in_own_folder(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     create_new(path)?.write_all(bytes)
 }
 
+/// A file named on the command line (`--output`, `--format X=FILE`), being
+/// written: into a temporary file beside it, put in place by [`commit`]
+/// (so a link planted at the name is replaced, never written through, and
+/// a file replaced keeps its mode). A device or a pipe (`/dev/stdout`, a
+/// FIFO) is written as it is. Dropped uncommitted, the temporary file goes.
+///
+/// [`commit`]: Output::commit
+pub struct Output {
+    file: File,
+    temporary: Option<PathBuf>,
+    path: PathBuf,
+}
+
+impl Output {
+    pub fn create(path: &Path) -> std::io::Result<Output> {
+        let special = std::fs::symlink_metadata(path).is_ok_and(|m| {
+            let t = m.file_type();
+            !t.is_file() && !t.is_symlink() && !t.is_dir()
+        });
+        if special {
+            let file = OpenOptions::new().write(true).open(path)?;
+            return Ok(Output {
+                file,
+                temporary: None,
+                path: path.to_path_buf(),
+            });
+        }
+        let (file, temporary) = temporary_beside(path)?;
+        Ok(Output {
+            file,
+            temporary: Some(temporary),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Puts the file in place.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.file.flush()?;
+        match self.temporary.take() {
+            Some(temporary) => {
+                let placed = put_in_place(&temporary, &self.file, &self.path);
+                if placed.is_err() {
+                    let _ = std::fs::remove_file(&temporary);
+                }
+                placed
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Some(temporary) = &self.temporary {
+            let _ = std::fs::remove_file(temporary);
+        }
+    }
+}
+
+/// Writes `bytes` to a file named on the command line (see [`Output`]).
+pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = Output::create(path)?;
+    out.write_all(bytes)?;
+    out.commit()
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -136,6 +212,24 @@ mod tests {
         write_atomically(&dir.join("link"), b"bundle").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
         assert_eq!(std::fs::read_to_string(dir.join("link")).unwrap(), "bundle");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_replaces_a_link_and_writes_a_pipe_as_it_is() {
+        let dir = dir();
+        let target = dir.join("bashrc");
+        std::fs::write(&target, "keep").unwrap();
+        symlink(&target, dir.join("report.sarif")).unwrap();
+        write_output(&dir.join("report.sarif"), b"{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(dir.join("report.sarif")).unwrap(), "{}");
+        // Dropped before it is committed: nothing is left, nothing replaced.
+        let out = Output::create(&dir.join("report.sarif")).unwrap();
+        drop(out);
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        write_output(Path::new("/dev/null"), b"x").unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -289,11 +289,11 @@ fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
 /// `render` is told whether it writes to standard output.
 fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write, bool) -> std::io::Result<()>) -> Result<(), String> {
     match &output.path {
-        Some(path) => std::fs::File::create(path)
+        Some(path) => crate::files::Output::create(std::path::Path::new(path))
             .and_then(|f| {
                 let mut w = std::io::BufWriter::new(f);
                 render(&mut w, false)?;
-                w.flush()
+                w.into_inner().map_err(|e| e.into_error())?.commit()
             })
             .map_err(|e| format!("cannot write {path}: {e}")),
         None => {

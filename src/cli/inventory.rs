@@ -1,5 +1,3 @@
-use std::io::Write;
-
 use super::args::{InventoryArgs, InventoryFormat};
 use super::{EXIT_CLEAN, fail, load_options, warn_skipped};
 use crate::adapt::Builder;
@@ -64,13 +62,7 @@ pub fn run(args: &InventoryArgs) -> u8 {
             Err(errors) => return fail(crate::text::error::InputErrors(errors)),
         }
     }
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => return fail(format!("cannot write {path}: {e}")),
-        },
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
+    let mut out: Vec<u8> = Vec::new();
     // A CSV on standard output is read raw in a terminal or a log; in a
     // file, it is for a spreadsheet, and its cells are escaped for one.
     let shield = match args.format {
@@ -84,10 +76,12 @@ pub fn run(args: &InventoryArgs) -> u8 {
         InventoryFormat::Json => write_json(&selected, out),
         InventoryFormat::Csv => write_csv(&selected, out),
     });
-    match written.and_then(|()| out.flush()) {
+    let written = written.and_then(|()| match &args.output {
+        Some(path) => crate::files::write_output(std::path::Path::new(path), &out),
+        None => crate::say::stdout(&out),
+    });
+    match written {
         Ok(()) => EXIT_CLEAN,
-        // The reader went away (`| head`): nothing more to say to it.
-        Err(e) if crate::say::reader_left(&e) => EXIT_CLEAN,
         Err(e) => fail(format!("cannot write the inventory: {e}")),
     }
 }

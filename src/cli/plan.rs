@@ -94,7 +94,7 @@ pub fn run(args: &PlanArgs) -> u8 {
     let mut shown = Vec::with_capacity(text.len());
     let _ = crate::report::shielded_by(shield, args.output.is_none(), false, &mut shown, |w| w.write_all(text.as_bytes()));
     let written = match &args.output {
-        Some(path) => std::fs::write(path, &shown).map_err(|e| format!("cannot write {path}: {e}")),
+        Some(path) => crate::files::write_output(std::path::Path::new(path), &shown).map_err(|e| format!("cannot write {path}: {e}")),
         None => crate::say::stdout(&shown).map_err(|e| format!("cannot write to stdout: {e}")),
     };
     if let Err(e) = written {

@@ -214,7 +214,7 @@ impl Baseline {
     pub fn write_to(&self, path: &str) -> Result<(), String> {
         let mut text = Vec::new();
         self.write(&mut text).map_err(|e| format!("cannot write {path}: {e}"))?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
+        crate::files::write_output(std::path::Path::new(path), &text).map_err(|e| format!("cannot write {path}: {e}"))
     }
 }
 
