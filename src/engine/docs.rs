@@ -284,11 +284,7 @@ pub fn page_url_at(base: &str, id: &str) -> Option<String> {
 /// build time); `None` when the build names none, or for a pack's rule,
 /// which has no page there.
 pub fn page_url(rule: &Rule) -> Option<String> {
-    if super::registry::is_builtin_pack(&rule.pack) {
-        page_url_at(PUBLISHED, &rule.id)
-    } else {
-        None
-    }
+    if rule.builtin { page_url_at(PUBLISHED, &rule.id) } else { None }
 }
 
 #[cfg(test)]

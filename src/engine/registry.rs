@@ -14,11 +14,6 @@ const BUILTIN: &[(&str, &str)] = &[
     ("rules/ex.yaml", include_str!("../../rules/ex.yaml")),
 ];
 
-/// Whether a rule's pack is one of the built-in ones (which have book pages).
-pub fn is_builtin_pack(name: &str) -> bool {
-    BUILTIN.iter().any(|(n, _)| *n == name)
-}
-
 #[derive(Debug, Clone)]
 pub struct RuleSet {
     pub rules: Vec<Arc<Rule>>,
@@ -28,7 +23,7 @@ impl RuleSet {
     pub fn builtin() -> Result<RuleSet, InputError> {
         let mut set = RuleSet { rules: Vec::new() };
         for (name, text) in BUILTIN {
-            set.add_pack(name, text)?;
+            set.add_pack_as(name, text, true)?;
         }
         Ok(set)
     }
@@ -40,13 +35,20 @@ impl RuleSet {
     }
 
     pub fn add_pack(&mut self, name: &str, text: &str) -> Result<(), InputError> {
+        self.add_pack_as(name, text, false)
+    }
+
+    /// `builtin`: the pack is edgeaudit's own, embedded at build time; any
+    /// other pack's words are text from outside (see `Rule::builtin`).
+    fn add_pack_as(&mut self, name: &str, text: &str, builtin: bool) -> Result<(), InputError> {
         let pack: PackSpec = crate::input::yaml::parse_small(name, text, "rule pack")?;
         for spec in pack.rules {
             let (line, column) = (spec.id.referenced.line() as usize, spec.id.referenced.column() as usize);
-            let rule = spec.compile(name).map_err(|e| {
+            let mut rule = spec.compile(name).map_err(|e| {
                 let (l, c) = if e.line == 0 { (line, column) } else { (e.line, e.column) };
                 InputError::at_line_column(name, l, c, format!("invalid rule: {}", e.message))
             })?;
+            rule.builtin = builtin;
             if let Some(existing) = self.rules.iter().find(|r| r.id == rule.id) {
                 return Err(InputError::at_line_column(
                     name,

@@ -204,6 +204,9 @@ pub struct Rule {
     pub effective_until: Option<NaiveDate>,
     /// The pack file it came from.
     pub pack: String,
+    /// Whether it is one of edgeaudit's own rules (embedded at build time).
+    /// A `--rules` pack's words are text from outside: escaped as values are.
+    pub builtin: bool,
     /// The change it is about; none for a pack's rule that does not say.
     pub migration: Option<Migration>,
     /// What to do about a finding; none for a pack's rule that does not say.
@@ -422,6 +425,7 @@ impl RuleSpec {
             effective_from: date(&self.effective_from)?,
             effective_until: date(&self.effective_until)?,
             pack: pack.to_string(),
+            builtin: false,
             migration: self.migration,
             action: self.action,
             remedy: self.remedy.map(|r| r.value),

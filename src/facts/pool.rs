@@ -110,7 +110,11 @@ impl Facts for PoolFacts<'_> {
             FactName::ReplacementPolicy => Fact::new(text(self.replacement().text.as_str()), email),
             // Declared in `.tf` source (a state joined with its block keeps the block's place): edited there.
             FactName::TerraformSource => Fact::new(
-                Value::Bool(is_reference(&pool.id) || crate::model::terraform::is_declaration(&pool.origin)),
+                // An id that only looks like a reference (`${…}` in an API
+                // export) is an id: only a resource of Terraform has an address.
+                Value::Bool(
+                    (is_reference(&pool.id) && pool.origin.address().is_some()) || crate::model::terraform::is_declaration(&pool.origin),
+                ),
                 "",
             ),
             FactName::Address => Fact::new(text(pool.origin.address().map_or("", |a| a)), ""),

@@ -111,7 +111,7 @@ impl Finding {
                 let id = s.id.text();
                 Resource {
                     kind: s.kind,
-                    configuration: crate::model::terraform::is_reference(&id)
+                    configuration: (crate::model::terraform::is_reference(&id) && s.origin.address().is_some())
                         .then(|| analysis.inventory().accounts.get(self.subject.account as usize)?.id.as_deref())
                         .flatten()
                         .map(Cow::Borrowed),

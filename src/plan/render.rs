@@ -424,9 +424,8 @@ pub fn terraform(plans: &[AccountPlan], names: &PoolNames) -> String {
                 Request::ClearPool { pool_id } => cleared.push(names.name(&plan.account_id, pool_id)),
                 other => {
                     out.push('\n');
-                    for line in other.reason().lines() {
-                        out.push_str(&format!("# {}\n", comment(line)));
-                    }
+                    // One comment line: a line break in a name stays escaped.
+                    out.push_str(&format!("# {}\n", comment(&other.reason())));
                 }
             }
         }

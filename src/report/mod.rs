@@ -361,10 +361,13 @@ impl Context<'_> {
 
     /// The message for Markdown: each value from outside in a code span
     /// (`text::escape::markdown::code`), our own words as Markdown.
+    /// A rule pack's own words are from outside too: its message is one span.
     pub fn markdown_message(&self, f: &Finding) -> String {
+        use crate::text::escape::markdown::code;
         self.analysis
-            .with_facts(f.subject, |facts| {
-                crate::plan::remedy::render_message_escaped(f, facts, crate::text::escape::markdown::code)
+            .with_facts(f.subject, |facts| match f.rule.builtin {
+                true => crate::plan::remedy::render_message_escaped(f, facts, code),
+                false => code(&crate::plan::remedy::render_message(f, facts)),
             })
             .unwrap_or_default()
     }

@@ -21,6 +21,7 @@ mod doc_commands;
 mod engine;
 mod generated;
 mod hostile_input;
+mod hostile_output;
 mod html_report;
 mod invariance;
 mod invariance_properties;

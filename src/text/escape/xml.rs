@@ -4,7 +4,9 @@
 //! replaced by U+FFFD. Line breaks and tabs are written as character
 //! references, so that an attribute keeps them and no line of the file
 //! starts with text from outside; the second `#` of a `##` is written
-//! `&#35;`, so that a log showing the file reads no `##[` command.
+//! `&#35;`, so that a log showing the file reads no `##[` command, and the
+//! characters that act on a terminal (C1, bidi, zero-width) are written as
+//! character references.
 
 /// `s` as XML text or a quoted attribute value.
 pub fn text(s: &str) -> String {
@@ -23,6 +25,9 @@ pub fn text(s: &str) -> String {
             '\t' => out.push_str("&#9;"),
             '#' if after_hash => out.push_str("&#35;"),
             c if forbidden(c) => out.push('\u{fffd}'),
+            // Allowed in XML, but they act on a terminal that shows the file:
+            // a character reference is the same character to an XML reader.
+            c if super::terminal::acts_on_terminal(c) => out.push_str(&format!("&#x{:X};", c as u32)),
             c => out.push(c),
         }
         after_hash = hash && !after_hash;
@@ -46,5 +51,6 @@ mod tests {
         assert_eq!(text("x\u{FFFE}\u{FFFF}y"), "x\u{fffd}\u{fffd}y");
         assert_eq!(text("a\nb"), "a&#10;b");
         assert_eq!(text("##[error]x ###"), "#&#35;[error]x #&#35;#");
+        assert_eq!(text("a\u{202e}b\u{9b}"), "a&#x202E;b&#x9B;");
     }
 }
