@@ -285,12 +285,8 @@ pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
     let tally = Tally::of(plans);
     let mut out = String::new();
     let _ = writeln!(out, "# edgeaudit migration plan\n");
-    let _ = writeln!(
-        out,
-        "Plan {} · as of {as_of}. {}.\n",
-        code(&plan_id(plans)),
-        code(&tally.headline(plans))
-    );
+    // The headline is counts in our words: no text from outside.
+    let _ = writeln!(out, "Plan {} · as of {as_of}. {}.\n", code(&plan_id(plans)), tally.headline(plans));
     let _ = writeln!(
         out,
         "Order: existing policies are corrected and completed (PUT, the exported policy with only filter values and e-mail recipients changed) and missing ones created first; a pool's `notification_email` is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. A page-wide clear (`?per_page=N&page=P`, pools by name) is used only where every pool with a legacy e-mail on that page is replaced by then.\n"

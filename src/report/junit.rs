@@ -108,8 +108,9 @@ pub fn render(ctx: &Context, out: &mut dyn std::io::Write) -> std::io::Result<()
     let notices = &ctx.outcome.triage.notices;
     if !notices.is_empty() {
         writeln!(out, r#"  <testsuite name="notes" tests="0" failures="0">"#)?;
-        let lines: Vec<String> = notices.iter().map(|n| n.line()).collect();
-        writeln!(out, "    <system-out>{}</system-out>", xml(&lines.join("\n")))?;
+        // One notice a line: each escaped (its own line breaks too), joined by ours.
+        let lines: Vec<String> = notices.iter().map(|n| xml(&n.line())).collect();
+        writeln!(out, "    <system-out>{}</system-out>", lines.join("\n"))?;
         writeln!(out, "  </testsuite>")?;
     }
     writeln!(out, "</testsuites>")

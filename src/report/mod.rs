@@ -62,7 +62,7 @@ pub enum Shield {
     /// Terminal and log text: every line through `terminal::lines`, and on
     /// standard output under GitHub Actions inside a stop-commands stretch.
     Log,
-    /// JSON: no `##` (`terminal::WorkflowSafe`), the same values decoded.
+    /// JSON: no `##[` or `##vso[` (`terminal::WorkflowSafe`), the same values decoded.
     Json,
     /// The format's own escaping is all (workflow commands by design, XML, HTML).
     Own,

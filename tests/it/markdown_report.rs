@@ -66,7 +66,7 @@ fn the_five_lines_count_what_remains_to_do() {
     );
     // The table keeps the waived pool, and says it was accepted.
     assert!(
-        r.stdout.lines().any(|l| l.starts_with("| web | noc@example.com |")
+        r.stdout.lines().any(|l| l.starts_with("| `web` | `noc@example.com` |")
             && l.contains("| **no**: create a policy first (accepted: a waiver or the baseline) |")),
         "{}",
         r.stdout
@@ -82,13 +82,13 @@ fn each_pool_with_a_legacy_email_has_a_coverage_row_gaps_first() {
         "| Pool | Legacy recipients | Events | Covered | Delivered by | Not delivered by any policy |"
     );
     let pools: Vec<&str> = rows[2..].iter().filter_map(|r| r.split(" | ").next()).collect();
-    assert_eq!(pools, ["| legacy-eu", "| api-primary", "| batch-workers", "| web-primary"]);
+    assert_eq!(pools, ["| `legacy-eu`", "| `api-primary`", "| `batch-workers`", "| `web-primary`"]);
     // The cells say what the LB findings say.
-    assert!(rows[2].contains("| **no**: create a policy first | — | events: pool Healthy, pool Unhealthy, origin Healthy, origin Unhealthy; recipients: eu-ops@example.com |"), "{}", rows[2]);
-    assert!(rows[4].contains("| pool Unhealthy | **partly**: create a policy first | Batch pool webhook (3c9d4e2f-8a5b-4c7d-0e1f-2a3b4c5d6e7f) | recipients: batch-team@example.com |"), "{}", rows[4]);
+    assert!(rows[2].contains("| **no**: create a policy first | — | events: `pool Healthy`, `pool Unhealthy`, `origin Healthy`, `origin Unhealthy`; recipients: `eu-ops@example.com` |"), "{}", rows[2]);
+    assert!(rows[4].contains("| `pool Unhealthy` | **partly**: create a policy first | `Batch pool webhook (3c9d4e2f-8a5b-4c7d-0e1f-2a3b4c5d6e7f)` | recipients: `batch-team@example.com` |"), "{}", rows[4]);
     assert!(
-        rows[5].contains("| noc@example.com, oncall@example.com |")
-            && rows[5].contains("| yes: clear now | Web pool health (0da2b59e-f118-439d-8097-bdfb215203c9) | — |"),
+        rows[5].contains("| `noc@example.com`, `oncall@example.com` |")
+            && rows[5].contains("| yes: clear now | `Web pool health (0da2b59e-f118-439d-8097-bdfb215203c9)` | — |"),
         "{}",
         rows[5]
     );
@@ -132,8 +132,8 @@ fn the_timeline_draws_certificates_against_the_changes_dates() {
     );
 }
 
-/// Export strings are text in a table and in a chart: a pool's name cannot
-/// break the table or add HTML, a host cannot end a Mermaid task's name.
+/// Export strings are code in a table and text in a chart: a pool's name
+/// cannot break the table or add HTML, a host cannot end a Mermaid task's name.
 #[test]
 fn export_strings_cannot_break_the_table_or_the_chart() {
     let export = br#"{"pools": [{"id": "aaaa0000000000000000000000000001", "name": "<img src=x onerror=alert(1)>|x", "notification_email": "a@example.com"}],
@@ -149,10 +149,7 @@ fn export_strings_cannot_break_the_table_or_the_chart() {
         .lines()
         .find(|l| l.starts_with("| ") && l.contains("onerror"))
         .expect("the pool's row");
-    assert!(
-        row.starts_with("| &lt;img src=x onerror=alert(1)&gt;\\|x | a@example.com |"),
-        "{row}"
-    );
+    assert!(row.starts_with("| `<img src=x onerror=alert(1)>\\|x` | `a@example.com` |"), "{row}");
     let bar = r.stdout.lines().find(|l| l.contains("(custom certificate)")).expect("the bar");
     // (The inventory joins hosts with spaces: the rest count as more hosts.)
     assert_eq!(bar, "    evil_ +6 (custom certificate) : active, 2024-07-01, 2024-12-01");
@@ -186,7 +183,7 @@ fn the_pictures_stay_bounded_on_a_large_account() {
     let page = &r.stdout;
     assert!(page.chars().count() < 65_536, "{} characters", page.chars().count());
     let rows = section(page, "## Pools with a legacy e-mail: who gets which alert");
-    assert_eq!(rows.iter().filter(|l| l.starts_with("| pool-")).count(), 50);
+    assert_eq!(rows.iter().filter(|l| l.starts_with("| `pool-")).count(), 50);
     assert!(
         rows.contains(&"250 more pools not shown (the gaps come first); `--format json` has every finding."),
         "{rows:?}"

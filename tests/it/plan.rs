@@ -149,7 +149,7 @@ fn an_incomplete_pools_export_gets_per_pool_clears_and_says_why_in_every_format(
     assert!(r.stderr.contains("warning: the pools export is incomplete (EX001"), "{}", r.stderr);
     assert!(r.stderr.contains("the proof covers only the pools loaded"), "{}", r.stderr);
     for (format, mark) in [
-        ("markdown", "> **Warning:** the pools export is incomplete"),
+        ("markdown", "> **Warning:** ``the pools export is incomplete"),
         ("terraform", "# Warning: the pools export is incomplete"),
     ] {
         let r = run(&["plan", &file, "--format", format]);

@@ -457,7 +457,7 @@ fn every_format_is_written_on_input_errors() {
     let markdown = read(&markdown);
     assert!(markdown.contains("the input could not be analysed"), "{markdown}");
     assert!(
-        markdown.contains("| exports/a.json | 2 | 1 | truncated JSON") && markdown.contains("| exports/b.yaml | 1 | 4 |"),
+        markdown.contains("| `exports/a.json` | 2 | 1 | `truncated JSON") && markdown.contains("| `exports/b.yaml` | 1 | 4 |"),
         "{markdown}"
     );
     let html = read(&html);

@@ -349,11 +349,11 @@ fn the_markdown_report_is_one_page_at_any_size() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stdout.chars().count() < 65_536, "{} characters", r.stdout.chars().count());
     assert!(
-        r.stdout.contains("| ORG030 | noisy-30 | warning | 2000 |"),
+        r.stdout.contains("| ORG030 | `noisy-30` | warning | 2000 |"),
         "every rule is in the table"
     );
     assert!(
-        r.stdout.contains("## ORG030 noisy-30 · warning · 2000 findings"),
+        r.stdout.contains("## ORG030 `noisy-30` · warning · 2000 findings"),
         "every rule has its section"
     );
     assert!(r.stdout.contains("left out to keep this page within a pull-request comment's size"));

@@ -37,9 +37,22 @@ fn cell_text(s: &str) -> String {
     crate::text::escape::markdown::cell(&text(s))
 }
 
+impl Group<'_> {
+    /// The rule's name: ours as it is, a pack's in a code span (a table cell's when `in_table`).
+    fn shown_name(&self, in_table: bool) -> String {
+        match (self.builtin, in_table) {
+            (true, _) => self.name.to_string(),
+            (false, true) => cell_text(self.name),
+            (false, false) => text(self.name),
+        }
+    }
+}
+
 /// The findings of one rule at one severity: how many, and which are listed.
 struct Group<'a> {
     name: &'a str,
+    /// The rule is edgeaudit's own: its name is ours, not text from outside.
+    builtin: bool,
     count: usize,
     listed: Vec<usize>,
 }
@@ -112,6 +125,7 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
         }
         let group = groups.entry((Reverse(f.severity), f.rule.id.as_str())).or_insert_with(|| Group {
             name: f.rule.name.as_str(),
+            builtin: f.rule.builtin,
             count: 0,
             listed: Vec::new(),
         });
@@ -134,7 +148,7 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
             page,
             "| {} | {} | {severity} | {} |",
             rule_link(ctx, id),
-            cell_text(group.name),
+            group.shown_name(true),
             group.count
         );
     }
@@ -169,7 +183,7 @@ fn findings(ctx: &Context, reserved: usize, page: &mut String) {
         let _ = writeln!(
             page,
             "\n## {id} {} · {severity} · {}\n",
-            text(group.name),
+            group.shown_name(false),
             plural(group.count, "finding", "findings")
         );
         let mut shown = 0;

@@ -154,19 +154,47 @@ impl Default for StopCommands {
 }
 
 /// A writer for machine-readable text (JSON, SARIF) that a CI log may show:
-/// the second `#` of every `##` is written `\u0023`, which in a JSON string
-/// is the same character, so no `##[` or `##vso[` reaches the log and the
-/// document decodes to the same values. (`#` occurs only inside strings in
-/// JSON, and a line of JSON never starts with `::`.)
+/// in every `##[` and `##vso[`, the second `#` is written `\u0023`, which in
+/// a JSON string is the same character, so no legacy workflow command
+/// reaches the log and the document decodes to the same values. (`#` occurs
+/// only inside strings in JSON, and a line of JSON never starts with `::`.)
 pub struct WorkflowSafe<W: std::io::Write> {
     inner: W,
-    /// The last byte written was a `#` written as itself.
-    after_hash: bool,
+    /// The end of the last write that may begin a command (`#`, `##`, `##v`…).
+    held: Vec<u8>,
 }
 
 impl<W: std::io::Write> WorkflowSafe<W> {
     pub fn new(inner: W) -> WorkflowSafe<W> {
-        WorkflowSafe { inner, after_hash: false }
+        WorkflowSafe { inner, held: Vec::new() }
+    }
+
+    fn write_safe(&mut self, data: &[u8]) -> std::io::Result<()> {
+        let mut start = 0;
+        let mut from = 0;
+        while let Some(found) = memchr::memmem::find(&data[from..], b"##") {
+            let at = from + found;
+            let after = &data[at + 2..];
+            if after.starts_with(b"[") || after.starts_with(b"vso[") {
+                self.inner.write_all(&data[start..=at])?;
+                self.inner.write_all(b"\\u0023")?;
+                start = at + 2;
+                from = at + 2;
+            } else if b"vso[".starts_with(after) {
+                // The rest may still become a command: keep it for the next write.
+                self.inner.write_all(&data[start..at])?;
+                self.held.extend_from_slice(&data[at..]);
+                return Ok(());
+            } else {
+                from = at + 1;
+            }
+        }
+        if data.len() > start && data[data.len() - 1] == b'#' {
+            self.inner.write_all(&data[start..data.len() - 1])?;
+            self.held.push(b'#');
+            return Ok(());
+        }
+        self.inner.write_all(&data[start..])
     }
 }
 
@@ -177,30 +205,18 @@ impl<W: std::io::Write> std::io::Write for WorkflowSafe<W> {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        let mut start = 0;
-        let mut at = 0;
-        while let Some(found) = memchr::memchr(b'#', &buf[at..]) {
-            let i = at + found;
-            if i > at {
-                self.after_hash = false;
-            }
-            if self.after_hash {
-                self.inner.write_all(&buf[start..i])?;
-                self.inner.write_all(b"\\u0023")?;
-                start = i + 1;
-                self.after_hash = false;
-            } else {
-                self.after_hash = true;
-            }
-            at = i + 1;
+        if self.held.is_empty() {
+            return self.write_safe(buf);
         }
-        if at < buf.len() {
-            self.after_hash = false;
-        }
-        self.inner.write_all(&buf[start..])
+        let mut data = std::mem::take(&mut self.held);
+        data.extend_from_slice(buf);
+        self.write_safe(&data)
     }
 
+    /// What is held is written as it is: the text ends there.
     fn flush(&mut self) -> std::io::Result<()> {
+        let held = std::mem::take(&mut self.held);
+        self.inner.write_all(&held)?;
         self.inner.flush()
     }
 }
@@ -299,22 +315,28 @@ mod tests {
     }
 
     #[test]
-    fn machine_text_loses_every_double_hash_across_writes() {
+    fn machine_text_loses_every_legacy_command_across_writes() {
         use std::io::Write as _;
-        let whole = "{\"a\":\"x ##[error]y ###vso[z] #\"}";
+        let whole = "{\"a\":\"x ##[error]y ###vso[z] ## #\",\"b\":\"### Why\",\"c\":\"##v\"} ##";
+        let expected = "{\"a\":\"x #\\u0023[error]y ##\\u0023vso[z] ## #\",\"b\":\"### Why\",\"c\":\"##v\"} ##";
+        // One byte a write: every command spans writes.
         let mut out = WorkflowSafe::new(Vec::new());
-        // One byte a write: every pair spans two writes.
         for b in whole.as_bytes() {
             out.write_all(std::slice::from_ref(b)).unwrap();
         }
+        out.flush().unwrap();
         let written = String::from_utf8(out.inner).unwrap();
-        assert!(!written.contains("##"), "{written}");
-        assert_eq!(written, "{\"a\":\"x #\\u0023[error]y #\\u0023#vso[z] #\"}");
-        let decoded: serde_json::Value = serde_json::from_str(&written).unwrap();
-        assert_eq!(decoded["a"], "x ##[error]y ###vso[z] #");
-        let mut at_once = WorkflowSafe::new(Vec::new());
-        at_once.write_all(whole.as_bytes()).unwrap();
-        assert_eq!(String::from_utf8(at_once.inner).unwrap(), written);
+        assert_eq!(written, expected);
+        assert!(!written.contains("##[") && !written.contains("##vso["));
+        let decoded: serde_json::Value = serde_json::from_str(written.trim_end_matches(" ##")).unwrap();
+        assert_eq!(decoded["a"], "x ##[error]y ###vso[z] ## #");
+        for split in 0..whole.len() {
+            let mut two = WorkflowSafe::new(Vec::new());
+            two.write_all(&whole.as_bytes()[..split]).unwrap();
+            two.write_all(&whole.as_bytes()[split..]).unwrap();
+            two.flush().unwrap();
+            assert_eq!(String::from_utf8(two.inner).unwrap(), expected, "split at {split}");
+        }
     }
 
     #[test]
