@@ -345,7 +345,8 @@ mod tests {
         let mut out = Vec::new();
         {
             let mut guard = LineGuard::new(&mut out);
-            write!(guard, "drift: policy {}", "x\n").unwrap();
+            let name = "x\n";
+            write!(guard, "drift: policy {name}").unwrap();
             write!(guard, "::").unwrap();
             writeln!(guard, "error file=a::forged").unwrap();
             write!(guard, "\u{1b}]52;c;AAAA\u{7}").unwrap();
