@@ -33,7 +33,7 @@ fn is_workflow_command(line: &str) -> bool {
 /// Text a terminal shows and a CI runner reads: no character that acts on
 /// the terminal, no workflow command, on any line (a CRLF line end is one).
 #[track_caller]
-fn assert_log_safe(what: &str, text: &str) {
+pub fn assert_log_safe(what: &str, text: &str) {
     for (n, line) in text.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         assert!(!is_workflow_command(line), "{what}: line {} is a workflow command: {line:?}", n + 1);
@@ -289,6 +289,15 @@ fn the_plan_holds_in_every_format() {
                     }
                 }
                 assert!(resources >= 2, "the policies are there: {resources}\n{out}");
+                // A pool is named by a string or a resource address, never by code
+                // (an API pool id `${file("/etc/passwd")}` is a string).
+                let element = r#"("([^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_\-]*|\[[0-9]+\])*)"#;
+                let pool_ids = regex::Regex::new(&format!(r"^\s*pool_id\s*=\s*\[({element}(, {element})*)?\]$")).expect("regex");
+                let lines: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("pool_id")).collect();
+                assert!(!lines.is_empty(), "{out}");
+                for line in lines {
+                    assert!(pool_ids.is_match(line), "a pool named by code: {line}");
+                }
                 // Every comment is one line of ours: a name's line break stays escaped.
                 for line in out.lines() {
                     assert!(

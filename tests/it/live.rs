@@ -1478,3 +1478,35 @@ fn no_credential_is_printed_or_written_and_loopback_never_goes_through_a_proxy()
         applied.stderr
     );
 }
+
+/// What the service answers and what other members of the account name
+/// things reach the terminal and the CI log escaped (DESIGN §4.1): an error
+/// message written to attack them, and a pool renamed to one between plan
+/// and apply (the drift report quotes live names).
+#[test]
+fn the_service_and_the_live_account_cannot_write_to_the_terminal() {
+    use crate::hostile_output::assert_log_safe;
+    let service = Service::start(account(13, 3));
+    let dir = temp_dir(&[]);
+    service.with(|s| s.fault = Some((s.requests + 1, Fault::Hostile)));
+    let r = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "x.json", "--retries", "0"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("forged by the service"), "the answer is shown: {}", r.stderr);
+    assert_log_safe("export's error", &r.stderr);
+    let plan = plan_of(&service, dir.path(), "4");
+    std::fs::write(dir.path().join("plan.json"), plan.to_string()).unwrap();
+    let pool = format!("{:032x}", 1005);
+    service.with(|s| {
+        s.pools.iter_mut().find(|p| p["id"] == pool.as_str()).unwrap()["name"] =
+            json!("x\n::error file=README.md,line=1::forged by a pool \u{1b}[2J ##vso[task.complete]");
+    });
+    let r = edgeaudit(dir.path(), &service, &["apply", "plan.json", "--yes"]);
+    assert_ne!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("was renamed to") && r.stderr.contains("forged by a pool"),
+        "{}",
+        r.stderr
+    );
+    assert_log_safe("apply's drift report", &r.stderr);
+    assert_eq!(service.with(|s| s.changes), 0, "nothing sent");
+}

@@ -54,6 +54,9 @@ pub enum Fault {
     Forbidden,
     /// 400 whose error message echoes the request's headers (credentials too); not applied.
     EchoHeaders,
+    /// 400 whose error message is written to attack the terminal and the CI log
+    /// that show it (escape sequences, forged workflow commands); not applied.
+    Hostile,
 }
 
 impl Fault {
@@ -71,7 +74,7 @@ impl Fault {
 
     /// Whether a client should get past it by retrying.
     pub fn is_transient(self) -> bool {
-        !matches!(self, Fault::Unsuccessful | Fault::Forbidden | Fault::EchoHeaders)
+        !matches!(self, Fault::Unsuccessful | Fault::Forbidden | Fault::EchoHeaders | Fault::Hostile)
     }
 }
 
@@ -349,6 +352,15 @@ fn respond(state: &mut State, method: &str, target: &str, body: &[u8], authorize
         Some(Fault::CloseBefore) => return Reply::Close,
         Some(Fault::Unsuccessful) => return json_answer(200, error(10002, "Internal processing error (injected)")),
         Some(Fault::Forbidden) => return json_answer(403, error(10000, "Authentication error (injected)")),
+        Some(Fault::Hostile) => {
+            return json_answer(
+                400,
+                error(
+                    10004,
+                    "bad request\n::error file=README.md,line=1::forged by the service \u{1b}]52;c;ZWNobyBwd25lZA==\u{7} ##[add-mask]x \u{202e}",
+                ),
+            );
+        }
         Some(Fault::EchoHeaders) => {
             return json_answer(
                 400,
