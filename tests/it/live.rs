@@ -1510,3 +1510,56 @@ fn the_service_and_the_live_account_cannot_write_to_the_terminal() {
     assert_log_safe("apply's drift report", &r.stderr);
     assert_eq!(service.with(|s| s.changes), 0, "nothing sent");
 }
+
+/// `--resume` reads only its own page files: a `.done` list that names a
+/// file outside the page folder, or a page replaced by a link, is not ours
+/// (the list is read again); a page folder that is a link is refused.
+#[cfg(unix)]
+#[test]
+fn a_resumed_export_reads_nothing_but_its_own_pages() {
+    use std::os::unix::fs::symlink;
+    let dir = temp_dir(&[("secret.json", br#"{"result": [{"id": "stolen-secret"}]}"#)]);
+    let service = Service::start(account(3, 500));
+    service.with(|s| {
+        s.fault = Some((14, Fault::Internal));
+        s.persistent = true;
+    });
+    let stopped = edgeaudit(
+        dir.path(),
+        &service,
+        &["export", ACCOUNT, ZONE, "-o", "account.json", "--retries", "0"],
+    );
+    assert_eq!(stopped.code, 1, "{}", stopped.stderr);
+    let pages = dir.path().join(".account.json.edgeaudit-export");
+    let mut done: Vec<String> = std::fs::read_dir(&pages)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".done"))
+        .collect();
+    done.sort();
+    assert!(done.len() >= 2, "{done:?}");
+    // One list's record names a file outside; another's first page is a link to it.
+    std::fs::write(pages.join(&done[0]), "../secret.json\n/etc/hostname").unwrap();
+    let list = done[1].trim_end_matches(".done");
+    let first = pages.join(format!("{list}-000001.json"));
+    std::fs::remove_file(&first).unwrap();
+    symlink(dir.path().join("secret.json"), &first).unwrap();
+    service.with(|s| {
+        s.fault = None;
+        s.requests = 0;
+    });
+    let resumed = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "account.json", "--resume"]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let bundle = std::fs::read_to_string(dir.path().join("account.json")).unwrap();
+    assert!(!bundle.contains("stolen-secret"), "a file outside the page folder was copied in");
+    serde_json::from_str::<Value>(&bundle).expect("the bundle");
+    // A page folder planted as a link is not written through.
+    let elsewhere = temp_dir(&[]);
+    symlink(elsewhere.path(), dir.path().join(".other.json.edgeaudit-export")).unwrap();
+    let refused = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "other.json"]);
+    assert_ne!(refused.code, 0, "{}", refused.stderr);
+    assert!(refused.stderr.contains("symbolic link"), "{}", refused.stderr);
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0, "written through the link");
+    assert!(!dir.path().join("other.json").exists());
+}
