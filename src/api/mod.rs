@@ -116,6 +116,26 @@ impl Operation {
         }
     }
 
+    /// A call with each path parameter filled by its id (encoded as one
+    /// segment), or left as the template's `{name}` where the id is not
+    /// known: how a message shows the request a person sends.
+    pub fn call_or_placeholders(&'static self, ids: &[Option<&str>]) -> Call {
+        let encoded: Vec<Option<String>> = ids.iter().map(|id| id.map(segment)).collect();
+        let mut placeholders = Vec::new();
+        let mut rest = self.path;
+        while let Some(open) = rest.find('{') {
+            let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+            placeholders.push(&rest[open..close]);
+            rest = &rest[close..];
+        }
+        let segments: Vec<&str> = placeholders
+            .iter()
+            .enumerate()
+            .map(|(i, placeholder)| encoded.get(i).and_then(|e| e.as_deref()).unwrap_or(placeholder))
+            .collect();
+        self.call_encoded(&segments)
+    }
+
     /// Whether `path` (no query) is this operation's, any value in each parameter.
     pub fn matches_path(&self, path: &str) -> bool {
         let mut wanted = self.path.split('/');

@@ -17,6 +17,21 @@ pub fn run(args: &ApplyArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    if let Some(expected) = &args.expect_plan_id
+        && expected.trim() != plan.plan_id
+    {
+        return fail(format!(
+            "{}: this is plan {}, not the plan {} that was reviewed (--expect-plan-id): nothing sent",
+            args.plan,
+            plan.plan_id,
+            crate::text::escape::terminal::value(expected.trim())
+        ));
+    }
+    if !args.from.is_empty()
+        && let Err(code) = same_as_made_from(&args.from, &plan, &args.plan)
+    {
+        return code;
+    }
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !args.yes && !args.dry_run && !terminal {
         return fail("standard input is not a terminal: pass --yes to run the plan without confirmation (or --dry-run to check it)");
@@ -105,6 +120,36 @@ pub fn run(args: &ApplyArgs) -> u8 {
             EXIT_FINDINGS
         }
     }
+}
+
+/// `--from`: the plan made again from the exports is this one, or the exit
+/// code of a refusal (said on standard error, nothing sent).
+fn same_as_made_from(exports: &[String], plan: &plan_file::PlanFile, name: &str) -> Result<(), u8> {
+    let mut argv: Vec<String> = ["edgeaudit", "plan"].iter().map(|s| s.to_string()).collect();
+    argv.extend(exports.iter().cloned());
+    argv.extend([
+        "--as-of".to_string(),
+        plan.as_of.clone(),
+        "--per-page".to_string(),
+        plan.per_page.to_string(),
+    ]);
+    let args = match <super::args::Cli as clap::Parser>::try_parse_from(&argv) {
+        Ok(super::args::Cli {
+            command: super::args::Command::Plan(args),
+            ..
+        }) => args,
+        Ok(_) => return Err(fail("--from: not a plan's arguments")),
+        Err(e) => return Err(fail(format!("--from: {}", e.to_string().lines().next().unwrap_or("")))),
+    };
+    let made = super::plan::make(&args)?;
+    let again = crate::plan::render::json(&made.plans, made.as_of, plan.per_page);
+    if again.plan_id == plan.plan_id {
+        return Ok(());
+    }
+    Err(fail(format!(
+        "{name}: the exports make plan {}, not this plan {}: the plan is not the one these exports give (edited, or made from other exports); nothing sent",
+        again.plan_id, plan.plan_id
+    )))
 }
 
 /// What the plan will send and how long it takes, before the first change.

@@ -340,6 +340,15 @@ pub struct ApplyArgs {
     /// The account, for a plan whose export named none.
     #[arg(long, value_name = "ACCOUNT_ID")]
     pub account: Option<String>,
+    /// Run the plan only if it is the one with this id (the id a reviewer
+    /// saw in `plan.md`, the HTML plan or `plan`'s last line).
+    #[arg(long, value_name = "PLAN_ID")]
+    pub expect_plan_id: Option<String>,
+    /// Make the plan again from these exports (with the plan's date and page
+    /// size, and the config found as `plan` finds it) and run it only if it
+    /// is the same plan.
+    #[arg(long = "from", value_name = "EXPORTS", num_args = 1..)]
+    pub from: Vec<String>,
     #[command(flatten)]
     pub live: LiveArgs,
 }

@@ -6,6 +6,14 @@ use crate::report::Shield;
 
 const SHELL_RETIRED: &str = "the shell format is retired: a script cannot check the live account before each change; write the plan with `--format json` and run it with `edgeaudit apply PLAN.json` (it checks before every change and can be run again after any stop)";
 
+/// A plan made: its accounts' plans, how its pools are named in Terraform,
+/// and its date.
+pub(crate) struct Made {
+    pub plans: Vec<crate::plan::AccountPlan>,
+    pub names: render::PoolNames,
+    pub as_of: chrono::NaiveDate,
+}
+
 /// Loads the exports, runs the rules (for the certificate steps), builds and
 /// replays the plan, and writes it; a plan the replay rejects is never
 /// written (exit 2, naming the step and the pool).
@@ -13,23 +21,34 @@ pub fn run(args: &PlanArgs) -> u8 {
     if args.format == PlanFormat::Shell {
         return fail(SHELL_RETIRED);
     }
+    let Made { plans, names, as_of } = match make(args) {
+        Ok(made) => made,
+        Err(code) => return code,
+    };
+    write(args, &plans, &names, as_of)
+}
+
+/// The plan `args` ask for, or the exit code of what stopped it (said on
+/// standard error). `apply --from` makes the plan again through it.
+pub(crate) fn make(args: &PlanArgs) -> Result<Made, u8> {
+    let fail = |e: String| Err(fail(e));
     // The same config as `check`: its date, its exclusions, its rules and
     // severities, and its waivers (a waived finding is not a step).
     let config = match super::config_in_force(args.config.as_deref(), args.no_config, &args.paths) {
         Ok(c) => c,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     let as_of = match super::as_of(args.as_of.as_deref(), &config) {
         Ok(d) => d,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     let load = match load_options(args.kind.as_deref(), args.input_format.as_deref(), &args.walk, &config) {
         Ok(o) => o,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     let rules = match super::configured_rules(&[], &[], &[], &config) {
         Ok(r) => r,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     if args.show_config {
         let excludes = config.exclude_strings();
@@ -41,7 +60,7 @@ pub fn run(args: &PlanArgs) -> u8 {
             waivers: Some(&config.waivers),
             ..Default::default()
         };
-        return super::print(crate::report::Shield::Log, shown.render().as_bytes());
+        return Err(super::print(crate::report::Shield::Log, shown.render().as_bytes()));
     }
     let options = CheckOptions {
         paths: args.paths.clone(),
@@ -68,22 +87,26 @@ pub fn run(args: &PlanArgs) -> u8 {
         crate::plan::build(outcome, analysis, args.per_page as usize).map(|plans| (plans, render::PoolNames::of(analysis.inventory())))
     });
     let (plans, names) = match built {
-        Err(errors) => return fail(errors),
+        Err(errors) => return fail(errors.to_string()),
         Ok(Err(refusal)) => {
             return fail(format!("no plan written: {refusal}"));
         }
         Ok(Ok(built)) => built,
     };
+    Ok(Made { plans, names, as_of })
+}
+
+fn write(args: &PlanArgs, plans: &[crate::plan::AccountPlan], names: &render::PoolNames, as_of: chrono::NaiveDate) -> u8 {
     let text = match args.format {
         PlanFormat::Json => {
-            let mut t = serde_json::to_string_pretty(&render::json(&plans, as_of)).unwrap_or_default();
+            let mut t = serde_json::to_string_pretty(&render::json(plans, as_of, args.per_page as usize)).unwrap_or_default();
             t.push('\n');
             t
         }
         PlanFormat::Shell => return fail(SHELL_RETIRED),
-        PlanFormat::Markdown => render::markdown(&plans, as_of),
-        PlanFormat::Terraform => render::terraform(&plans, &names),
-        PlanFormat::Html => crate::plan::html::html(&plans, as_of),
+        PlanFormat::Markdown => render::markdown(plans, as_of, args.per_page as usize),
+        PlanFormat::Terraform => render::terraform(plans, names),
+        PlanFormat::Html => crate::plan::html::html(plans, as_of, args.per_page as usize),
     };
     // Markdown and Terraform are read raw in terminals and logs too.
     let shield = match args.format {
@@ -103,6 +126,10 @@ pub fn run(args: &PlanArgs) -> u8 {
     for warning in plans.iter().flat_map(|p| &p.warnings) {
         crate::say!("edgeaudit plan: warning: {}", crate::text::escape::terminal::value(warning));
     }
-    crate::say!("edgeaudit plan: {}.", Tally::of(&plans).headline(&plans));
+    crate::say!(
+        "edgeaudit plan {}: {}.",
+        crate::plan::render::plan_id(plans, as_of, args.per_page as usize),
+        Tally::of(plans).headline(plans)
+    );
     EXIT_CLEAN
 }

@@ -100,7 +100,11 @@ impl Facts for AccountFacts<'_> {
             FactName::BulkClearCaveat => Fact::new(text(bulk_clear_caveat(to_clear, t.not_replaced)), ""),
             FactName::NotJudged => Fact::new(Value::List(Vec::new()), ""),
             FactName::BulkClearEndpoint => Fact::new(
-                text(format!("PATCH /accounts/{}/load_balancers/pools", id.unwrap_or("{account_id}"))),
+                text(
+                    crate::api::Operation::of(crate::api::Op::ClearPools)
+                        .call_or_placeholders(&[id])
+                        .name(),
+                ),
                 "",
             ),
             _ => return None,

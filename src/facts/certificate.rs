@@ -429,7 +429,6 @@ impl Facts for CustomHostnameFacts<'_> {
         use super::caa::{GOOGLE, LETS_ENCRYPT, SSL_COM};
         let h = self.host;
         // The endpoint is words for a person: the placeholder stands in the path.
-        let zone = self.zone_id.unwrap_or("{zone_id}");
         let cert = h.certificate.as_ref();
         let chain = h.chain.as_deref();
         let at = h.fields;
@@ -456,7 +455,14 @@ impl Facts for CustomHostnameFacts<'_> {
             FactName::Authority => Fact::new(static_text(h.authority().as_str()), at.certificate_authority),
             FactName::Wildcard => Fact::new(Value::Bool(h.wildcard()), at.wildcard),
             FactName::Zone => Fact::new(text_or_placeholder(self.zone_id, "zone_id"), ""),
-            FactName::PatchEndpoint => Fact::new(text(["PATCH /zones/", zone, "/custom_hostnames/", &h.id()].concat()), at.id),
+            FactName::PatchEndpoint => Fact::new(
+                text(
+                    crate::api::Operation::of(crate::api::Op::EditCustomHostname)
+                        .call_or_placeholders(&[self.zone_id, Some(&h.id())])
+                        .name(),
+                ),
+                at.id,
+            ),
             FactName::SslMethod => Fact::new(text(h.ssl_method().unwrap_or("")), at.ssl_method),
             FactName::SslType => Fact::new(text(h.ssl_type().unwrap_or("")), at.ssl_type),
             FactName::CaChangeBody => Fact::new(text(ca_change_body(h, "google")), at.certificate_authority),

@@ -2,6 +2,7 @@ use super::FactName;
 use super::Value;
 use super::coverage::{Coverage, CoverageIndex, PoolCoverage};
 use super::{Fact, Facts, Subject, static_text, text, text_items};
+use crate::api::{Op, Operation};
 use crate::model::notification::{Event, NewPolicy, Pool, filter_products};
 use crate::model::terraform::is_reference;
 
@@ -26,10 +27,6 @@ impl<'a> PoolFacts<'a> {
 
     pub fn coverage(&self) -> Coverage {
         self.cover.coverage
-    }
-
-    fn account_segment(&self) -> &str {
-        self.account.unwrap_or("{account_id}")
     }
 
     fn replacement(&self) -> &Replacement {
@@ -82,19 +79,22 @@ impl Facts for PoolFacts<'_> {
             FactName::Name => Fact::new(text(&pool.name), at.name),
             FactName::Account => Fact::new(super::text_or_placeholder(self.account, "account_id"), ""),
             FactName::PoliciesEndpoint => Fact::new(
-                text(["POST /accounts/", self.account_segment(), "/alerting/v3/policies"].concat()),
+                text(Operation::of(Op::CreatePolicy).call_or_placeholders(&[self.account]).name()),
                 "",
             ),
             FactName::PoolEndpoint => Fact::new(
-                text(
-                    [
-                        "PATCH /accounts/",
-                        self.account_segment(),
-                        "/load_balancers/pools/",
-                        &pool_id_or_placeholder(pool),
-                    ]
-                    .concat(),
-                ),
+                text(match pool.id.is_empty() {
+                    false => Operation::of(Op::PatchPool)
+                        .call_or_placeholders(&[self.account, Some(&pool.id)])
+                        .name(),
+                    // No id to send: the message says which pool a person looks up.
+                    true => Operation::of(Op::PatchPool)
+                        .call_encoded(&[
+                            self.account.map_or_else(|| "{account_id}".into(), crate::api::segment).as_str(),
+                            &pool_id_or_placeholder(pool),
+                        ])
+                        .name(),
+                }),
                 at.id,
             ),
             FactName::LegacyRecipients => Fact::new(text_items(pool.legacy_recipients.iter().map(String::as_str)), email),

@@ -109,28 +109,53 @@ pub(super) fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Requ
         .collect()
 }
 
-/// The plan's identity: a digest of every account's requests, so that the
-/// markers of the policies it creates are its own.
-pub fn plan_id(plans: &[AccountPlan]) -> String {
+/// The plan's identity: the digest (SHA-256, 128 bits in hex) of the
+/// canonical plan document — state and steps, every field, keys sorted —
+/// without the plan id itself and the markers made from it (a created
+/// policy's `marker` and its body's `description`, which `apply` checks are
+/// exactly the ones this id makes). Whatever a person reviewed under an id,
+/// `apply` runs only a document with that id.
+pub fn digest(document: &Value) -> String {
     use sha2::Digest;
-    let mut digest = sha2::Sha256::new();
-    for plan in plans {
-        digest.update(plan.account_id.as_deref().unwrap_or("").as_bytes());
-        for step in &plan.steps {
-            digest.update([0]);
-            digest.update(step.method().unwrap_or("").as_bytes());
-            digest.update(step.path("").unwrap_or_default().as_bytes());
-            digest.update(step.body().unwrap_or_else(|| step.reason()).as_bytes());
-        }
-        digest.update([1]);
+    let mut canonical = document.clone();
+    if let Some(map) = canonical.as_object_mut() {
+        map.remove("plan_id");
     }
-    digest.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+    for account in canonical.get_mut("accounts").and_then(Value::as_array_mut).into_iter().flatten() {
+        for step in account.get_mut("steps").and_then(Value::as_array_mut).into_iter().flatten() {
+            if step.get("kind").and_then(Value::as_str) == Some("create_policy") {
+                if let Some(map) = step.as_object_mut() {
+                    map.remove("marker");
+                }
+                if let Some(body) = step.get_mut("body").and_then(Value::as_object_mut) {
+                    body.remove("description");
+                }
+            }
+        }
+    }
+    // serde_json's maps are sorted by key: the text is canonical.
+    let text = serde_json::to_vec(&canonical).unwrap_or_default();
+    sha2::Sha256::digest(&text).iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The plan's id (see [`digest`]): made from its JSON document.
+pub fn plan_id(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> String {
+    json(plans, as_of, per_page).plan_id
 }
 
 /// The marker a created policy carries in its `description`: plan and step,
 /// looked up by `apply` so that no policy is created twice.
 pub fn marker(plan_id: &str, step: usize) -> String {
     format!("[edgeaudit plan {plan_id} step {step}]")
+}
+
+/// A created policy's `description`: what it is for, and its marker. `apply`
+/// refuses a create whose description is any other text.
+pub fn created_description(pools: usize, marker: &str) -> String {
+    format!(
+        "Takes over the legacy notification_email of {}. {marker}",
+        plural(pools, "pool", "pools")
+    )
 }
 
 /// The pools (by id) on page `page` of `per_page`, in the bulk clear's order.
@@ -165,10 +190,7 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
     match s {
         Request::CreatePolicy { pools, .. } => {
             let marker = marker(plan_id, n);
-            step["body"]["description"] = json!(format!(
-                "Takes over the legacy notification_email of {}. {marker}",
-                plural(pools.len(), "pool", "pools")
-            ));
+            step["body"]["description"] = json!(created_description(pools.len(), &marker));
             step["marker"] = json!(marker);
             step["pools"] = json!(pools);
         }
@@ -179,12 +201,17 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
         Request::ClearPage { pools, per_page, page } => {
             step["pools"] = json!(pools);
             step["page_pools"] = json!(page_pools(plan, *per_page, *page));
+            step["per_page"] = json!(per_page);
+            step["page"] = json!(page);
         }
         Request::ClearPool { pool_id } => step["pools"] = json!([pool_id]),
-        Request::EditCustomHostname { hostname_id, .. } => {
+        Request::EditCustomHostname { zone_id, hostname_id, .. } => {
+            step["zone_id"] = json!(zone_id);
+            step["hostname_id"] = json!(hostname_id);
             step["expects"] = json!({"certificate_authority": Request::MOVES_OFF, "hostname_id": hostname_id});
         }
-        Request::SetTotalTls { .. } | Request::SetUniversalSsl { .. } => {
+        Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => {
+            step["zone_id"] = json!(zone_id);
             step["expects"] = json!({"certificate_authority": Request::MOVES_OFF})
         }
         _ => {}
@@ -199,10 +226,15 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
 pub struct PlanDocument<'a> {
     accounts: Vec<AccountDocument<'a>>,
     as_of: String,
-    plan_id: String,
+    /// The page size of the page-wide clears it was made with (`plan --per-page`).
+    per_page: usize,
+    pub plan_id: String,
     summary: Value,
     version: u32,
 }
+
+/// The version of the plan document this edgeaudit writes and runs.
+pub const VERSION: u32 = 3;
 
 #[derive(serde::Serialize)]
 struct AccountDocument<'a> {
@@ -217,14 +249,60 @@ struct AccountDocument<'a> {
 
 #[derive(serde::Serialize)]
 struct StateDocument<'a> {
+    /// The custom hostnames the certificate steps change: only these may be.
+    custom_hostnames: Vec<super::state::HostnameState>,
     exported_policies: &'a [String],
     policies: &'a [super::state::PolicyState],
     pools: &'a [super::state::PoolState],
+    /// The zones whose settings the certificate steps change: only these may be.
+    zones: Vec<String>,
 }
 
-pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_> {
+impl StateDocument<'_> {
+    fn of(plan: &AccountPlan) -> StateDocument<'_> {
+        let mut custom_hostnames = Vec::new();
+        let mut zones = Vec::new();
+        for step in &plan.steps {
+            match step {
+                Request::EditCustomHostname { zone_id, hostname_id, .. } => custom_hostnames.push(super::state::HostnameState {
+                    id: hostname_id.clone(),
+                    zone_id: zone_id.clone(),
+                }),
+                Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => zones.push(zone_id.clone()),
+                _ => {}
+            }
+        }
+        custom_hostnames.sort();
+        custom_hostnames.dedup();
+        zones.sort();
+        zones.dedup();
+        StateDocument {
+            custom_hostnames,
+            exported_policies: &plan.exported_policies,
+            policies: &plan.policies,
+            pools: &plan.pools,
+            zones,
+        }
+    }
+}
+
+/// The JSON plan, its `plan_id` the digest of the rest (see [`digest`]).
+pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> PlanDocument<'_> {
+    let mut document = document(plans, as_of, per_page, "");
+    let plan_id = serde_json::to_value(&document).map(|value| digest(&value)).unwrap_or_default();
+    // The markers are made from the id: written once it is known.
+    if !plans
+        .iter()
+        .all(|p| p.steps.iter().all(|s| !matches!(s, Request::CreatePolicy { .. })))
+    {
+        document = self::document(plans, as_of, per_page, &plan_id);
+    }
+    document.plan_id = plan_id;
+    document
+}
+
+fn document<'a>(plans: &'a [AccountPlan], as_of: chrono::NaiveDate, per_page: usize, plan_id: &str) -> PlanDocument<'a> {
     let tally = Tally::of(plans);
-    let plan_id = plan_id(plans);
     let mut first = 1;
     let accounts = plans
         .iter()
@@ -233,7 +311,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
                 .steps
                 .iter()
                 .enumerate()
-                .map(|(i, s)| step_json(first + i, first, plan, i, s, &plan_id))
+                .map(|(i, s)| step_json(first + i, first, plan, i, s, plan_id))
                 .collect();
             first += plan.steps.len();
             AccountDocument {
@@ -246,11 +324,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
                     "steps_replayed": plan.proof.steps,
                     "covers": if plan.pools_complete { "every pool of the account" } else { "only the pools loaded: the pools export is incomplete (EX001)" },
                 }),
-                state: StateDocument {
-                    exported_policies: &plan.exported_policies,
-                    policies: &plan.policies,
-                    pools: &plan.pools,
-                },
+                state: StateDocument::of(plan),
                 steps,
                 warnings: &plan.warnings,
             }
@@ -259,7 +333,8 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
     PlanDocument {
         accounts,
         as_of: as_of.to_string(),
-        plan_id,
+        per_page,
+        plan_id: plan_id.to_string(),
         summary: json!({
             "steps": tally.steps,
             "requests": tally.requests,
@@ -272,7 +347,7 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
             "per_pool_requests": plans.iter().map(|p| p.per_pool_requests).sum::<usize>(),
             "text": tally.headline(plans),
         }),
-        version: 2,
+        version: VERSION,
     }
 }
 
@@ -280,13 +355,18 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> PlanDocument<'_>
 /// bodies, the reasons that name them) is in a code span
 /// (`text::escape::markdown`): nothing in the account can add a link, a
 /// mention, HTML that hides the steps after it, or a row of its own.
-pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate) -> String {
+pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> String {
     use crate::text::escape::markdown::{cell, code};
     let tally = Tally::of(plans);
     let mut out = String::new();
     let _ = writeln!(out, "# edgeaudit migration plan\n");
     // The headline is counts in our words: no text from outside.
-    let _ = writeln!(out, "Plan {} · as of {as_of}. {}.\n", code(&plan_id(plans)), tally.headline(plans));
+    let _ = writeln!(
+        out,
+        "Plan {} · as of {as_of}. {}.\n",
+        code(&plan_id(plans, as_of, per_page)),
+        tally.headline(plans)
+    );
     let _ = writeln!(
         out,
         "Order: existing policies are corrected and completed (PUT, the exported policy with only filter values and e-mail recipients changed) and missing ones created first; a pool's `notification_email` is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. A page-wide clear (`?per_page=N&page=P`, pools by name) is used only where every pool with a legacy e-mail on that page is replaced by then.\n"

@@ -97,6 +97,13 @@ impl Delivers {
     }
 }
 
+/// A custom hostname a certificate step of the plan changes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct HostnameState {
+    pub id: String,
+    pub zone_id: String,
+}
+
 /// An exported policy a plan counts on or updates.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyState {

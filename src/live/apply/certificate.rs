@@ -60,14 +60,13 @@ fn hostname_ssl(live: &Value, authority: &str) -> Value {
 impl AccountRun<'_> {
     /// The resource as the service holds it now; `None` when it was deleted.
     fn read_resource(&mut self, step: &Step) -> Result<Option<Value>, Stop> {
-        let call = step.call().map(|c| c.path).unwrap_or_default();
-        let read = match step.kind {
-            Kind::EditCustomHostname => Op::GetCustomHostname,
-            Kind::SetTotalTls => Op::GetTotalTls,
-            _ => Op::GetUniversalSsl,
+        // The same resource as the change: its read, from the step's typed ids.
+        let zone = step.zone_id.as_deref().unwrap_or("");
+        let get = match step.kind {
+            Kind::EditCustomHostname => Operation::of(Op::GetCustomHostname).call(&[zone, step.hostname_id.as_deref().unwrap_or("")]),
+            Kind::SetTotalTls => Operation::of(Op::GetTotalTls).call(&[zone]),
+            _ => Operation::of(Op::GetUniversalSsl).call(&[zone]),
         };
-        let mut get = Operation::of(read).call(&[]);
-        get.path = call;
         match self.client.read(&get) {
             Ok(mut envelope) => Ok(Some(envelope.get_mut("result").map(Value::take).unwrap_or(Value::Null))),
             Err(e) if e.is_gone() => Ok(None),
@@ -162,12 +161,7 @@ impl AccountRun<'_> {
     /// Runs the custom hostname steps of `step`'s zone from pages of the
     /// zone's list when that takes fewer reads than a read each; whether it did.
     pub(super) fn batch_hostnames(&mut self, step: &Step, summary: &mut Summary) -> Result<bool, Stop> {
-        let Some(zone) = step
-            .path
-            .as_deref()
-            .and_then(|p| p.strip_prefix("/zones/"))
-            .and_then(|r| r.split('/').next())
-        else {
+        let Some(zone) = step.zone_id.as_deref() else {
             return Ok(false);
         };
         let zone = zone.to_string();
@@ -178,15 +172,14 @@ impl AccountRun<'_> {
             .account
             .steps
             .iter()
-            .filter(|s| s.kind == Kind::EditCustomHostname && s.path.as_deref().is_some_and(|p| p.starts_with(&format!("/zones/{zone}/"))))
+            .filter(|s| s.kind == Kind::EditCustomHostname && s.zone_id.as_deref() == Some(zone.as_str()))
             .cloned()
             .collect();
         if pending.len() < 2 {
             return Ok(false);
         }
         let per_page = Operation::of(Op::ListCustomHostnames).max_per_page();
-        let mut list = Operation::of(Op::ListCustomHostnames).call(&[]);
-        list.path = format!("/zones/{zone}/custom_hostnames");
+        let list = Operation::of(Op::ListCustomHostnames).call(&[&zone]);
         let first = self
             .client
             .read(&list.clone().with("page", 1).with("per_page", per_page))
@@ -198,11 +191,7 @@ impl AccountRun<'_> {
         if total.div_ceil(per_page as u64) >= pending.len() as u64 {
             return Ok(false);
         }
-        let hostname_of = |s: &Step| {
-            s.call()
-                .and_then(|c| c.path.rsplit('/').next().map(str::to_string))
-                .unwrap_or_default()
-        };
+        let hostname_of = |s: &Step| crate::api::segment(s.hostname_id.as_deref().unwrap_or(""));
         let mut left: Vec<(String, Step)> = pending.iter().map(|s| (hostname_of(s), s.clone())).collect();
         let mut page = Some(first);
         let mut number = 1;

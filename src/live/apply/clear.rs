@@ -330,18 +330,9 @@ impl AccountRun<'_> {
     }
 }
 
-/// A page-wide clear's page size and page, from its query.
+/// A page-wide clear's page size and page.
 fn page_numbers(step: &Step) -> (usize, usize) {
-    let query = step.call().map(|c| c.query).unwrap_or_default();
-    let number = |name: &str| {
-        query
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, v)| v.parse::<usize>().ok())
-            .unwrap_or(1)
-            .max(1)
-    };
-    (number("per_page"), number("page"))
+    (step.per_page.unwrap_or(1).max(1), step.page.unwrap_or(1).max(1))
 }
 
 #[cfg(test)]

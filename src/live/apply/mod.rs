@@ -22,6 +22,7 @@ pub mod certificate;
 pub mod clear;
 pub mod drift;
 pub mod markers;
+pub mod meaning;
 pub mod plan_file;
 pub mod verify;
 

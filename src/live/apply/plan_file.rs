@@ -1,6 +1,11 @@
-//! A plan as `plan --format json` writes it (version 2), read back for
-//! `apply`: typed, and checked before anything is sent — each step's path
-//! must be of its kind's endpoint, so a plan file cannot reach another one.
+//! A plan as `plan --format json` writes it (version 3), read back for
+//! `apply`: typed, and checked before anything is sent. The plan binds its
+//! review: its `plan_id` must be the digest of its content
+//! (`plan::render::digest`), so a plan edited after `edgeaudit plan` wrote it
+//! is refused. Whatever the digest, each step is checked for what it means
+//! (`meaning`), its request is built from its operation's path template and
+//! its typed ids, and the `method` and `path` the file shows must be exactly
+//! that request.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -12,6 +17,8 @@ use crate::plan::state::{PolicyState, PoolState};
 pub struct PlanFile {
     pub version: u32,
     pub plan_id: String,
+    pub as_of: String,
+    pub per_page: usize,
     pub accounts: Vec<PlanAccount>,
 }
 
@@ -41,6 +48,11 @@ pub struct PlanState {
     /// Every policy the export held, by id.
     #[serde(default)]
     pub exported_policies: Vec<String>,
+    /// The zones and custom hostnames the certificate steps change.
+    #[serde(default)]
+    pub zones: Vec<String>,
+    #[serde(default)]
+    pub custom_hostnames: Vec<crate::plan::state::HostnameState>,
 }
 
 impl PlanState {
@@ -79,6 +91,13 @@ pub struct Step {
     pub marker: Option<String>,
     pub policy_id: Option<String>,
     pub expects: Option<Value>,
+    pub zone_id: Option<String>,
+    pub hostname_id: Option<String>,
+    pub per_page: Option<usize>,
+    pub page: Option<usize>,
+    /// The account the step is of (the plan's, or `--account`), set on reading.
+    #[serde(skip)]
+    pub account: String,
 }
 
 impl Step {
@@ -104,35 +123,73 @@ impl Kind {
 }
 
 impl Step {
-    /// The step's request as a call of its operation (path and query as
-    /// the plan wrote them, its body).
+    /// The step's request: its operation's path template filled with its
+    /// typed ids (each one path segment), its query and its body. `None` for
+    /// a person's step, or a step without the ids its kind needs.
     pub fn call(&self) -> Option<Call> {
+        self.call_for(&self.account)
+    }
+
+    /// As [`Step::call`], the account written as `account` (an id, or the
+    /// `{account_id}` placeholder of a plan whose export named none).
+    fn call_for(&self, account: &str) -> Option<Call> {
         let operation = Operation::of(self.kind.operation()?);
-        let target = self.path.as_deref()?;
-        let path = target.split('?').next().unwrap_or("");
-        let segments: Vec<&str> = path.split('/').collect();
-        let mut call = operation.call_encoded(&[]);
-        call.path = segments.join("/");
-        call.query = crate::api::parse_query(target);
-        call.body = self.body.clone();
-        Some(call)
+        let account = if account == ACCOUNT_PLACEHOLDER {
+            account.to_string()
+        } else {
+            crate::api::segment(account)
+        };
+        let encoded = |id: &str| crate::api::segment(id);
+        let call = match self.kind {
+            Kind::CreatePolicy => operation.call_encoded(&[&account]),
+            Kind::UpdatePolicy => operation.call_encoded(&[&account, &encoded(self.policy_id.as_deref()?)]),
+            Kind::ClearPage => operation
+                .call_encoded(&[&account])
+                .with("per_page", self.per_page?)
+                .with("page", self.page?),
+            Kind::ClearPool => match self.pools.as_slice() {
+                [pool] => operation.call_encoded(&[&account, &encoded(pool)]),
+                _ => return None,
+            },
+            Kind::EditCustomHostname => operation.call(&[self.zone_id.as_deref()?, self.hostname_id.as_deref()?]),
+            Kind::SetTotalTls | Kind::SetUniversalSsl => operation.call(&[self.zone_id.as_deref()?]),
+            Kind::Manual | Kind::Terraform => return None,
+        };
+        Some(Call {
+            body: self.body.clone(),
+            ..call
+        })
     }
 }
+
+/// How a plan writes the account when its export named none.
+const ACCOUNT_PLACEHOLDER: &str = "{account_id}";
 
 /// Reads a plan, with `account` standing in for `{account_id}` where the
 /// export named no account; errors name what is wrong.
 pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, String> {
-    let mut plan: PlanFile = serde_json::from_str(text).map_err(|e| {
+    let not_a_plan = |e: serde_json::Error| {
         format!(
             "{name}:{}:{}: not a plan made by `edgeaudit plan --format json`: {e}",
             e.line(),
             e.column()
         )
-    })?;
-    if plan.version != 2 {
+    };
+    let document: Value = serde_json::from_str(text).map_err(not_a_plan)?;
+    let version = document.get("version").and_then(Value::as_u64);
+    if version != Some(u64::from(crate::plan::render::VERSION)) {
         return Err(format!(
-            "{name}: plan version {} is not one this edgeaudit runs (2): make it again with `edgeaudit plan --format json`",
-            plan.version
+            "{name}: plan version {} is not one this edgeaudit runs ({}): make it again with `edgeaudit plan --format json`",
+            version.map_or_else(|| "(none)".to_string(), |v| v.to_string()),
+            crate::plan::render::VERSION
+        ));
+    }
+    let mut plan: PlanFile = serde_json::from_str(text).map_err(not_a_plan)?;
+    let digest = crate::plan::render::digest(&document);
+    if digest != plan.plan_id {
+        return Err(format!(
+            "{name}: this is not the plan `{}` that was made and reviewed: its content was changed since (it is `{digest}`); make the plan again with `edgeaudit plan --format json` and review it",
+            crate::text::escape::terminal::value(&plan.plan_id)
         ));
     }
     let events_known = plan
@@ -147,6 +204,7 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
         ));
     }
     for a in &mut plan.accounts {
+        let named = a.account_id.is_some();
         if a.account_id.is_none() {
             let Some(account) = account else {
                 return Err(format!(
@@ -155,12 +213,11 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
             };
             a.account_id = Some(account.to_string());
         }
-        let id = crate::plan::request::segment(a.account_id.as_deref().unwrap_or(""));
+        let id = a.account_id.clone().unwrap_or_default();
+        super::meaning::plain_id(&id).map_err(|why| format!("{name}: the account id {why}"))?;
         for step in &mut a.steps {
-            if let Some(path) = &mut step.path {
-                *path = path.replace("{account_id}", &id);
-            }
-            check_step(step, &id).map_err(|why| format!("{name}: step {}: {why}", step.step))?;
+            step.account = id.clone();
+            check_step(step, named).map_err(|why| format!("{name}: step {}: {why}", step.step))?;
             if step.kind == Kind::CreatePolicy
                 && step.marker.as_deref() != Some(crate::plan::render::marker(&plan.plan_id, step.step).as_str())
             {
@@ -170,67 +227,69 @@ pub fn read(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
                 ));
             }
         }
+        super::meaning::check(a).map_err(|why| format!("{name}: {why}"))?;
     }
     Ok(plan)
 }
 
-fn check_step(step: &Step, account: &str) -> Result<(), String> {
-    let (Some(op), Some(call)) = (step.kind.operation(), step.call()) else {
+/// The step's shape: its request is its kind's, built from its typed ids,
+/// and the `method` and `path` the file shows are exactly that request.
+fn check_step(step: &Step, account_named: bool) -> Result<(), String> {
+    let Some(op) = step.kind.operation() else {
+        if step.method.is_some() || step.path.is_some() || step.body.is_some() {
+            return Err(format!("a {:?} step is a person's: it sends no request", step.kind));
+        }
         return Ok(());
     };
     let operation = Operation::of(op);
-    let path = step.path.as_deref().unwrap_or("");
     if step.method.as_deref() != Some(operation.method) {
         return Err(format!(
             "a {:?} step is sent with {}, not {:?}",
             step.kind, operation.method, step.method
         ));
     }
-    if step.body.is_none() {
-        return Err("no `body`".into());
-    }
-    let own_account = path.starts_with(&format!("/accounts/{account}/")) || path.starts_with("/zones/");
-    if Operation::find(operation.method, path).map(|o| o.op) != Some(op) || !own_account || path.contains('#') {
-        return Err(format!("path `{path}` is not the endpoint of a {:?} step", step.kind));
-    }
     if !step.body.as_ref().is_some_and(Value::is_object) {
         return Err("its `body` is not a JSON object".into());
     }
+    for id in [&step.policy_id, &step.zone_id, &step.hostname_id]
+        .into_iter()
+        .flatten()
+        .chain(&step.pools)
+    {
+        super::meaning::plain_id(id)?;
+    }
+    let Some(call) = step.call() else {
+        return Err(format!("a {:?} step lacks the ids its request is made of", step.kind));
+    };
+    let shown = step.path.as_deref().unwrap_or("");
+    let placeholder = step.call_for(ACCOUNT_PLACEHOLDER).map(|c| c.target());
+    let matches = shown == call.target() || (!account_named && placeholder.as_deref() == Some(shown));
+    if !matches {
+        return Err(format!(
+            "its path `{}` is not its request `{}`",
+            crate::text::escape::terminal::value(shown),
+            call.target()
+        ));
+    }
     call.check().map_err(|why| {
         format!(
-            "`{} {path}` is not a request the published contract allows: {why}",
-            operation.method
+            "`{} {}` is not a request the published contract allows: {why}",
+            operation.method,
+            call.target()
         )
     })?;
-    // The id a path ends with is one segment, as the plan encodes it.
-    let last = call.path.rsplit('/').next().unwrap_or("");
-    let one_segment = |id: &str| crate::plan::request::segment(id) == last;
     match step.kind {
         Kind::ClearPage | Kind::ClearPool if step.body != Some(serde_json::json!({"notification_email": ""})) => {
             return Err("a clear's body is `{\"notification_email\": \"\"}` and nothing else".into());
         }
-        Kind::ClearPool if !(step.pools.len() == 1 && one_segment(&step.pools[0])) => {
-            return Err("a pool's clear names that one pool in `pools` and its path".into());
-        }
-        Kind::ClearPage => {
-            let names: Vec<&str> = call.query.iter().map(|(n, _)| n.as_str()).collect();
-            if names != ["per_page", "page"] {
-                return Err(format!("a page's clear is sent to `…/pools?per_page=N&page=P`, not `{path}`"));
-            }
-        }
-        Kind::UpdatePolicy if !step.policy_id.as_deref().is_some_and(one_segment) => {
-            return Err("an update names its policy in `policy_id` and its path".into());
+        Kind::UpdatePolicy if step.policy_id.is_none() => {
+            return Err("an update names its policy in `policy_id`".into());
         }
         Kind::CreatePolicy => {
             let marker = step.marker.as_deref().unwrap_or("");
-            let described = step
-                .body
-                .as_ref()
-                .and_then(|b| b.get("description"))
-                .and_then(Value::as_str)
-                .is_some_and(|d| d.contains(marker));
-            if marker.is_empty() || !described {
-                return Err("a policy create carries its `marker`, also in its body's `description`".into());
+            let description = step.body.as_ref().and_then(|b| b.get("description")).and_then(Value::as_str);
+            if marker.is_empty() || description != Some(crate::plan::render::created_description(step.pools.len(), marker).as_str()) {
+                return Err("a policy create carries its `marker`, and its body's `description` is the plan's own words with it".into());
             }
         }
         _ => {}
