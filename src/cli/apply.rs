@@ -13,7 +13,7 @@ pub fn run(args: &ApplyArgs) -> u8 {
         Ok(t) => t,
         Err(e) => return fail(format!("{}: cannot read the plan: {e}", args.plan)),
     };
-    let plan = match plan_file::read(&text, &args.plan, args.account.as_deref()) {
+    let plan = match crate::live::apply::read::plan(&text, &args.plan, args.account.as_deref()) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{json, path_str, run, run_in_with_env, temp_dir};
-use edgeaudit::live::apply::{self, Options, Stop, plan_file};
+use edgeaudit::live::apply::{self, Options, Stop};
 use edgeaudit::live::client::{Client, Settings};
 use edgeaudit::live::credentials::{Credentials, Secret};
 use edgeaudit::live::export::{Scope, export};
@@ -178,7 +178,7 @@ fn apply_at(base: &str, plan: &Value, dry_run: bool) -> (Result<apply::Summary, 
 fn apply_timed(base: &str, plan: &Value, dry_run: bool, timeout: Duration) -> (Result<apply::Summary, Stop>, String, Arc<VirtualClock>) {
     let clock = Arc::new(VirtualClock::default());
     let mut client = client_timed(base, &clock, timeout);
-    let plan = plan_file::read(&plan.to_string(), "plan.json", None).expect("a plan");
+    let plan = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("a plan");
     let mut log = Vec::new();
     let outcome = apply::run(&mut client, &plan, &Options { dry_run }, &mut log, &mut |_| true);
     (outcome, String::from_utf8_lossy(&log).into_owned(), clock)
@@ -784,7 +784,7 @@ fn a_paced_run_stays_under_the_rate_limit() {
         settings.rate = rate;
         settings.retries = 50;
         let mut client = Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone());
-        let plan = plan_file::read(&plan.to_string(), "plan.json", None).expect("plan");
+        let plan = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("plan");
         let mut log = Vec::new();
         let outcome = apply::run(&mut client, &plan, &Options { dry_run: false }, &mut log, &mut |_| true);
         assert!(outcome.is_ok(), "{outcome:?}");
@@ -824,7 +824,7 @@ fn request_counts_of_a_large_plan_with_and_without_pacing() {
         .partition(|r| r.get("alert_type").is_some());
     let r = run(&["plan", &path, "--format", "json", "--as-of", "2024-10-01"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let plan = plan_file::read(&r.stdout, "plan.json", Some(ACCOUNT)).expect("a plan");
+    let plan = edgeaudit::live::apply::read::plan(&r.stdout, "plan.json", Some(ACCOUNT)).expect("a plan");
     eprintln!("{}", json(&r)["summary"]["text"]);
     for rate in [edgeaudit::live::pace::DEFAULT_RATE, 0] {
         let clock = Arc::new(VirtualClock::default());
@@ -1208,7 +1208,7 @@ fn a_change_after_a_rate_limit_is_checked_again_and_no_wait_falls_between_check_
     let mut settings = Settings::new(service.base());
     settings.rate = 7;
     let mut client = Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone());
-    let read = plan_file::read(&plan.to_string(), "plan.json", None).expect("plan");
+    let read = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("plan");
     let outcome = apply::run(&mut client, &read, &Options { dry_run: false }, &mut Vec::new(), &mut |_| true);
     assert!(outcome.is_ok(), "{outcome:?}");
     let (log, times) = service.with(|s| (s.log.clone(), s.times.clone()));

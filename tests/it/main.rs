@@ -32,6 +32,7 @@ mod markdown_report;
 mod one_config;
 mod parallel;
 mod plan;
+mod plan_binding;
 mod pre_commit;
 mod real_exports;
 mod registries;

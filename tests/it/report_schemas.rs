@@ -100,7 +100,7 @@ fn every_plan_matches_the_published_schema() {
             continue; // an input plan refuses is tested in tests/it/plan.rs
         }
         let doc = json(&r);
-        assert_eq!(doc["version"], 2);
+        assert_eq!(doc["version"], edgeaudit::plan::render::VERSION);
         assert_valid("plan.schema.json", &format!("plan {path}"), &r);
     }
 }

@@ -24,6 +24,7 @@ pub mod drift;
 pub mod markers;
 pub mod meaning;
 pub mod plan_file;
+pub mod read;
 pub mod verify;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
