@@ -38,7 +38,7 @@ fn leaves(value: &Value, at: String, out: &mut Vec<String>) {
 /// One edit of a leaf: another value of its type.
 fn edited(value: &Value, choice: u8) -> Value {
     match value {
-        Value::String(s) if choice % 2 == 0 => Value::String(format!("{s}x")),
+        Value::String(s) if choice.is_multiple_of(2) => Value::String(format!("{s}x")),
         Value::String(s) => Value::String(s.chars().rev().collect::<String>() + "."),
         Value::Number(n) => Value::from(n.as_u64().map_or(1, |n| n + 1 + u64::from(choice))),
         Value::Bool(b) => Value::Bool(!b),
