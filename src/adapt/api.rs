@@ -37,7 +37,7 @@ pub struct Builder {
 /// Pushes a record onto the list of its kind, making room at once for the
 /// records still expected when the list is full: growing a list of a million
 /// hostnames by doubling copied it to fresh pages again and again (50,000
-/// page faults and 0.1 s of the run in bench/RESULTS.md, issue 44).
+/// page faults and 0.1 s of the run in bench/RESULTS.md).
 /// An estimate the system cannot give room for (a huge file of tiny
 /// records) only leaves the list to grow as it would have.
 fn push<T>(list: &mut Vec<T>, record: T, expected: usize) {

@@ -11,7 +11,7 @@ use crate::model::unknown::UnknownValue;
 
 /// Keyed by pool id: foldhash, not SipHash. The index is made on one thread
 /// before the rules run, and hashing 200,000 pool ids with SipHash was most
-/// of it (issue 44). Nothing depends on the seed: the maps are only looked
+/// of it. Nothing depends on the seed: the maps are only looked
 /// up, and a policy's set of ids only drops its repeats.
 type ByPoolId<'a, V> = std::collections::HashMap<PoolId<'a>, V, foldhash::fast::RandomState>;
 type PoolIds<'a> = HashSet<PoolId<'a>, foldhash::fast::RandomState>;
@@ -211,7 +211,7 @@ impl<'a> CoverageIndex<'a> {
                 .map(|p| (p, Reach::of_policy(p)))
                 .collect();
             // Made at its size (at most every id each candidate names): growing it
-            // rehashed every entry several times over (issue 44).
+            // rehashed every entry several times over.
             by_pool.reserve(candidates.iter().map(|(p, _)| p.pool_ids.len()).sum());
             for (i, (policy, _)) in candidates.iter().enumerate() {
                 if policy.pool_ids.is_empty() {

@@ -218,7 +218,7 @@ impl<'de, W: Walk<'de>> Visitor<'de> for ObjectSeed<'_, '_, W> {
 /// One object's fields written into a shape where it lies (`out`, made
 /// empty by the caller): a record list's part fills the shapes in its list
 /// of events, rather than have each (864 bytes) copied from the parse's
-/// frame to its caller's and into the list (issue 44).
+/// frame to its caller's and into the list.
 pub struct ObjectInto<'w, 'p, 'o, 'de, W> {
     walk: &'w mut W,
     pointer: &'p str,

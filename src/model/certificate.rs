@@ -139,7 +139,7 @@ mod tests {
         // 1.3x); a record that grows past this says why here.
         assert_eq!(std::mem::size_of::<IssuedCertificate>(), 48);
         // (Where its CA and expiry lie, 8 bytes, saves reading a million
-        // records again to locate their findings: bench/RESULTS.md, issue 44.)
+        // records again to locate their findings: bench/RESULTS.md.)
         assert_eq!(std::mem::size_of::<CustomHostname>(), 216);
     }
 }

@@ -90,7 +90,7 @@ fn blocks<'o>(origins: impl Iterator<Item = &'o RecordOrigin>) -> HashMap<String
 fn join<T>(items: &mut Vec<T>, origin: impl Fn(&mut T) -> &mut RecordOrigin, moved: &mut Vec<(RecordOrigin, RecordOrigin)>) -> usize {
     // Asked of the records where they are: a copy of every origin first
     // (200,000 pools', on one thread) was work for nothing in an export
-    // without Terraform (issue 44).
+    // without Terraform.
     let declared = blocks(items.iter_mut().map(|item| &*origin(item)));
     if declared.is_empty() {
         return 0;

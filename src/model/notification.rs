@@ -213,7 +213,7 @@ pub const HEALTH_ALERT_TYPE: &str = "load_balancing_health_alert";
 /// A value of a list field, with its index there. Its path is made only
 /// for a finding that points at it ([`Valued::path`]): 10,000 policies
 /// naming ten pools each made 100,000 paths on one thread, for a handful of
-/// findings (issue 44).
+/// findings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Valued {
     pub value: String,

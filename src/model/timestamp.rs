@@ -5,7 +5,7 @@
 //! every other one (an offset, a lower-case `t`, blanks around it) by chrono,
 //! which also decides what is not a timestamp. Both give the same instant
 //! (a property test holds them to it); chrono's parse was 2% of the
-//! instructions of a hostnames' check (issue 44).
+//! instructions of a hostnames' check.
 
 use chrono::{DateTime, NaiveDate, Utc};
 

@@ -46,7 +46,7 @@ fn findings(ctx: &Context, which: Which, elements: &mut Elements) -> std::io::Re
     // A run of findings is written into one buffer, which comes back to be
     // filled again once written: a text a finding, made on one thread and
     // freed on this one, kept the allocator taking fresh pages and giving
-    // them back (bench/RESULTS.md, issue 44).
+    // them back (bench/RESULTS.md).
     let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
     let take_spare = || spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
     ctx.with_rendered_runs(

@@ -73,8 +73,8 @@ impl LastEscaped {
 
 /// A comma, a line end and 24 levels of indent (a finding's lines are about
 /// ten deep), from which a line's start is written in one piece: a write a
-/// piece was most of the writes a finding's text takes (bench/RESULTS.md,
-/// issue 44). Deeper lines take the rest two spaces at a time.
+/// piece was most of the writes a finding's text takes (bench/RESULTS.md).
+/// Deeper lines take the rest two spaces at a time.
 const LINE_START: &[u8; 2 + 2 * 24] = b",\n                                                ";
 
 /// Line end and indent for `depth`, after a comma when `comma`.

@@ -94,7 +94,7 @@ pub fn replay<'a, W: Walk<'a>>(walk: &mut W, part: &mut PartEvents<'a>) -> Resul
 }
 
 /// The shapes are lent where they lie: moved out (864 bytes each, written by
-/// another thread) they were the replay thread's largest copy (issue 44).
+/// another thread) they were the replay thread's largest copy.
 fn replay_events<'a, W: Walk<'a>>(walk: &mut W, part: &mut PartEvents<'a>) -> Result<(), Stopped> {
     if let Some(elements) = part.list_estimate {
         walk.expect_elements(elements);

@@ -90,7 +90,7 @@ fn scan_blocks(
 /// One past the closing quote of the string starting at `pos`, `None` when
 /// it is not closed. It jumps from quote or backslash to the next (memchr):
 /// byte by byte, skipping the strings before a finding's field was the
-/// largest single cost of locating (issue 44). The splitter (member keys)
+/// largest single cost of locating. The splitter (member keys)
 /// and the locator share it.
 pub fn string_end(bytes: &[u8], pos: usize) -> Option<usize> {
     let mut p = pos + 1;
