@@ -1563,3 +1563,50 @@ fn a_resumed_export_reads_nothing_but_its_own_pages() {
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0, "written through the link");
     assert!(!dir.path().join("other.json").exists());
 }
+
+/// A SaaS zone at work: a hostname on the first page of the list is deleted
+/// while apply pages it, so every later hostname shifts one place towards
+/// the start and one of the planned hostnames is on no page read. It is
+/// read by its id, found live and moved: no live hostname is called deleted,
+/// none is left on Let's Encrypt.
+#[test]
+fn a_deletion_that_shifts_the_hostname_pages_strands_no_hostname() {
+    let state = || account(13, 300);
+    let service = Service::start(state());
+    let dir = temp_dir(&[]);
+    let plan = plan_of(&service, dir.path(), "4");
+    // Where the second page of hostnames is read, on a clean run of a fresh copy.
+    let probe = Service::start(state());
+    let (ok, _, _) = apply_in_process(&probe, &plan, false);
+    assert!(ok.is_ok(), "{ok:?}");
+    let log = probe.with(|s| s.log.clone());
+    let second = log
+        .iter()
+        .position(|l| l.contains("/custom_hostnames?") && l.contains("page=2"))
+        .expect("the list is paged")
+        + 1;
+    // Just before it: the zone's first two hostnames (read already) are
+    // deleted, which shifts the second page's first two onto the first: one
+    // of them (the 52nd, a third of them are) is on Let's Encrypt.
+    assert_eq!(
+        probe.with(|s| s.custom_hostnames[51]["ssl"]["certificate_authority"].clone()),
+        "google"
+    );
+    service.with(|s| {
+        assert_eq!(s.custom_hostnames[51]["ssl"]["certificate_authority"], "lets_encrypt");
+        s.drift = Some((
+            s.requests + second,
+            Box::new(|s: &mut State| {
+                s.custom_hostnames.drain(..2);
+            }),
+        ))
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    let summary = outcome.unwrap_or_else(|e| panic!("{e}\n{log}"));
+    assert!(summary.gone.is_empty(), "a live hostname called deleted: {:?}", summary.gone);
+    service.with(|s| {
+        for h in &s.custom_hostnames {
+            assert_ne!(h["ssl"]["certificate_authority"], "lets_encrypt", "left on Let's Encrypt: {h}");
+        }
+    });
+}

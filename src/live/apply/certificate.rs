@@ -191,16 +191,19 @@ impl AccountRun<'_> {
         if total.div_ceil(per_page as u64) >= pending.len() as u64 {
             return Ok(false);
         }
-        let hostname_of = |s: &Step| crate::api::segment(s.hostname_id.as_deref().unwrap_or(""));
-        let mut left: Vec<(String, Step)> = pending.iter().map(|s| (hostname_of(s), s.clone())).collect();
+        // The steps left, by hostname id: each page's records found in
+        // constant time, none removed from the middle of a list.
+        let mut left: std::collections::HashMap<String, Step> = pending
+            .iter()
+            .map(|s| (s.hostname_id.clone().unwrap_or_default(), s.clone()))
+            .collect();
         let mut page = Some(first);
         let mut number = 1;
         while let Some(envelope) = page.take() {
             let records = envelope.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
             for record in &records {
-                let id = crate::api::segment(record.get("id").and_then(Value::as_str).unwrap_or(""));
-                if let Some(at) = left.iter().position(|(h, _)| *h == id) {
-                    let (_, s) = left.remove(at);
+                let id = record.get("id").and_then(Value::as_str).unwrap_or("");
+                if let Some(s) = left.remove(id) {
                     self.step(&s, summary, Some(record))?;
                     self.batched.insert(s.step);
                 }
@@ -212,11 +215,13 @@ impl AccountRun<'_> {
             let next = list.clone().with("page", number).with("per_page", per_page);
             page = Some(self.client.read(&next).map_err(|e| read_failed(step, e))?);
         }
-        // Not in the list: deleted since the export.
-        for (_, s) in left {
-            let why = "the custom hostname was deleted since the export (not in its zone's list)".to_string();
-            self.say(&s, &format!("nothing to do: {why}"));
-            summary.gone.push(format!("step {}: {why}", s.step));
+        // Not met in the pages: a hostname deleted elsewhere in the list while
+        // it was paged shifts later ones onto pages already read. Each is read
+        // by its id, in the plan's order; only the service's 404 says it is gone.
+        let mut missed: Vec<Step> = left.into_values().collect();
+        missed.sort_by_key(|s| s.step);
+        for s in missed {
+            self.step(&s, summary, None)?;
             self.batched.insert(s.step);
         }
         Ok(true)
