@@ -10,6 +10,7 @@ pub mod render;
 pub mod request;
 pub mod service;
 pub mod state;
+pub mod step;
 pub mod terraform;
 
 pub use build::{AccountPlan, Proof, Refusal, build, replay};

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::build::AccountPlan;
 use super::request::Request;
+use super::step::{ACCOUNT_PLACEHOLDER, PlanStep};
 use crate::model::notification::NewPolicy;
 use crate::words::plural;
 
@@ -168,54 +169,52 @@ fn page_pools(plan: &AccountPlan, per_page: usize, page: usize) -> Vec<&str> {
         .collect()
 }
 
-/// One step as data: what `apply` sends and what it checks first.
-fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Request, plan_id: &str) -> Value {
+/// One step as data: what `apply` sends and what it checks first, its
+/// request shown as `method` and `path` from the same typed ids `apply`
+/// builds it from.
+fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Request, plan_id: &str) -> PlanStep {
     let needs = plan.needs.get(index).cloned().unwrap_or_default();
-    let mut step = json!({
-        "step": n,
-        "kind": s.kind(),
-        "reason": s.reason(),
-        "depends_on": needs.steps.iter().map(|i| first + i).collect::<Vec<usize>>(),
-    });
-    if !needs.policies.is_empty() {
-        step["relies_on_policies"] = json!(needs.policies);
-    }
-    if let (Some(method), Some(path)) = (s.method(), s.path(&account_in_path(plan, "{account_id}"))) {
-        step["method"] = json!(method);
-        step["path"] = json!(path);
-        step["body"] = s.body_json().unwrap_or(Value::Null);
-    } else {
-        step["manual"] = json!(true);
-    }
+    let mut step = PlanStep {
+        step: n,
+        kind: s.kind(),
+        reason: s.reason(),
+        depends_on: needs.steps.iter().map(|i| first + i).collect(),
+        relies_on_policies: needs.policies.clone(),
+        body: s.body_json(),
+        ..PlanStep::default()
+    };
     match s {
         Request::CreatePolicy { pools, .. } => {
             let marker = marker(plan_id, n);
-            step["body"]["description"] = json!(created_description(pools.len(), &marker));
-            step["marker"] = json!(marker);
-            step["pools"] = json!(pools);
+            if let Some(body) = step.body.as_mut().and_then(Value::as_object_mut) {
+                body.insert("description".into(), json!(created_description(pools.len(), &marker)));
+            }
+            step.marker = Some(marker);
+            step.pools = pools.clone();
         }
         Request::UpdatePolicy { pools, policy_id, .. } => {
-            step["pools"] = json!(pools);
-            step["policy_id"] = json!(policy_id);
+            step.pools = pools.clone();
+            step.policy_id = Some(policy_id.clone());
         }
         Request::ClearPage { pools, per_page, page } => {
-            step["pools"] = json!(pools);
-            step["page_pools"] = json!(page_pools(plan, *per_page, *page));
-            step["per_page"] = json!(per_page);
-            step["page"] = json!(page);
+            step.pools = pools.clone();
+            step.page_pools = page_pools(plan, *per_page, *page).into_iter().map(str::to_string).collect();
+            step.per_page = Some(*per_page);
+            step.page = Some(*page);
         }
-        Request::ClearPool { pool_id } => step["pools"] = json!([pool_id]),
+        Request::ClearPool { pool_id } => step.pools = vec![pool_id.clone()],
         Request::EditCustomHostname { zone_id, hostname_id, .. } => {
-            step["zone_id"] = json!(zone_id);
-            step["hostname_id"] = json!(hostname_id);
-            step["expects"] = json!({"certificate_authority": Request::MOVES_OFF, "hostname_id": hostname_id});
+            step.zone_id = Some(zone_id.clone());
+            step.hostname_id = Some(hostname_id.clone());
+            step.expects = Some(json!({"certificate_authority": Request::MOVES_OFF, "hostname_id": hostname_id}));
         }
         Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => {
-            step["zone_id"] = json!(zone_id);
-            step["expects"] = json!({"certificate_authority": Request::MOVES_OFF})
+            step.zone_id = Some(zone_id.clone());
+            step.expects = Some(json!({"certificate_authority": Request::MOVES_OFF}));
         }
-        _ => {}
+        Request::Manual { .. } | Request::Terraform(_) => {}
     }
+    step.show_request(plan.account_id.as_deref().unwrap_or(ACCOUNT_PLACEHOLDER));
     step
 }
 
@@ -243,7 +242,7 @@ struct AccountDocument<'a> {
     pools_complete: bool,
     proof: Value,
     state: StateDocument<'a>,
-    steps: Vec<Value>,
+    steps: Vec<PlanStep>,
     warnings: &'a [String],
 }
 
@@ -307,7 +306,7 @@ fn document<'a>(plans: &'a [AccountPlan], as_of: chrono::NaiveDate, per_page: us
     let accounts = plans
         .iter()
         .map(|plan| {
-            let steps: Vec<Value> = plan
+            let steps: Vec<PlanStep> = plan
                 .steps
                 .iter()
                 .enumerate()

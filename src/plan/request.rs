@@ -7,6 +7,51 @@ use serde_json::Value;
 use crate::api::{Call, Op, Operation};
 use crate::model::notification::NewPolicy;
 
+/// A step's sort, as the plan's JSON names it (`kind`), and the API
+/// operation a step of it calls: the one table from kind to operation, which
+/// the planner, the renderers and `apply` share.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    CreatePolicy,
+    UpdatePolicy,
+    ClearPage,
+    ClearPool,
+    EditCustomHostname,
+    SetTotalTls,
+    SetUniversalSsl,
+    /// A decision for a person (a step that does not say otherwise is one).
+    #[default]
+    Manual,
+    Terraform,
+}
+
+/// As the plan's JSON names it: serde's name, so the two cannot differ.
+impl std::fmt::Display for StepKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(name)) => f.write_str(&name),
+            _ => Err(std::fmt::Error),
+        }
+    }
+}
+
+impl StepKind {
+    /// The API operation a step of this kind calls; none for a person's step.
+    pub fn operation(self) -> Option<Op> {
+        Some(match self {
+            StepKind::CreatePolicy => Op::CreatePolicy,
+            StepKind::UpdatePolicy => Op::UpdatePolicy,
+            StepKind::ClearPage => Op::ClearPools,
+            StepKind::ClearPool => Op::PatchPool,
+            StepKind::EditCustomHostname => Op::EditCustomHostname,
+            StepKind::SetTotalTls => Op::SetTotalTls,
+            StepKind::SetUniversalSsl => Op::EditUniversalSsl,
+            StepKind::Manual | StepKind::Terraform => return None,
+        })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Request {
     /// `POST /accounts/{account_id}/alerting/v3/policies`.
@@ -111,33 +156,24 @@ impl Request {
     /// only while the resource is still on it.
     pub const MOVES_OFF: &'static str = "lets_encrypt";
 
-    /// The step's sort, as the plan's JSON names it (and `apply` reads it).
-    pub fn kind(&self) -> &'static str {
+    /// The step's sort (see [`StepKind`]).
+    pub fn kind(&self) -> StepKind {
         match self {
-            Request::CreatePolicy { .. } => "create_policy",
-            Request::UpdatePolicy { .. } => "update_policy",
-            Request::ClearPage { .. } => "clear_page",
-            Request::ClearPool { .. } => "clear_pool",
-            Request::EditCustomHostname { .. } => "edit_custom_hostname",
-            Request::SetTotalTls { .. } => "set_total_tls",
-            Request::SetUniversalSsl { .. } => "set_universal_ssl",
-            Request::Manual { .. } => "manual",
-            Request::Terraform(_) => "terraform",
+            Request::CreatePolicy { .. } => StepKind::CreatePolicy,
+            Request::UpdatePolicy { .. } => StepKind::UpdatePolicy,
+            Request::ClearPage { .. } => StepKind::ClearPage,
+            Request::ClearPool { .. } => StepKind::ClearPool,
+            Request::EditCustomHostname { .. } => StepKind::EditCustomHostname,
+            Request::SetTotalTls { .. } => StepKind::SetTotalTls,
+            Request::SetUniversalSsl { .. } => StepKind::SetUniversalSsl,
+            Request::Manual { .. } => StepKind::Manual,
+            Request::Terraform(_) => StepKind::Terraform,
         }
     }
 
     /// The API operation the request is a call of.
     pub fn operation(&self) -> Option<Op> {
-        Some(match self {
-            Request::CreatePolicy { .. } => Op::CreatePolicy,
-            Request::UpdatePolicy { .. } => Op::UpdatePolicy,
-            Request::ClearPage { .. } => Op::ClearPools,
-            Request::ClearPool { .. } => Op::PatchPool,
-            Request::EditCustomHostname { .. } => Op::EditCustomHostname,
-            Request::SetTotalTls { .. } => Op::SetTotalTls,
-            Request::SetUniversalSsl { .. } => Op::EditUniversalSsl,
-            Request::Manual { .. } | Request::Terraform(_) => return None,
-        })
+        self.kind().operation()
     }
 
     pub fn method(&self) -> Option<&'static str> {
@@ -257,7 +293,7 @@ impl Request {
     /// The zone whose one setting the request changes (Total TLS, Universal
     /// SSL): each finding of the zone that the setting decides (every
     /// universal pack) asks for the same request, which is sent once.
-    pub fn zone_setting(&self) -> Option<(&'static str, &str)> {
+    pub fn zone_setting(&self) -> Option<(StepKind, &str)> {
         match self {
             Request::SetTotalTls { zone_id, .. } | Request::SetUniversalSsl { zone_id, .. } => Some((self.kind(), zone_id)),
             _ => None,

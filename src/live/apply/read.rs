@@ -8,8 +8,9 @@
 
 use serde_json::Value;
 
-use super::plan_file::{ACCOUNT_PLACEHOLDER, Kind, PlanFile, Step};
+use super::plan_file::{Kind, PlanFile, Step};
 use crate::api::Operation;
+use crate::plan::step::ACCOUNT_PLACEHOLDER;
 
 /// Reads a plan, with `account` standing in for `{account_id}` where the
 /// export named no account; errors name what is wrong.
