@@ -908,6 +908,14 @@ fn every_declared_operation_is_the_published_one_or_says_what_it_relies_on() {
                 edgeaudit::api::Values::Text => {}
             }
         }
+        // What edgeaudit reads of the answer is published, or said to be relied on.
+        let answer = published["responses"].to_string();
+        for field in operation.reads {
+            assert!(
+                answer.contains(&format!("\"{field}\"")) || contract::relied_on(operation, field),
+                "{name}: the answer's `{field}`, which edgeaudit reads, is not published"
+            );
+        }
         let body = &published["requestBody"]["content"]["application/json"]["schema"];
         for field in operation.body {
             let declared = body.to_string().contains(&format!("\"{}\"", field.name));
