@@ -1618,3 +1618,24 @@ fn a_deletion_that_shifts_the_hostname_pages_strands_no_hostname() {
         }
     });
 }
+
+/// A service that caps the page-wide clear below the plan's page size clears
+/// fewer pools than each page holds: the pools it left are cleared one by one
+/// from its answer, so one run finishes (never a stop that every re-run
+/// repeats), and no alert is lost.
+#[test]
+fn a_capped_page_wide_clear_is_finished_pool_by_pool() {
+    let (service, _dir, plan) = planned(account(13, 3), "8");
+    assert!(count_kind(&plan, "clear_page") >= 1, "the plan clears by page");
+    service.with(|s| s.clear_cap = Some(3));
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    let summary = outcome.unwrap_or_else(|e| panic!("{e}\n{log}"));
+    assert!(log.contains("cleared one by one, each checked"), "{log}");
+    assert!(summary.not_taken.is_empty(), "{summary:?}");
+    service.with(|s| {
+        assert!(s.lost.is_empty(), "alerts lost: {:?}", s.lost);
+        for pool in &s.pools {
+            assert_eq!(pool["notification_email"], "", "left with a legacy e-mail: {pool}");
+        }
+    });
+}

@@ -185,15 +185,65 @@ impl AccountRun<'_> {
                 crate::words::plural(step.pools.len(), "pool is", "pools are")
             ),
         );
+        let account = self.account_id().to_string();
         for pool in &step.pools {
-            let call = Operation::of(Op::PatchPool).call(&[self.account_id(), pool]);
-            let one = Step {
+            let mut one = Step {
                 kind: Kind::ClearPool,
-                path: Some(call.target()),
                 pools: vec![pool.clone()],
                 page_pools: Vec::new(),
+                per_page: None,
+                page: None,
                 ..step.clone()
             };
+            one.show_request(&account);
+            self.step(&one, summary, None)?;
+        }
+        Ok(())
+    }
+
+    /// After a page-wide clear: the pools of its page that still carried a
+    /// legacy e-mail and that its answer does not name as changed (a service
+    /// that caps the page below the plan's size clears fewer) are cleared one
+    /// by one, each checked: the run converges instead of stopping the same
+    /// way on every re-run.
+    pub(super) fn finish_page(&mut self, step: &Step, judged: &Judged, result: &Value, summary: &mut Summary) -> Result<(), Stop> {
+        let Value::Array(changed) = result else {
+            return Ok(());
+        };
+        if step.kind != Kind::ClearPage {
+            return Ok(());
+        }
+        let changed: HashSet<&str> = changed.iter().map(id_of).collect();
+        let mut left: Vec<String> = judged
+            .own
+            .iter()
+            .filter(|id| judged.before.contains_key(*id) && !changed.contains(id.as_str()))
+            .cloned()
+            .collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        left.sort();
+        self.say(
+            step,
+            &format!(
+                "the service changed {} of the page's pools, and {} of it with a legacy e-mail not (it pages the clear by fewer than the plan's {}): cleared one by one, each checked",
+                changed.len(),
+                crate::words::plural(left.len(), "pool", "pools"),
+                step.per_page.unwrap_or(0)
+            ),
+        );
+        let account = self.account_id().to_string();
+        for pool in left {
+            let mut one = Step {
+                kind: Kind::ClearPool,
+                pools: vec![pool],
+                page_pools: Vec::new(),
+                per_page: None,
+                page: None,
+                ..step.clone()
+            };
+            one.show_request(&account);
             self.step(&one, summary, None)?;
         }
         Ok(())

@@ -436,7 +436,10 @@ impl<'a> AccountRun<'a> {
             Kind::CreatePolicy => self.after_create(step, call, result, summary),
             Kind::UpdatePolicy => self.after_update(step, call),
             Kind::ClearPage | Kind::ClearPool => match judged {
-                Some(judged) => self.after_clear(step, judged, &result),
+                Some(judged) => {
+                    self.after_clear(step, judged, &result)?;
+                    self.finish_page(step, judged, &result, summary)
+                }
                 None => Ok(()),
             },
             Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl => self.after_certificate(step, call, &result, summary),

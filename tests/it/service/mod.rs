@@ -119,6 +119,9 @@ pub struct State {
     /// Universal SSL takes `certificate_authority` from a PATCH (the
     /// contract lists only `enabled`: by default it is ignored).
     pub honours_universal_ca: bool,
+    /// The page-wide clear pages pools by at most this many, whatever
+    /// `per_page` asks (a service that caps it).
+    pub clear_cap: Option<usize>,
     /// The policy list leaves out a policy created since the last read, once.
     pub lagging_policies: bool,
     pub hidden_once: Vec<String>,
@@ -619,7 +622,10 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
             if body != json!({"notification_email": ""}) {
                 return (400, error(1002, "only notification_email can be patched in bulk"));
             }
-            let per_page = query(target, "per_page").unwrap_or(25).max(1);
+            let per_page = query(target, "per_page")
+                .unwrap_or(25)
+                .max(1)
+                .min(state.clear_cap.unwrap_or(usize::MAX));
             let page = query(target, "page").unwrap_or(1).max(1);
             for pool in state.pools.iter_mut().skip((page - 1) * per_page).take(per_page) {
                 pool["notification_email"] = json!("");
