@@ -1639,3 +1639,38 @@ fn a_capped_page_wide_clear_is_finished_pool_by_pool() {
         }
     });
 }
+
+/// A create whose answer is lost, against a policy list that shows a new
+/// policy only 3 s after its create: the marker is looked for with backoff
+/// long enough for the list, so the create is not sent twice, and one marker
+/// is one policy at exit 0.
+#[test]
+fn a_lost_create_against_a_lagging_list_makes_one_policy() {
+    let (service, _dir, plan) = planned(account(13, 3), "4");
+    let post = request_index(&plan, |l| l.starts_with("POST"));
+    let clock = Arc::new(VirtualClock::default());
+    service.with(|s| {
+        s.clock = Some(clock.clone() as Arc<dyn Clock>);
+        s.policy_lag = Some(Duration::from_secs(3));
+        s.fault = Some((s.requests + post, Fault::CloseAfter));
+    });
+    let mut client = client(&service, &clock);
+    let plan = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("plan");
+    let mut log = Vec::new();
+    let outcome = apply::run(&mut client, &plan, &Options { dry_run: false }, &mut log, &mut |_| true);
+    let log = String::from_utf8_lossy(&log);
+    assert!(outcome.is_ok(), "{outcome:?}\n{log}");
+    service.with(|s| {
+        let mut markers = std::collections::BTreeMap::<String, usize>::new();
+        for p in &s.policies {
+            if let Some(d) = p["description"].as_str()
+                && let Some(at) = d.find("[edgeaudit plan ")
+            {
+                *markers.entry(d[at..].to_string()).or_default() += 1;
+            }
+        }
+        assert!(!markers.is_empty());
+        assert!(markers.values().all(|n| *n == 1), "a marker on two policies: {markers:?}");
+        assert!(s.lost.is_empty());
+    });
+}

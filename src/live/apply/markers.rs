@@ -16,6 +16,13 @@ use crate::plan::state::Delivers;
 
 const PREFIX: &str = "[edgeaudit plan ";
 
+/// How long a created policy may take to appear in the policy list (a list
+/// that lags the create): after a create whose answer was lost, its marker is
+/// looked for over this long, reads spaced 1, 2, 4… seconds apart, before the
+/// create may be sent again; and copies are reduced after every create and at
+/// the end.
+pub const LIST_LAG: std::time::Duration = std::time::Duration::from_secs(30);
+
 fn description(policy: &Value) -> &str {
     policy.get("description").and_then(Value::as_str).unwrap_or("")
 }
@@ -70,6 +77,25 @@ impl AccountRun<'_> {
             Box::new(self.call_of(step, step.body.clone().unwrap_or(Value::Null))),
             None,
         ))
+    }
+
+    /// After a create whose answer was lost: its marker looked for in the
+    /// policy list, with backoff, for up to [`LIST_LAG`]; the check that
+    /// follows finds it there (done) or sends the create again.
+    pub(super) fn await_marker(&mut self, step: &Step) -> Result<(), Stop> {
+        let marker = step.marker.clone().unwrap_or_default();
+        let mut waited = std::time::Duration::ZERO;
+        let mut wait = std::time::Duration::from_secs(1);
+        loop {
+            self.read_policies().map_err(|e| read_failed(step, e))?;
+            if !self.carrying(&marker).is_empty() || waited >= LIST_LAG {
+                return Ok(());
+            }
+            let pause = wait.min(LIST_LAG - waited);
+            self.client.clock().sleep(pause);
+            waited += pause;
+            wait *= 2;
+        }
     }
 
     /// After a create: the new policy is known by its id, and copies of its

@@ -400,6 +400,11 @@ impl<'a> AccountRun<'a> {
             }
             self.client.pause_before_retry(attempt, wait);
             attempt += 1;
+            // A create whose answer was lost may have happened, and a lagging
+            // list may not show it yet: its marker is looked for a while first.
+            if step.kind == Kind::CreatePolicy && wait.is_none() {
+                self.await_marker(step)?;
+            }
             // A clear whose answer was lost may have happened, and reached
             // pools it must not have: settle that before anything else.
             if let Some(judged) = &judged

@@ -122,6 +122,10 @@ pub struct State {
     /// The page-wide clear pages pools by at most this many, whatever
     /// `per_page` asks (a service that caps it).
     pub clear_cap: Option<usize>,
+    /// The policy list leaves out a created policy for this long after its
+    /// create (on `clock`): a list that lags.
+    pub policy_lag: Option<Duration>,
+    pub created_at: Vec<(String, Duration)>,
     /// The policy list leaves out a policy created since the last read, once.
     pub lagging_policies: bool,
     pub hidden_once: Vec<String>,
@@ -564,10 +568,15 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
         Op::ListPools => (200, whole(&state.pools)),
         Op::ListPolicies => {
             let hidden = std::mem::take(&mut state.hidden_once);
+            let now = state.clock.as_ref().map(|c| c.now());
+            let lagging = |id: &Value| match (state.policy_lag, now) {
+                (Some(lag), Some(now)) => state.created_at.iter().any(|(c, at)| id == c.as_str() && now < *at + lag),
+                _ => false,
+            };
             let shown: Vec<Value> = state
                 .policies
                 .iter()
-                .filter(|p| !hidden.iter().any(|h| p["id"] == h.as_str()))
+                .filter(|p| !hidden.iter().any(|h| p["id"] == h.as_str()) && !lagging(&p["id"]))
                 .cloned()
                 .collect();
             (200, whole(&shown))
@@ -589,6 +598,10 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
             state.policies.push(policy);
             if state.lagging_policies {
                 state.hidden_once.push(id.clone());
+            }
+            if let Some(clock) = &state.clock {
+                let at = clock.now();
+                state.created_at.push((id.clone(), at));
             }
             (200, ok(json!({"id": id})))
         }
