@@ -53,6 +53,9 @@ fn write(src: &Path) -> Result<usize, String> {
     std::fs::write(&summary_path, summary).map_err(|e| format!("{}: {e}", summary_path.display()))?;
     let api = src.join(edgeaudit::api::page::PATH);
     std::fs::write(&api, edgeaudit::api::page::book_page()).map_err(|e| format!("{}: {e}", api.display()))?;
+    // The plan document's schema, from the types `apply` reads.
+    let plan_schema = src.join("../schemas/plan.schema.json");
+    std::fs::write(&plan_schema, edgeaudit::plan::document::json_schema()).map_err(|e| format!("{}: {e}", plan_schema.display()))?;
     let writing = src.join("rules/writing.md");
     let page = std::fs::read_to_string(&writing).map_err(|e| format!("{}: {e}", writing.display()))?;
     let page = edgeaudit::engine::docs::with_generated_tables(&page).ok_or("writing.md has no generated-remedy-kinds markers")?;

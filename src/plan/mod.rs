@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod complete;
+pub mod document;
 pub mod html;
 pub mod record;
 pub mod remedy;

@@ -10,7 +10,7 @@ use crate::model::notification::NewPolicy;
 /// A step's sort, as the plan's JSON names it (`kind`), and the API
 /// operation a step of it calls: the one table from kind to operation, which
 /// the planner, the renderers and `apply` share.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepKind {
     CreatePolicy,
@@ -20,7 +20,7 @@ pub enum StepKind {
     EditCustomHostname,
     SetTotalTls,
     SetUniversalSsl,
-    /// A decision for a person (a step that does not say otherwise is one).
+    // A decision for a person (a step that does not say otherwise is one).
     #[default]
     Manual,
     Terraform,

@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 use crate::model::notification::{Event, EventSet, EventSource, legacy_events, parse_recipients};
 
 /// A pool as far as a plan relies on it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PoolState {
     /// The legacy events, as [`Event::as_str`] names them.
     pub events: Vec<String>,
@@ -61,7 +62,8 @@ impl PoolState {
 
 /// What decides whether a policy delivers a legacy alert (docs/src/rules/list.md, LB rules), in
 /// a form that compares equal exactly when two policies deliver the same.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Delivers {
     /// A health alert, enabled, with at least one mechanism.
     pub can_deliver: bool,
@@ -98,14 +100,16 @@ impl Delivers {
 }
 
 /// A custom hostname a certificate step of the plan changes.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HostnameState {
     pub id: String,
     pub zone_id: String,
 }
 
 /// An exported policy a plan counts on or updates.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PolicyState {
     pub delivers: Delivers,
     pub id: String,

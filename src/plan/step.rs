@@ -16,7 +16,8 @@ pub const ACCOUNT_PLACEHOLDER: &str = "{account_id}";
 
 /// One step. Members in alphabetical order, as a JSON value writes them;
 /// those a kind does not have are left out.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PlanStep {
     /// The account the step is of (the plan's, or `apply --account`): set
     /// when the plan is read, never written.

@@ -26,6 +26,18 @@ fn the_committed_schema_is_the_generated_one() {
     );
 }
 
+/// The plan's schema is generated from the types `apply` reads a plan
+/// into: one declaration of a step, read, written and published.
+#[test]
+fn the_committed_plan_schema_is_the_generated_one() {
+    let committed = std::fs::read_to_string(common::root().join("docs/schemas/plan.schema.json")).expect("docs/schemas/plan.schema.json");
+    assert_eq!(
+        committed,
+        edgeaudit::plan::document::json_schema(),
+        "docs/schemas/plan.schema.json is stale: run `cargo run --example docs`"
+    );
+}
+
 #[test]
 fn the_schema_accepts_what_the_parser_accepts_and_rejects_what_it_rejects() {
     let validator = jsonschema::validator_for(&schema()).expect("the schema compiles");

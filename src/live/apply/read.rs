@@ -155,9 +155,13 @@ mod tests {
     /// content (as an attacker who edits a plan can compute it too); a
     /// create's marker and description made from that id when `markers`.
     fn sealed(step: Value, markers: bool) -> String {
-        let mut doc = json!({"version": 3, "plan_id": "", "as_of": "2024-10-01", "per_page": 25, "accounts": [{"account_id": "acc", "pools_complete": true,
+        let summary = json!({"certificate_changes": 0, "manual_steps": 0, "page_clears": 0, "per_pool_requests": 0, "policy_creates": 0,
+            "policy_updates": 0, "pool_clears": 0, "requests": 1, "steps": 1, "text": ""});
+        let proof = json!({"covers": "every pool of the account", "legacy_deliveries": 1, "result": "no alert lost at any step", "steps_replayed": 1});
+        let mut doc = json!({"version": 3, "plan_id": "", "as_of": "2024-10-01", "per_page": 25, "summary": summary, "accounts": [{"account_id": "acc", "pools_complete": true,
+            "legacy_pools": 1, "proof": proof, "warnings": [],
             "state": {"pools": [{"id": "p1", "name": "web", "recipients": ["a@x.io"], "events": ["pool Healthy"]}], "policies": [],
-                      "zones": ["z1"], "custom_hostnames": [{"id": "h1", "zone_id": "z1"}]},
+                      "exported_policies": [], "zones": ["z1"], "custom_hostnames": [{"id": "h1", "zone_id": "z1"}]},
             "steps": [step]}]});
         let id = digest(&doc);
         doc["plan_id"] = json!(id);

@@ -1,0 +1,128 @@
+//! The plan document as `plan --format json` writes it and `apply` reads it
+//! (version 3), owned: the types `apply` holds, from which the published
+//! JSON Schema (`docs/schemas/plan.schema.json`) is generated, so the schema
+//! and the reader cannot differ. The writer (`render::json`) borrows the
+//! planner's data into the same shape; a test holds every plan it writes to
+//! this schema.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::request::StepKind;
+use super::state::{HostnameState, PolicyState, PoolState};
+use super::step::PlanStep;
+
+/// A migration plan: what `edgeaudit apply` runs. Steps are numbered across
+/// accounts from 1, in the order they are sent.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanFile {
+    pub accounts: Vec<PlanAccount>,
+    /// The date the plan judges the account as of (`YYYY-MM-DD`).
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    pub as_of: String,
+    /// The page size the plan's page-wide clears were made with (`plan
+    /// --per-page`); `apply --from` makes the plan again with it.
+    #[schemars(range(min = 1))]
+    pub per_page: usize,
+    /// The digest (SHA-256, 128 bits) of the canonical plan: every field but
+    /// this id and the markers made from it, keys sorted. `apply` refuses a
+    /// plan whose content is not its id; the Markdown and HTML plans show it,
+    /// and `apply --expect-plan-id` pins the one a person reviewed.
+    #[schemars(regex(pattern = r"^[0-9a-f]{32}$"))]
+    pub plan_id: String,
+    pub summary: Summary,
+    /// The version of this document: 3.
+    #[schemars(extend("const" = 3))]
+    pub version: u32,
+}
+
+/// What the plan's steps add up to.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Summary {
+    pub certificate_changes: usize,
+    pub manual_steps: usize,
+    pub page_clears: usize,
+    /// The requests a pool-by-pool migration would send for the same clears.
+    pub per_pool_requests: usize,
+    pub policy_creates: usize,
+    pub policy_updates: usize,
+    pub pool_clears: usize,
+    pub requests: usize,
+    pub steps: usize,
+    pub text: String,
+}
+
+/// One account's plan.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanAccount {
+    pub account_id: Option<String>,
+    /// Pools with a legacy `notification_email`.
+    pub legacy_pools: usize,
+    /// False when the pools export is incomplete (EX001): the proof covers
+    /// only the pools loaded.
+    pub pools_complete: bool,
+    pub proof: ProofDocument,
+    pub state: PlanState,
+    pub steps: Vec<PlanStep>,
+    pub warnings: Vec<String>,
+}
+
+/// What the replay on a model of the service proved.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProofDocument {
+    pub covers: String,
+    pub legacy_deliveries: usize,
+    #[schemars(extend("const" = "no alert lost at any step"))]
+    pub result: String,
+    pub steps_replayed: usize,
+}
+
+/// The account as the plan relies on it: `apply` reads it again before each
+/// change, and changes nothing outside it.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanState {
+    /// The custom hostnames the certificate steps change.
+    pub custom_hostnames: Vec<HostnameState>,
+    /// The id of every policy the export held: a policy made by another plan
+    /// since the export is drift to `apply`.
+    pub exported_policies: Vec<String>,
+    pub policies: Vec<PolicyState>,
+    pub pools: Vec<PoolState>,
+    /// The zones whose Total TLS or Universal SSL the certificate steps change.
+    pub zones: Vec<String>,
+}
+
+impl PlanAccount {
+    /// The pools the plan's clears take legacy e-mails off.
+    pub fn cleared_pools(&self) -> std::collections::HashSet<&str> {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s.kind, StepKind::ClearPage | StepKind::ClearPool))
+            .flat_map(|s| s.pools.iter().map(String::as_str))
+            .collect()
+    }
+}
+
+impl PlanState {
+    /// Whether the export held this policy.
+    pub fn exported_policy(&self, id: &str) -> bool {
+        self.exported_policies.iter().any(|p| p == id) || self.policies.iter().any(|p| p.id == id)
+    }
+}
+
+/// The published JSON Schema of the plan document, as the book carries it.
+pub fn json_schema() -> String {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<PlanFile>();
+    schema.insert("$id".into(), Value::from("urn:edgeaudit:report:plan"));
+    schema.insert("title".into(), Value::from("edgeaudit plan --format json"));
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
