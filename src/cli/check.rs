@@ -289,15 +289,15 @@ fn failed(outputs: &[Output], failure: &report::Failure) -> u8 {
 /// `render` is told whether it writes to standard output.
 fn write_to(output: &Output, render: impl FnOnce(&mut dyn Write, bool) -> std::io::Result<()>) -> Result<(), String> {
     match &output.path {
+        // The destination itself: the render's shield buffers above it.
         Some(path) => crate::files::Output::create(std::path::Path::new(path))
-            .and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                render(&mut w, false)?;
-                w.into_inner().map_err(|e| e.into_error())?.commit()
+            .and_then(|mut f| {
+                render(&mut f, false)?;
+                f.commit()
             })
             .map_err(|e| format!("cannot write {path}: {e}")),
         None => {
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut w = std::io::stdout().lock();
             match render(&mut w, true).and_then(|()| w.flush()) {
                 // The reader went away (`| head`): nothing more to say to it.
                 Err(e) if crate::say::reader_left(&e) => Ok(()),

@@ -78,8 +78,11 @@ impl Format {
     }
 }
 
-/// Writes what `render` writes through `format`'s [`Shield`]; `to_stdout`
-/// when `out` is standard output, `color` when the text carries colour.
+/// Writes what `render` writes through `format`'s [`Shield`] to `out`, the
+/// destination itself (a file, standard output): the shield sits next to it
+/// and a buffer above the shield, so a large report is copied no more than
+/// once on its way. `to_stdout` when `out` is standard output, `color` when
+/// the text carries colour.
 pub fn shielded(
     format: Format,
     to_stdout: bool,
@@ -99,13 +102,18 @@ pub fn shielded_by(
     render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use crate::text::escape::terminal::{LineGuard, StopCommands, WorkflowSafe};
+    use std::io::{BufWriter, Write};
+    const BUFFER: usize = 1 << 16;
     match shield {
-        Shield::Own => render(out),
+        Shield::Own => {
+            let mut buffered = BufWriter::with_capacity(BUFFER, out);
+            render(&mut buffered)?;
+            buffered.flush()
+        }
         Shield::Json => {
-            // Buffered before the shield, so that it looks at large pieces.
-            let mut safe = std::io::BufWriter::with_capacity(1 << 16, WorkflowSafe::new(out));
-            render(&mut safe)?;
-            std::io::Write::flush(&mut safe)
+            let mut buffered = BufWriter::with_capacity(BUFFER, WorkflowSafe::new(out));
+            render(&mut buffered)?;
+            buffered.flush()
         }
         Shield::Log => {
             let stop = to_stdout
@@ -115,18 +123,19 @@ pub fn shielded_by(
                 out.write_all(stop.open().as_bytes())?;
             }
             {
-                let mut guard = if color {
+                let guard = if color {
                     LineGuard::coloured(&mut *out)
                 } else {
                     LineGuard::new(&mut *out)
                 };
-                render(&mut guard)?;
-                std::io::Write::flush(&mut guard)?;
+                let mut buffered = BufWriter::with_capacity(BUFFER, guard);
+                render(&mut buffered)?;
+                buffered.flush()?;
             }
             if let Some(stop) = &stop {
                 out.write_all(stop.close().as_bytes())?;
             }
-            Ok(())
+            out.flush()
         }
     }
 }
