@@ -110,7 +110,8 @@ impl Timings {
 }
 
 /// Runs the job and hands the outcome, with the analysis that renders its
-/// messages, to `report`.
+/// messages, to `report`: load, traffic, rules, locate, triage, report, each
+/// a stage below.
 pub fn check<R>(
     options: &CheckOptions,
     rules: &RuleSet,
@@ -122,23 +123,95 @@ pub fn check<R>(
     let loaded = load(&options.paths, &options.load, &mut builder)?;
     let inventory = builder.finish();
     timings.stage("load");
-    // Traffic is counted for the hosts the exports' resources serve, so it is read after them.
-    let traffic = match &options.traffic {
-        Some(t) => {
-            let index = crate::traffic::hosts::HostIndex::of(&inventory);
-            let read = crate::traffic::load(&t.paths, &index, &t.read).map_err(InputErrors)?;
-            Some(crate::traffic::impact::TrafficImpact::of(read, &index))
-        }
-        None => None,
-    };
+    let traffic = read_traffic(options, &inventory)?;
     timings.stage("traffic");
 
     let analysis = Analysis::new(&inventory, loaded.files.iter().map(|f| f.name.clone()).collect());
+    let threads = crate::threads::count();
+    let Judged {
+        mut findings,
+        not_judged,
+        run_notes,
+    } = judge(options, rules, &analysis, &inventory, threads);
+    timings.stage("rules");
+
+    let files = loaded.files.as_slice();
+    let mut locator = locate(&mut findings, files, &analysis, threads);
+    sort_for_reports(&mut findings, files);
+    let run_notes = place_notes(run_notes, &mut locator, files);
+    // Locating read the mapped files again (the pages given back come from
+    // the files); past here only snippets read a few lines.
+    loaded.unchanged()?;
+    timings.stage("locate");
+
+    let mut triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
+    triaged.notices.extend(run_notes);
+    triaged
+        .notices
+        .extend(crate::notices::outside_named_files(&loaded.files, &mut findings));
+    if let Some(traffic) = &traffic {
+        triaged
+            .notices
+            .extend(crate::notices::impact_lower_bound(traffic, &findings, &loaded.files));
+    }
+    timings.stage("triage");
+    let outcome = Outcome {
+        files: loaded.files,
+        findings,
+        records: inventory.records.clone(),
+        duplicates: inventory.duplicates,
+        joined: inventory.joined,
+        skipped: {
+            let mut skipped = loaded.skipped;
+            skipped.extend(inventory.not_analysed.iter().cloned());
+            skipped.extend(traffic.iter().flat_map(|t| t.skipped.iter().cloned()));
+            skipped
+        },
+        analysed_files: loaded.analysed,
+        as_of: options.as_of,
+        triage: triaged,
+        not_judged,
+        traffic,
+    };
+    let result = report(&outcome, &analysis);
+    timings.stage("report");
+    // The model and the findings (a million records' worth take tens of
+    // milliseconds to free) are freed beside the caller, which need not wait.
+    drop(analysis);
+    if threads > 1 {
+        crate::threads::drop_beside((outcome, inventory));
+    }
+    Ok(result)
+}
+
+/// Traffic, counted for the hosts the exports' resources serve (so read
+/// after them).
+fn read_traffic(
+    options: &CheckOptions,
+    inventory: &crate::model::Inventory,
+) -> Result<Option<crate::traffic::impact::TrafficImpact>, InputErrors> {
+    let Some(t) = &options.traffic else {
+        return Ok(None);
+    };
+    let index = crate::traffic::hosts::HostIndex::of(inventory);
+    let read = crate::traffic::load(&t.paths, &index, &t.read).map_err(InputErrors)?;
+    Ok(Some(crate::traffic::impact::TrafficImpact::of(read, &index)))
+}
+
+/// What the rules found, what they could not judge, and the run's notes.
+struct Judged {
+    findings: Vec<Finding>,
+    not_judged: Vec<NotJudged>,
+    run_notes: Vec<crate::notices::RunNote>,
+}
+
+/// The rules stage: every subject's facts evaluated against the rules in
+/// effect on `threads` threads.
+fn judge(options: &CheckOptions, rules: &RuleSet, analysis: &Analysis, inventory: &crate::model::Inventory, threads: usize) -> Judged {
     // Subjects in consecutive ranges, a few ranges a thread so that the
     // threads finish together (one run a thread left one idle for a tenth of
     // a second); their findings joined in order, so they are those of one
     // thread, into one vector made at its size: never held twice over.
-    let threads = crate::threads::count();
     let ranges = analysis.subject_ranges(16384);
     let in_effect = crate::findings::evaluate::InEffect::new(rules, options.as_of);
     let parts = crate::threads::ordered_map(&ranges, threads, |range| {
@@ -150,8 +223,8 @@ pub fn check<R>(
     // model: they are made on a thread of their own while this one joins the
     // findings (a copy of every finding, on one thread either way).
     let unjudged = || {
-        let not_judged = not_judged(rules, &analysis, options.as_of);
-        let notes = crate::notices::of_run(&inventory, options.as_of, &not_judged);
+        let not_judged = not_judged(rules, analysis, options.as_of);
+        let notes = crate::notices::of_run(inventory, options.as_of, &not_judged);
         (not_judged, notes)
     };
     let join = |parts: Vec<Vec<Finding>>| {
@@ -161,7 +234,7 @@ pub fn check<R>(
         }
         findings
     };
-    let (mut findings, (not_judged, run_notes)) = std::thread::scope(|scope| {
+    let (findings, (not_judged, run_notes)) = std::thread::scope(|scope| {
         // (A thread that cannot be had leaves the work to this one.)
         let beside = (threads > 1)
             .then(|| std::thread::Builder::new().spawn_scoped(scope, unjudged).ok())
@@ -173,16 +246,24 @@ pub fn check<R>(
         };
         (findings, unjudged)
     });
-    timings.stage("rules");
+    Judged {
+        findings,
+        not_judged,
+        run_notes,
+    }
+}
 
+/// The locate stage: each finding's file, pointer, line and column, where
+/// the parse saw its value or by its format's locator. The locator is kept
+/// for the run's notes.
+fn locate<'f>(findings: &mut [Finding], files: &'f [SourceFile], analysis: &Analysis, threads: usize) -> Locator<'f> {
     // Findings whose subject has an origin are located in place: pointer and
     // range first, then line and column for all of them, a file at a time.
     // Records whose format locates a field from the record alone (a JSON
     // record's scan) on every thread, the others with the locator, which
     // keeps what their format builds of a file (a node map) once.
-    let files = loaded.files.as_slice();
     let alone = |record: &RecordOrigin| file_of(files, record).is_some_and(|f| f.format.locates_alone());
-    let located = crate::threads::map_chunks_mut(&mut findings, threads, |chunk| {
+    let located = crate::threads::map_chunks_mut(findings, threads, |chunk| {
         // A thread's findings are records of one part of a file, in order:
         // it releases the pages it has passed (from its first record on),
         // and counts their lines and columns as it goes (`InOrder`).
@@ -190,7 +271,7 @@ pub fn check<R>(
         let mut placements = Vec::with_capacity(chunk.len());
         let mut counted = InOrder::new();
         for f in chunk {
-            let Some((record, span)) = record_and_span(&analysis, f) else {
+            let Some((record, span)) = record_and_span(analysis, f) else {
                 placements.push(Placement::Nowhere);
                 continue;
             };
@@ -247,22 +328,26 @@ pub fn check<R>(
             .iter()
             .zip(&placements)
             .filter(|(_, p)| **p == Placement::Locator)
-            .filter_map(|(f, _)| Some((record_of(&analysis, f)?, f.path.as_ref())))
+            .filter_map(|(f, _)| Some((record_of(analysis, f)?, f.path.as_ref())))
     };
-    let mut locator = Locator::new(&loaded.files);
+    let mut locator = Locator::new(files);
     locator.prepare(by_locator());
     fill_positions(
-        &loaded.files,
+        files,
         findings.iter_mut().zip(&placements).filter_map(|(f, placement)| match placement {
             Placement::Nowhere | Placement::Placed | Placement::Counted => None,
             Placement::Alone => Some(&mut f.location),
             Placement::Locator => {
-                f.location = locator.locate(record_of(&analysis, f)?, &f.path);
+                f.location = locator.locate(record_of(analysis, f)?, &f.path);
                 Some(&mut f.location)
             }
         }),
     );
-    // The deterministic report order: file, line, column, rule, pointer.
+    locator
+}
+
+/// The deterministic report order: file, line, column, rule, pointer.
+fn sort_for_reports(findings: &mut [Finding], files: &[SourceFile]) {
     fn key<'f>(files: &'f [SourceFile], f: &'f Finding) -> (&'f str, usize, usize, &'f str, &'f str) {
         let file = files.get(f.location.file.0 as usize).map_or("", |file| file.name.as_str());
         (
@@ -274,8 +359,11 @@ pub fn check<R>(
         )
     }
     findings.sort_by(|a, b| key(files, a).cmp(&key(files, b)));
-    // What the run says about its inputs beside the findings, each at its place.
-    let run_notes: Vec<crate::triage::Notice> = run_notes
+}
+
+/// What the run says about its inputs beside the findings, each at its place.
+fn place_notes(run_notes: Vec<crate::notices::RunNote>, locator: &mut Locator, files: &[SourceFile]) -> Vec<crate::triage::Notice> {
+    run_notes
         .into_iter()
         .map(|note| {
             let mut at = locator.locate(&note.origin, &note.path);
@@ -290,49 +378,7 @@ pub fn check<R>(
                 },
             }
         })
-        .collect();
-    // Locating read the mapped files again (the pages given back come from
-    // the files); past here only snippets read a few lines.
-    loaded.unchanged()?;
-    timings.stage("locate");
-    let mut triaged = triage::apply(&mut findings, |f| f.resource(&analysis), options.as_of, triage);
-    triaged.notices.extend(run_notes);
-    triaged
-        .notices
-        .extend(crate::notices::outside_named_files(&loaded.files, &mut findings));
-    if let Some(traffic) = &traffic {
-        triaged
-            .notices
-            .extend(crate::notices::impact_lower_bound(traffic, &findings, &loaded.files));
-    }
-    timings.stage("triage");
-    let outcome = Outcome {
-        files: loaded.files,
-        findings,
-        records: inventory.records.clone(),
-        duplicates: inventory.duplicates,
-        joined: inventory.joined,
-        skipped: {
-            let mut skipped = loaded.skipped;
-            skipped.extend(inventory.not_analysed.iter().cloned());
-            skipped.extend(traffic.iter().flat_map(|t| t.skipped.iter().cloned()));
-            skipped
-        },
-        analysed_files: loaded.analysed,
-        as_of: options.as_of,
-        triage: triaged,
-        not_judged,
-        traffic,
-    };
-    let result = report(&outcome, &analysis);
-    timings.stage("report");
-    // The model and the findings (a million records' worth take tens of
-    // milliseconds to free) are freed beside the caller, which need not wait.
-    drop(analysis);
-    if threads > 1 {
-        crate::threads::drop_beside((outcome, inventory));
-    }
-    Ok(result)
+        .collect()
 }
 
 /// The file a record is in.
