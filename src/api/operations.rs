@@ -70,6 +70,12 @@ pub const HOSTNAME_SSL: &[Field] = &[
 ];
 
 const POOL_PAGE: [Param; 2] = page_params(u64::MAX, 1);
+/// A list the contract does not page, read on where an answer shows paging.
+const WHOLE_LIST_PAGE: [Param; 2] = page_params(u64::MAX, 1);
+/// The page size the service's lists use when none is asked (its documented
+/// default): a list the contract does not page that answers exactly a
+/// multiple of it without `result_info` may be one page of more.
+pub const DEFAULT_PAGE: usize = 25;
 const FIFTY: [Param; 2] = page_params(50, 5);
 const ZONE_QUERY: [Param; 3] = [
     FIFTY[0],
@@ -123,11 +129,13 @@ pub static OPERATIONS: [Operation; 19] = [
         operation_id: "account-load-balancer-pools-list-pools",
         method: "GET",
         path: "/accounts/{account_id}/load_balancers/pools",
-        query: &[],
+        query: &WHOLE_LIST_PAGE,
         paging: Paging::Whole,
         body: &[],
         reads: POOL_FIELDS,
-        relies_on: &[],
+        relies_on: &[
+            "`page` and `per_page`, which the contract does not publish for this list: sent only when an answer shows paging anyway (a `total_count` above the records it holds, or a full page of 25 without `result_info`), to read the list on until complete; a service that then ignores them, short of its count, is an error",
+        ],
     },
     Operation {
         op: Op::ClearPools,
@@ -170,11 +178,13 @@ pub static OPERATIONS: [Operation; 19] = [
         operation_id: "notification-policies-list-notification-policies",
         method: "GET",
         path: "/accounts/{account_id}/alerting/v3/policies",
-        query: &[],
+        query: &WHOLE_LIST_PAGE,
         paging: Paging::Whole,
         body: &[],
         reads: POLICY_FIELDS,
-        relies_on: &[],
+        relies_on: &[
+            "`page` and `per_page`, which the contract does not publish for this list: sent only when an answer shows paging anyway (a `total_count` above the records it holds, or a full page of 25 without `result_info`), to read the list on until complete; a service that then ignores them, short of its count, is an error",
+        ],
     },
     Operation {
         op: Op::CreatePolicy,

@@ -394,6 +394,9 @@ impl Client {
     ) -> Result<(), LiveError> {
         let Paging::Pages { max } = call.operation.paging else {
             let envelope = self.read(call)?;
+            if call.operation.paging == Paging::Whole {
+                return self.read_on(call, envelope, page);
+            }
             return page(self, 1, envelope);
         };
         let per_page = per_page.clamp(1, max);
@@ -422,6 +425,83 @@ impl Client {
                 return Ok(());
             }
             number += 1;
+        }
+    }
+
+    /// A list the contract does not page, from its first answer: when that
+    /// answer shows paging anyway (`result_info.total_count` above the
+    /// records it holds, or a full page of the service's default size
+    /// without `result_info`), the list is read on (`page=2…` at the size it
+    /// answered with) until complete. A service that then refuses the
+    /// parameters (400) or answers the first page again had no more to give
+    /// when only the page's size hinted at more, and is an error when its
+    /// count said more: never part of a list taken for all of it.
+    fn read_on(
+        &mut self,
+        call: &Call,
+        first: Value,
+        page: &mut dyn FnMut(&mut Client, u64, Value) -> Result<(), LiveError>,
+    ) -> Result<(), LiveError> {
+        let records = |envelope: &Value| envelope.get("result").and_then(Value::as_array).map_or(0, Vec::len) as u64;
+        let ids = |envelope: &Value| -> std::collections::HashSet<String> {
+            envelope
+                .get("result")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        };
+        let total = first.pointer("/result_info/total_count").and_then(Value::as_u64);
+        let size = records(&first);
+        let paged = match total {
+            Some(total) => total > size,
+            None => first.get("result_info").is_none() && size > 0 && size.is_multiple_of(crate::api::operations::DEFAULT_PAGE as u64),
+        };
+        if !paged {
+            return page(self, 1, first);
+        }
+        let first_ids = ids(&first);
+        let mut seen = size;
+        page(self, 1, first)?;
+        let incomplete = |request: String, seen: u64, why: &str| LiveError {
+            request,
+            why: format!(
+                "the list is paged although the contract does not page it, and {why}: {seen} of {} records read",
+                total.map_or_else(|| "more".to_string(), |t| t.to_string())
+            ),
+            status: None,
+        };
+        let mut number: u64 = 1;
+        loop {
+            number += 1;
+            let target = call.clone().with("page", number).with("per_page", size);
+            let envelope = match self.read(&target) {
+                Ok(envelope) => envelope,
+                // It takes no paging: a round first page was the whole list.
+                Err(e) if e.status == Some(400) && total.is_none() => return Ok(()),
+                Err(e) if e.status == Some(400) => return Err(incomplete(target.name(), seen, "the service refuses to page it")),
+                Err(e) => return Err(e),
+            };
+            let count = records(&envelope);
+            if count > 0 && ids(&envelope).is_subset(&first_ids) {
+                return match total {
+                    Some(t) if seen < t => Err(incomplete(target.name(), seen, "the service ignores `page`")),
+                    _ => Ok(()),
+                };
+            }
+            seen += count;
+            page(self, number, envelope)?;
+            if count < size || total.is_some_and(|t| seen >= t) {
+                break;
+            }
+            if number >= MAX_PAGES {
+                return Err(incomplete(target.name(), seen, "it has more pages than edgeaudit reads"));
+            }
+        }
+        match total {
+            Some(t) if seen < t => Err(incomplete(call.name(), seen, "its pages ended short of its count")),
+            _ => Ok(()),
         }
     }
 

@@ -1674,3 +1674,34 @@ fn a_lost_create_against_a_lagging_list_makes_one_policy() {
         assert!(s.lost.is_empty());
     });
 }
+
+/// A pools list the contract calls unpaged, which the service pages anyway:
+/// read on until complete, with or without `result_info`; a service that
+/// then ignores `page` is an error, never a bundle with part of the list.
+#[test]
+fn a_pools_list_paged_against_the_contract_is_read_on_or_refused() {
+    for (info, ignores) in [(true, false), (false, false), (true, true)] {
+        let service = Service::start(account(60, 3));
+        service.with(|s| {
+            s.pools_paged = Some((25, info));
+            s.ignores_paging = ignores;
+        });
+        let dir = temp_dir(&[]);
+        let r = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "account.json"]);
+        if ignores {
+            assert_eq!(r.code, 1, "{}", r.stderr);
+            assert!(r.stderr.contains("ignores `page`") && r.stderr.contains("25 of 60"), "{}", r.stderr);
+            assert!(!dir.path().join("account.json").exists(), "no bundle with part of the list");
+            continue;
+        }
+        assert_eq!(r.code, 0, "info {info}: {}", r.stderr);
+        let bundle: Value = serde_json::from_slice(&std::fs::read(dir.path().join("account.json")).unwrap()).unwrap();
+        let pools: usize = bundle["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|page| page["result"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert_eq!(pools, 60, "info {info}: every pool");
+    }
+}

@@ -119,6 +119,12 @@ pub struct State {
     /// Universal SSL takes `certificate_authority` from a PATCH (the
     /// contract lists only `enabled`: by default it is ignored).
     pub honours_universal_ca: bool,
+    /// The pools list, which the contract does not page, paged anyway: this
+    /// many a page (25 by default, `per_page` when asked), with
+    /// `result_info` when the flag says so; or, with `ignores_paging`, the
+    /// first page whatever is asked.
+    pub pools_paged: Option<(usize, bool)>,
+    pub ignores_paging: bool,
     /// The page-wide clear pages pools by at most this many, whatever
     /// `per_page` asks (a service that caps it).
     pub clear_cap: Option<usize>,
@@ -565,7 +571,24 @@ fn handle(state: &mut State, method: &str, target: &str, body: &[u8]) -> (u16, V
     let last = path.rsplit('/').next().unwrap_or("").to_string();
     by_name(state);
     match operation.op {
-        Op::ListPools => (200, whole(&state.pools)),
+        Op::ListPools => match state.pools_paged {
+            None => (200, whole(&state.pools)),
+            Some((size, info)) => {
+                let per_page = query(target, "per_page").unwrap_or(size).max(1);
+                let page = if state.ignores_paging {
+                    1
+                } else {
+                    query(target, "page").unwrap_or(1).max(1)
+                };
+                let slice: Vec<Value> = state.pools.iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
+                let mut answer = ok(Value::Array(slice.clone()));
+                if info {
+                    answer["result_info"] =
+                        json!({"page": page, "per_page": per_page, "count": slice.len(), "total_count": state.pools.len()});
+                }
+                (200, answer)
+            }
+        },
         Op::ListPolicies => {
             let hidden = std::mem::take(&mut state.hidden_once);
             let now = state.clock.as_ref().map(|c| c.now());
