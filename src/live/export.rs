@@ -184,12 +184,17 @@ fn read_zone(client: &mut Client, store: &mut Store, report: &mut Report, n: usi
 /// which `check` reports as EX001).
 fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: &str, call: &Call) -> Result<Vec<String>, ExportError> {
     if let Some(files) = store.finished(name) {
-        // Taken over from a stopped export when its first page still reads the same.
-        if still_holds(client, store, call, &files)? {
-            store.resumed += files.len();
-            return Ok(files);
+        // Taken over from a stopped export when its first page still reads
+        // the same; when the list only grew, its pages are kept and it is
+        // read on from the last of them (below).
+        match still_holds(client, store, call, &files)? {
+            Holds::Same => {
+                store.resumed += files.len();
+                return Ok(files);
+            }
+            Holds::Grew if matches!(call.operation.paging, crate::api::Paging::Pages { .. }) => {}
+            Holds::Grew | Holds::No => store.forget(name)?,
         }
-        store.forget(name)?;
     }
     let per_page = call.operation.max_per_page();
     for attempt in 1..=READS_OF_A_CHANGING_LIST {
@@ -198,16 +203,20 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         // Pages kept from a stopped export count once the last of them reads the same.
         let mut files: Vec<String> = Vec::new();
         let mut skip = 0;
-        if let Some(last) = resumed.last()
-            && let Some(page) = page_number(last)
-            && same_page(client, store, call, per_page, page, last)?
-        {
-            for file in &resumed {
+        let holds = match (resumed.last(), resumed.last().and_then(|l| page_number(l))) {
+            (Some(last), Some(page)) => (page, same_page(client, store, call, per_page, page, last)?),
+            _ => (0, Holds::No),
+        };
+        if holds.1 != Holds::No {
+            // A last page that grew is read again (its file written anew).
+            let page = if holds.1 == Holds::Same { holds.0 } else { holds.0 - 1 };
+            let kept = &resumed[..page as usize];
+            for file in kept {
                 watch.see(&store.read(file)?);
             }
-            files = resumed.clone();
+            files = kept.to_vec();
             skip = page;
-            store.resumed += resumed.len();
+            store.resumed += kept.len();
             // A list the contract does not page is one answer: read whole already.
             if !matches!(call.operation.paging, crate::api::Paging::Pages { .. }) {
                 store.finish(name, &files)?;
@@ -293,22 +302,40 @@ fn continue_from(
     }
 }
 
-/// Whether page `page` of a list reads as the kept file does (the same
-/// records in the same places, the same count).
-fn same_page(client: &mut Client, store: &Store, call: &Call, per_page: usize, page: u64, file: &str) -> Result<bool, ExportError> {
+/// How a kept page reads now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// The same records in the same places, the same count.
+    Same,
+    /// The list only grew: the kept records are where they were, the page
+    /// holds more after them or the count is larger (records added at the
+    /// end shift nothing).
+    Grew,
+    /// Records moved: what was kept no longer holds.
+    No,
+}
+
+/// How page `page` of a list reads now against the kept file.
+fn same_page(client: &mut Client, store: &Store, call: &Call, per_page: usize, page: u64, file: &str) -> Result<Holds, ExportError> {
     let kept = store.read(file)?;
     let target = match call.operation.paging {
         crate::api::Paging::Pages { .. } => call.clone().with("page", page).with("per_page", per_page),
         _ => call.clone(),
     };
     let now = client.read(&target)?;
-    Ok(ids(&kept) == ids(&now) && total(&kept) == total(&now))
+    let (kept_ids, now_ids) = (ids(&kept), ids(&now));
+    Ok(if kept_ids == now_ids && total(&kept) == total(&now) {
+        Holds::Same
+    } else if now_ids.starts_with(&kept_ids) && total(&now) >= total(&kept) {
+        Holds::Grew
+    } else {
+        Holds::No
+    })
 }
 
-/// Whether a finished list of a stopped export still holds: its first page
-/// reads the same and the count is unchanged.
-fn still_holds(client: &mut Client, store: &Store, call: &Call, files: &[String]) -> Result<bool, ExportError> {
-    let Some(first) = files.first() else { return Ok(false) };
+/// How a finished list of a stopped export holds: its first page read again.
+fn still_holds(client: &mut Client, store: &Store, call: &Call, files: &[String]) -> Result<Holds, ExportError> {
+    let Some(first) = files.first() else { return Ok(Holds::No) };
     same_page(client, store, call, call.operation.max_per_page(), 1, first)
 }
 
@@ -361,8 +388,12 @@ impl Watch {
         }
     }
 
+    /// Nothing shifted: no record came twice, every record counted was read,
+    /// and the count only ever grew (records added at the end of the list
+    /// while it was paged shift nothing: no reason to read it again).
     fn steady(&self) -> bool {
-        self.totals.len() <= 1 && self.twice == 0 && self.totals.first().is_none_or(|&t| t == self.records)
+        let only_grew = self.totals.windows(2).all(|w| w[1] > w[0]);
+        only_grew && self.twice == 0 && self.totals.last().is_none_or(|&t| t == self.records)
     }
 
     fn why(&self) -> String {

@@ -1705,3 +1705,91 @@ fn a_pools_list_paged_against_the_contract_is_read_on_or_refused() {
         assert_eq!(pools, 60, "info {info}: every pool");
     }
 }
+
+/// A SaaS zone growing while it is exported: a hostname added at the end of
+/// the list every third page read shifts nothing, so the list is read once
+/// (no re-read, no note of a change) and holds every hostname; a stopped
+/// export of a list that only grew is resumed from its pages.
+#[test]
+fn a_growing_list_is_read_once_and_resumed() {
+    let grow = |service: &Service| {
+        let state = service.state.clone();
+        let reads = Arc::new(Mutex::new(0usize));
+        service.before_each(Box::new(move |_, request| {
+            if !request.contains("/custom_hostnames?") {
+                return;
+            }
+            let mut n = reads.lock().unwrap();
+            *n += 1;
+            if *n % 3 == 0 {
+                let mut s = state.lock().unwrap();
+                let i = s.custom_hostnames.len();
+                s.custom_hostnames.push(
+                    json!({"id": format!("eeeeeeee-0000-4000-8000-{i:012x}"), "hostname": format!("new{i}.customer.example"),
+                    "ssl": {"certificate_authority": "google", "status": "active", "type": "dv", "method": "txt"}}),
+                );
+            }
+        }));
+    };
+    let exported_ids = |path: &std::path::Path| -> BTreeSet<String> {
+        let bundle: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        bundle["zones"][0]["custom_hostnames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| {
+                p["result"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h["id"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let service = Service::start(account(3, 400));
+    grow(&service);
+    let dir = temp_dir(&[]);
+    let output = dir.path().join("account.json");
+    let clock = Arc::new(VirtualClock::default());
+    let report =
+        edgeaudit::live::export::export_to(&mut client(&service, &clock), &scope(), chrono::Utc::now(), &output, false).expect("export");
+    assert!(
+        !report.notes.iter().any(|n| n.contains("changed while it was read")),
+        "{:?}",
+        report.notes
+    );
+    let reads = service.with(|s| s.log.iter().filter(|l| l.contains("/custom_hostnames?")).count());
+    let pages = service.with(|s| s.custom_hostnames.len()).div_ceil(50);
+    assert!(reads <= pages + 1, "{reads} page reads for {pages} pages: read once");
+    let live: BTreeSet<String> = service.with(|s| s.custom_hostnames.iter().map(|h| h["id"].as_str().unwrap().to_string()).collect());
+    // Every hostname that existed when its page was read is there (the last ones may come after the read).
+    let exported = exported_ids(&output);
+    assert!(exported.is_subset(&live) && exported.len() >= 400, "{} exported", exported.len());
+
+    // Stopped part way through the hostnames, then resumed while the zone grows.
+    let service = Service::start(account(3, 400));
+    service.with(|s| {
+        s.fault = Some((14, Fault::Internal));
+        s.persistent = true;
+    });
+    let stopped = edgeaudit(
+        dir.path(),
+        &service,
+        &["export", ACCOUNT, ZONE, "-o", "grown.json", "--retries", "0"],
+    );
+    assert_eq!(stopped.code, 1, "{}", stopped.stderr);
+    service.with(|s| {
+        s.fault = None;
+        for i in 0..7 {
+            s.custom_hostnames.push(
+                json!({"id": format!("dddddddd-0000-4000-8000-{i:012x}"), "hostname": format!("later{i}.customer.example"),
+                "ssl": {"certificate_authority": "google", "status": "active", "type": "dv", "method": "txt"}}),
+            );
+        }
+    });
+    let resumed = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "grown.json", "--resume"]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    assert!(resumed.stderr.contains("taken over"), "the kept pages are used: {}", resumed.stderr);
+    let live: BTreeSet<String> = service.with(|s| s.custom_hostnames.iter().map(|h| h["id"].as_str().unwrap().to_string()).collect());
+    assert_eq!(exported_ids(&dir.path().join("grown.json")), live);
+}
