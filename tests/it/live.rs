@@ -1721,7 +1721,7 @@ fn a_growing_list_is_read_once_and_resumed() {
             }
             let mut n = reads.lock().unwrap();
             *n += 1;
-            if *n % 3 == 0 {
+            if (*n).is_multiple_of(3) {
                 let mut s = state.lock().unwrap();
                 let i = s.custom_hostnames.len();
                 s.custom_hostnames.push(
