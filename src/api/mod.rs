@@ -337,8 +337,12 @@ mod tests {
         assert!(call.check().is_ok());
         let too_large = Operation::of(Op::ListCustomHostnames).call(&["z"]).with("per_page", 1000);
         assert!(too_large.check().is_err());
-        let unpaged = Operation::of(Op::ListPools).call(&["a"]).with("per_page", 25);
+        let unpaged = Operation::of(Op::GetPool).call(&["a", "p"]).with("per_page", 25);
         assert!(unpaged.check().unwrap_err().contains("per_page"));
+        // An unpaged list takes them only as relied on beyond the contract (read on where it pages anyway).
+        let read_on = Operation::of(Op::ListPools).call(&["a"]).with("page", 2).with("per_page", 25);
+        assert!(read_on.check().is_ok());
+        assert!(Operation::of(Op::ListPools).relies_on.iter().any(|r| r.contains("`page`")));
         let status = Operation::of(Op::ListCustomCertificates).call(&["z"]).with("status", "all");
         assert!(status.check().is_err());
         let put = Operation::of(Op::UpdatePolicy)
