@@ -123,9 +123,11 @@ pub struct Output {
 
 impl Output {
     pub fn create(path: &Path) -> std::io::Result<Output> {
-        let special = std::fs::symlink_metadata(path).is_ok_and(|m| {
+        // A device or a pipe, named or through a link (`/dev/stdout` is a link
+        // to one): written as it is. A link to a file is replaced, not followed.
+        let special = std::fs::metadata(path).is_ok_and(|m| {
             let t = m.file_type();
-            !t.is_file() && !t.is_symlink() && !t.is_dir()
+            !t.is_file() && !t.is_dir()
         });
         if special {
             let file = OpenOptions::new().write(true).open(path)?;
@@ -230,6 +232,10 @@ mod tests {
         let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         write_output(Path::new("/dev/null"), b"x").unwrap();
+        // A link to a device (as /dev/stdout is) is written through.
+        symlink("/dev/null", dir.join("out")).unwrap();
+        write_output(&dir.join("out"), b"x").unwrap();
+        assert!(is_link(&dir.join("out")), "the link to the device stays");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -31,7 +31,12 @@ pub fn push_escaped(out: &mut String, s: &str) {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
+            '\t' => out.push(c),
+            // The same to a browser, and no line of the page that a CI log
+            // showing it reads as a workflow command (`::…` at a line start).
+            '\n' => out.push_str("&#10;"),
+            // `##[`: the second `#` as a reference, the same character to a browser.
+            '#' if out.ends_with('#') => out.push_str("&#35;"),
             c if crate::text::escape::terminal::acts_on_terminal(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }

@@ -461,6 +461,16 @@ impl Client {
         if !paged {
             return page(self, 1, first);
         }
+        if size == 0 {
+            return Err(LiveError {
+                request: call.name(),
+                why: format!(
+                    "the answer holds no record but counts {}: a list that cannot be read on",
+                    total.unwrap_or_default()
+                ),
+                status: None,
+            });
+        }
         let first_ids = ids(&first);
         let mut seen = size;
         page(self, 1, first)?;

@@ -187,13 +187,16 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         // Taken over from a stopped export when its first page still reads
         // the same; when the list only grew, its pages are kept and it is
         // read on from the last of them (below).
+        let paged = matches!(call.operation.paging, crate::api::Paging::Pages { .. });
         match still_holds(client, store, call, &files)? {
-            Holds::Same => {
+            // A list the contract does not page was read whole: one page kept, one read again.
+            Holds::Same if paged || files.len() == 1 => {
                 store.resumed += files.len();
                 return Ok(files);
             }
-            Holds::Grew if matches!(call.operation.paging, crate::api::Paging::Pages { .. }) => {}
-            Holds::Grew | Holds::No => store.forget(name)?,
+            // Read on from the last page: no longer finished until then.
+            Holds::Grew if paged => store.unfinish(name)?,
+            Holds::Same | Holds::Grew | Holds::No => store.forget(name)?,
         }
     }
     let per_page = call.operation.max_per_page();
@@ -203,8 +206,11 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         // Pages kept from a stopped export count once the last of them reads the same.
         let mut files: Vec<String> = Vec::new();
         let mut skip = 0;
+        // Only a paged list is taken over part way: one the contract does not
+        // page (read on where it paged anyway) is read again whole.
+        let paged = matches!(call.operation.paging, crate::api::Paging::Pages { .. });
         let holds = match (resumed.last(), resumed.last().and_then(|l| page_number(l))) {
-            (Some(last), Some(page)) => (page, same_page(client, store, call, per_page, page, last)?),
+            (Some(last), Some(page)) if paged => (page, same_page(client, store, call, per_page, page, last)?),
             _ => (0, Holds::No),
         };
         if holds.1 != Holds::No {
@@ -217,11 +223,6 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             files = kept.to_vec();
             skip = page;
             store.resumed += kept.len();
-            // A list the contract does not page is one answer: read whole already.
-            if !matches!(call.operation.paging, crate::api::Paging::Pages { .. }) {
-                store.finish(name, &files)?;
-                return Ok(files);
-            }
         } else {
             store.forget(name)?;
         }
@@ -369,9 +370,8 @@ struct Watch {
 
 impl Watch {
     fn see(&mut self, envelope: &Value) {
-        if let Some(t) = total(envelope)
-            && !self.totals.contains(&t)
-        {
+        // Every page's count, in order (a count that went down and up again is no growth).
+        if let Some(t) = total(envelope) {
             self.totals.push(t);
         }
         if let Some(Value::Array(records)) = envelope.get("result") {
@@ -392,14 +392,16 @@ impl Watch {
     /// and the count only ever grew (records added at the end of the list
     /// while it was paged shift nothing: no reason to read it again).
     fn steady(&self) -> bool {
-        let only_grew = self.totals.windows(2).all(|w| w[1] > w[0]);
+        let only_grew = self.totals.windows(2).all(|w| w[1] >= w[0]);
         only_grew && self.twice == 0 && self.totals.last().is_none_or(|&t| t == self.records)
     }
 
     fn why(&self) -> String {
         let mut why = Vec::new();
-        if self.totals.len() > 1 {
-            let totals: Vec<String> = self.totals.iter().map(u64::to_string).collect();
+        let mut moves: Vec<u64> = self.totals.clone();
+        moves.dedup();
+        if moves.len() > 1 {
+            let totals: Vec<String> = moves.iter().map(u64::to_string).collect();
             why.push(format!("its count went {}", totals.join(" → ")));
         }
         if self.twice > 0 {
@@ -542,6 +544,14 @@ impl Store {
 
     fn finish(&self, list: &str, files: &[String]) -> Result<(), ExportError> {
         crate::files::replace_in_own_folder(&self.dir.join(format!("{list}.done")), files.join("\n").as_bytes()).map_err(|e| self.io(e))
+    }
+
+    /// A list read whole no longer counts as finished (its pages are kept).
+    fn unfinish(&self, list: &str) -> Result<(), ExportError> {
+        match std::fs::remove_file(self.dir.join(format!("{list}.done"))) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(self.io(e)),
+            _ => Ok(()),
+        }
     }
 
     /// Deletes what is kept of a list.

@@ -39,17 +39,19 @@ pub fn label(name: &str) -> String {
     }
 }
 
-use crate::text::escape::hcl::{comment, is_identifier, is_traversal, string};
+use crate::text::escape::hcl::{comment, is_identifier, is_pool_address, string};
 
 fn list(items: impl Iterator<Item = String>) -> String {
     format!("[{}]", items.collect::<Vec<_>>().join(", "))
 }
 
 /// A pool id as the configuration names it: a reference for a resource of
-/// the same configuration, the id itself otherwise. An id that only looks
-/// like a reference (`${…}` in an API export) is written as the string it is.
+/// the same configuration, the id itself otherwise. Anything else that only
+/// looks like a reference (`${var.…}` in an API export) is the string it is.
 fn pool_expression(id: &str) -> String {
-    reference(id).filter(|r| is_traversal(r)).map_or_else(|| string(id), str::to_string)
+    reference(id)
+        .filter(|r| is_pool_address(r))
+        .map_or_else(|| string(id), str::to_string)
 }
 
 /// The `cloudflare_notification_policy` block named `label` (see [`label`])

@@ -211,6 +211,7 @@ fn every_check_format_holds_against_a_hostile_account() {
                 for raw in ["<img src=x", "<!-- `", "\u{1b}]52", "\u{202e}"] {
                     assert!(!out.contains(raw), "html: {raw:?} reached the page raw");
                 }
+                assert_log_safe("html", out);
             }
             other => panic!("a report format this test does not read: {other}: add how its reader reads it"),
         }
@@ -323,6 +324,7 @@ fn the_plan_holds_in_every_format() {
                 for raw in ["<img src=x", "<!-- `", "\u{1b}]52", "\u{202e}"] {
                     assert!(!out.contains(raw), "plan html: {raw:?} reached the page raw");
                 }
+                assert_log_safe("plan html", out);
             }
             other => panic!("a plan format this test does not read: {other}"),
         }

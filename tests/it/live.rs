@@ -1793,3 +1793,93 @@ fn a_growing_list_is_read_once_and_resumed() {
     let live: BTreeSet<String> = service.with(|s| s.custom_hostnames.iter().map(|h| h["id"].as_str().unwrap().to_string()).collect());
     assert_eq!(exported_ids(&dir.path().join("grown.json")), live);
 }
+
+/// A plan file whose state was edited (and its id computed again) to give a
+/// pool with no live legacy e-mail an attacker's address, with a policy
+/// created for it and a clear: the create is refused before it is sent, and
+/// nothing ever writes the address into the account (no restore from the
+/// plan's word).
+#[test]
+fn a_state_edited_to_add_a_recipient_writes_it_nowhere() {
+    let (service, _dir, mut plan) = planned(account(13, 3), "4");
+    let pool = format!("{:032x}", 1000);
+    assert_eq!(
+        service.with(|s| s.pools.iter().find(|p| p["id"] == pool.as_str()).unwrap()["notification_email"].clone()),
+        ""
+    );
+    let attacker = "attacker@evil.example";
+    let account = &mut plan["accounts"][0];
+    for p in account["state"]["pools"].as_array_mut().unwrap() {
+        if p["id"] == pool.as_str() {
+            p["recipients"] = json!([attacker]);
+            p["events"] = json!(["pool Healthy", "pool Unhealthy", "origin Healthy", "origin Unhealthy"]);
+        }
+    }
+    let steps = account["steps"].as_array_mut().unwrap();
+    let n = steps.len();
+    steps.insert(
+        0,
+        json!({"step": 0, "kind": "create_policy", "reason": "x", "depends_on": [], "pools": [pool],
+        "method": "POST", "path": format!("/accounts/{ACCOUNT}/alerting/v3/policies"),
+        "body": {"name": "x", "alert_type": "load_balancing_health_alert", "enabled": true,
+                 "mechanisms": {"email": [{"id": attacker}]}, "filters": {"pool_id": [pool]}}}),
+    );
+    steps.push(
+        json!({"step": 0, "kind": "clear_pool", "reason": "x", "depends_on": [], "pools": [pool],
+        "method": "PATCH", "path": format!("/accounts/{ACCOUNT}/load_balancers/pools/{pool}"), "body": {"notification_email": ""}}),
+    );
+    assert_eq!(steps.len(), n + 2);
+    for (i, s) in steps.iter_mut().enumerate() {
+        s["step"] = json!(i + 1);
+    }
+    let id = edgeaudit::plan::render::digest(&plan);
+    for s in plan["accounts"][0]["steps"].as_array_mut().unwrap() {
+        if s["kind"] == "create_policy" {
+            let marker = edgeaudit::plan::render::marker(&id, s["step"].as_u64().unwrap() as usize);
+            let pools = s["pools"].as_array().unwrap().len();
+            s["body"]["description"] = json!(edgeaudit::plan::render::created_description(pools, &marker));
+            s["marker"] = json!(marker);
+        }
+    }
+    plan["plan_id"] = json!(id);
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    assert!(outcome.is_err(), "the run stops: {log}");
+    let text = outcome.unwrap_err().to_string();
+    assert!(text.contains("did not carry, live, the legacy e-mail"), "{text}");
+    service.with(|s| {
+        for (method, target, body) in &s.sent {
+            assert!(!body.to_string().contains(attacker), "{method} {target} sent the address: {body}");
+        }
+        assert!(s.pools.iter().all(|p| !p["notification_email"].to_string().contains(attacker)));
+    });
+}
+
+/// A pools list read on past the contract (it pages anyway) and stopped on
+/// its second page is read again whole on `--resume`, never kept as part.
+#[test]
+fn a_resumed_export_reads_an_unpaged_list_again_whole() {
+    let service = Service::start(account(60, 3));
+    service.with(|s| {
+        s.pools_paged = Some((25, true));
+        s.fault = Some((2, Fault::Internal));
+        s.persistent = true;
+    });
+    let dir = temp_dir(&[]);
+    let stopped = edgeaudit(
+        dir.path(),
+        &service,
+        &["export", ACCOUNT, ZONE, "-o", "account.json", "--retries", "0"],
+    );
+    assert_eq!(stopped.code, 1, "{}", stopped.stderr);
+    service.with(|s| s.fault = None);
+    let resumed = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "account.json", "--resume"]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let bundle: Value = serde_json::from_slice(&std::fs::read(dir.path().join("account.json")).unwrap()).unwrap();
+    let pools: usize = bundle["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["result"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(pools, 60, "every pool, not the first page kept");
+}

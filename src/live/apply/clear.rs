@@ -261,6 +261,12 @@ impl AccountRun<'_> {
             // No list of what it changed: the pools are read to tell.
             None => self.settle_lost_clear(step, judged)?,
         }
+        // What a later restore may write back: the values read live right before.
+        for id in judged.safe.intersection(&judged.own) {
+            if let Some(email) = judged.before.get(id).and_then(|r| r.get("notification_email")) {
+                self.cleared_here.insert(id.clone(), email.clone());
+            }
+        }
         self.still_delivered(step, judged)
     }
 

@@ -73,6 +73,7 @@ impl AccountRun<'_> {
         if !self.carrying(&marker).is_empty() || self.simulated.iter().any(|p| description(p).contains(&marker)) {
             return Ok(Ready::Done(format!("a policy carries its marker {marker}")));
         }
+        self.pools_as_planned(step)?;
         Ok(Ready::Send(
             Box::new(self.call_of(step, step.body.clone().unwrap_or(Value::Null))),
             None,

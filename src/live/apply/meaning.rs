@@ -50,6 +50,22 @@ pub fn check(account: &PlanAccount) -> Result<(), String> {
                 crate::text::escape::terminal::value(unknown)
             ));
         }
+        // A certificate step moves a resource off Let's Encrypt, and only
+        // while it is there: what it expects to find is that, nothing else.
+        if matches!(step.kind, Kind::EditCustomHostname | Kind::SetTotalTls | Kind::SetUniversalSsl) {
+            let expects = step
+                .expects
+                .as_ref()
+                .and_then(|e| e.get("certificate_authority"))
+                .and_then(Value::as_str);
+            if expects != Some(crate::plan::Request::MOVES_OFF) {
+                return refuse("a certificate step expects to find the resource on `lets_encrypt`, nothing else");
+            }
+            let expected_hostname = step.expects.as_ref().and_then(|e| e.get("hostname_id")).and_then(Value::as_str);
+            if step.kind == Kind::EditCustomHostname && expected_hostname != step.hostname_id.as_deref() {
+                return refuse("its `expects.hostname_id` is not the hostname it changes");
+            }
+        }
         let outcome = match step.kind {
             Kind::CreatePolicy => created_policy(step, body, &pools),
             Kind::UpdatePolicy => updated_policy(step, body, account, &pools),

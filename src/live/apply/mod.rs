@@ -190,6 +190,13 @@ pub(crate) struct AccountRun<'a> {
     batched: HashSet<usize>,
     /// Zones whose hostname steps were looked at for a batch.
     zones_seen: HashSet<String>,
+    /// The pools that carried, live when the run started, exactly the legacy
+    /// e-mail the plan's state gives them: a policy is created or updated to
+    /// take over only these (the state is the plan file's word).
+    legacy_at_start: HashSet<String>,
+    /// The legacy e-mail of each pool this run cleared, as read live right
+    /// before its clear: the only value a restore writes back.
+    cleared_here: HashMap<String, Value>,
 }
 
 fn stop(step: &Step, why: impl Into<String>) -> Stop {
@@ -252,6 +259,8 @@ impl<'a> AccountRun<'a> {
             cleared: account.cleared_pools(),
             batched: HashSet::new(),
             zones_seen: HashSet::new(),
+            legacy_at_start: HashSet::new(),
+            cleared_here: HashMap::new(),
         }
     }
 
@@ -264,7 +273,19 @@ impl<'a> AccountRun<'a> {
         let pools = self.read_pools().map_err(before_the_steps)?;
         self.read_policies().map_err(before_the_steps)?;
         let mut differences = drift::differences(self.account, &pools, &self.policies);
-        differences.extend(markers::other_plans(self.account, self.plan_id, &self.policies));
+        let planned = &self.planned;
+        self.legacy_at_start = pools
+            .iter()
+            .map(PoolState::from_api)
+            .filter(|now| now.is_legacy() && planned.get(now.id.as_str()).is_some_and(|p| p.recipients == now.recipients))
+            .map(|now| now.id)
+            .collect();
+        // (The other plans' lines name live policies: one line of terminal text each.)
+        differences.extend(
+            markers::other_plans(self.account, self.plan_id, &self.policies)
+                .into_iter()
+                .map(|line| crate::text::escape::terminal::value(&line).into_owned()),
+        );
         if !differences.is_empty() {
             differences.sort();
             return Err(Stop::Drift {
@@ -481,6 +502,7 @@ impl<'a> AccountRun<'a> {
         }
         match &exported {
             Some(record) if drift::same(&Value::Object(writable(&live)), &Value::Object(record.clone())) => {
+                self.pools_as_planned(step)?;
                 Ok(Ready::Send(Box::new(self.call_of(step, Value::Object(writable(&body)))), None))
             }
             _ => Err(stop(
@@ -500,6 +522,22 @@ impl<'a> AccountRun<'a> {
             _ => Err(stop(
                 step,
                 format!("the service answered the update of policy {id}, but the policy read back is not as sent"),
+            )),
+        }
+    }
+
+    /// A policy is created or updated for pools that carry, live, the legacy
+    /// e-mail the plan's state gives them: recipients no live pool has (a
+    /// plan file's state edited) are never written into a policy.
+    pub(super) fn pools_as_planned(&self, step: &Step) -> Result<(), Stop> {
+        match step.pools.iter().find(|p| !self.legacy_at_start.contains(p.as_str())) {
+            None => Ok(()),
+            Some(pool) => Err(stop(
+                step,
+                format!(
+                    "pool {} did not carry, live, the legacy e-mail the plan gives it when the run started: the policy would take over recipients no live pool has; export and plan again",
+                    crate::text::escape::terminal::value(pool)
+                ),
             )),
         }
     }

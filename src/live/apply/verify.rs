@@ -46,11 +46,19 @@ impl AccountRun<'_> {
             if pool.is_legacy() {
                 problems.push(format!("pool {who} still carries a legacy e-mail"));
             } else if let Some((event, recipient)) = undelivered(&live, planned) {
-                // Lost: its legacy e-mail as the plan saw it is written back.
-                let email = Value::String(planned.recipients.join(", "));
-                let done = match self.restore(&planned.id, email) {
-                    Ok(()) => format!("its legacy e-mail to {} was written back", planned.recipients.join(", ")),
-                    Err(why) => format!("writing its legacy e-mail back failed ({why}): set it again by hand"),
+                // Lost: its legacy e-mail as this run read it before the
+                // clear is written back; a pool this run did not clear (an
+                // earlier run did) is left to a person, never written from
+                // the plan file's state.
+                let done = match self.cleared_here.get(&planned.id).cloned() {
+                    Some(email) => {
+                        let shown = email.as_str().unwrap_or("").to_string();
+                        match self.restore(&planned.id, email) {
+                            Ok(()) => format!("its legacy e-mail to {shown} was written back"),
+                            Err(why) => format!("writing its legacy e-mail back failed ({why}): set it again by hand"),
+                        }
+                    }
+                    None => "it was cleared before this run: set its legacy e-mail again by hand if its alerts are to go on".to_string(),
                 };
                 problems.push(format!(
                     "no live policy e-mails {recipient} about {} on pool {who}: {done}",

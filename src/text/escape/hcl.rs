@@ -4,13 +4,33 @@
 //! line break and character that acts on a terminal written `\u….`; a
 //! resource address is written as code only when it is one.
 
-/// `s` as an HCL string literal, quotes included.
+/// `s` as an HCL string literal, quotes included: the escapes HCL knows
+/// (`\n \r \t \" \\`, and `\uNNNN` for any other control character — not
+/// JSON's `\b` and `\f`, which HCL refuses), `${` and `%{` doubled.
 pub fn string(s: &str) -> String {
-    // JSON's escapes are HCL's; a `String` always serialises.
-    serde_json::to_string(s)
-        .unwrap_or_else(|_| "\"\"".into())
-        .replace("${", "$${")
-        .replace("%{", "%%{")
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '$' | '%' if chars.peek() == Some(&'{') => {
+                out.push(c);
+                out.push(c);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `s` as the text of a `#` comment: one line, nothing that acts on a terminal.
@@ -31,6 +51,23 @@ pub fn comment(s: &str) -> String {
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Whether `s` is the id of a load-balancing pool resource:
+/// `cloudflare_load_balancer_pool.NAME.id`, maybe with an index and inside
+/// modules (`module.lb["eu"].cloudflare_load_balancer_pool.web[0].id`).
+/// Nothing else (`var.…`, `data.…`, `local.…`) is written as a reference.
+pub fn is_pool_address(s: &str) -> bool {
+    let Some(resource) = s.strip_suffix(".id") else {
+        return false;
+    };
+    let mut rest = resource;
+    while let Some(after) = rest.strip_prefix("module.") {
+        // The module's name and index, up to the next `.`.
+        let Some(dot) = after.find('.') else { return false };
+        rest = &after[dot + 1..];
+    }
+    rest.starts_with("cloudflare_load_balancer_pool.") && is_traversal(s)
 }
 
 /// Whether `s` is a plain resource traversal (`module.lb.cloudflare_load_balancer_pool.web["eu"].id`):
@@ -73,6 +110,9 @@ mod tests {
     #[test]
     fn strings_and_comments_hold_anything_as_data() {
         assert_eq!(string("a\"${b}%{c}\n"), r#""a\"$${b}%%{c}\n""#);
+        assert_eq!(string("x\u{8}\u{c}\\b"), r#""x\u0008\u000c\\b""#);
+        let parsed = hcl_edit::parser::parse_expr(&string("x\u{8}y\u{1b}")).expect("HCL reads it");
+        assert_eq!(parsed.as_str(), Some("x\u{8}y\u{1b}"));
         assert_eq!(
             comment("existing\nresource \"terraform_data\" \"x\" {\n# "),
             "existing\\u000aresource \"terraform_data\" \"x\" {\\u000a# "
@@ -90,5 +130,10 @@ mod tests {
         assert!(!is_traversal(""));
         assert!(!is_traversal("a..b"));
         assert!(!is_identifier("1a"));
+        assert!(is_pool_address("cloudflare_load_balancer_pool.web.id"));
+        assert!(is_pool_address("module.lb[\"eu\"].cloudflare_load_balancer_pool.web[0].id"));
+        assert!(!is_pool_address("var.db_password"));
+        assert!(!is_pool_address("data.x.y.id"));
+        assert!(!is_pool_address("cloudflare_load_balancer_pool.web.name"));
     }
 }
