@@ -108,7 +108,11 @@ mod tests {
             "admin\\u202egpj.exe",
             "a bidirectional override is shown, not obeyed"
         );
-        assert_eq!(escape("line\nnext\ttab"), "line\nnext\ttab");
+        assert_eq!(
+            escape("line\nnext\ttab"),
+            "line&#10;next\ttab",
+            "no line of the page starts with a value"
+        );
     }
 
     #[test]

@@ -253,11 +253,13 @@ mod tests {
         stranger_pool["filters"]["pool_id"] = json!(["p1", "p9"]);
         let zone_step = |kind: &str, path: &str, zone: &str, body: Value| {
             let method = if kind == "set_total_tls" { "POST" } else { "PATCH" };
-            json!({"step": 1, "kind": kind, "reason": "", "method": method, "path": path, "body": body, "zone_id": zone})
+            json!({"step": 1, "kind": kind, "reason": "", "method": method, "path": path, "body": body, "zone_id": zone,
+                   "expects": {"certificate_authority": "lets_encrypt"}})
         };
         let hostname = |zone: &str, id: &str, body: Value| {
             json!({"step": 1, "kind": "edit_custom_hostname", "reason": "", "method": "PATCH",
-                   "path": format!("/zones/{zone}/custom_hostnames/{id}"), "body": body, "zone_id": zone, "hostname_id": id})
+                   "path": format!("/zones/{zone}/custom_hostnames/{id}"), "body": body, "zone_id": zone, "hostname_id": id,
+                   "expects": {"certificate_authority": "lets_encrypt", "hostname_id": id}})
         };
         let cases = [
             (create(outsider), "attacker@evil.example"),
@@ -323,6 +325,19 @@ mod tests {
                     json!({"ssl": {"certificate_authority": "google"}}),
                 ),
                 "is not an id",
+            ),
+            (
+                {
+                    let mut from_google = zone_step(
+                        "set_universal_ssl",
+                        "/zones/z1/ssl/universal/settings",
+                        "z1",
+                        json!({"certificate_authority": "ssl_com"}),
+                    );
+                    from_google["expects"] = json!({"certificate_authority": "google"});
+                    from_google
+                },
+                "expects to find the resource on `lets_encrypt`",
             ),
         ];
         for (step, why) in cases {
