@@ -19,6 +19,7 @@ pub mod findings;
 pub mod html;
 pub mod input;
 pub mod inventory;
+pub mod listed;
 pub mod live;
 pub mod load;
 pub mod model;

@@ -12,21 +12,20 @@ use crate::facts::catalogue::common_catalogue;
 use crate::facts::{FactName, ValueType, catalogue};
 use crate::model::Kind;
 
-/// Which of the changes a rule is about: reports sum findings up by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Migration {
-    /// Pool health e-mails moving to notification policies.
-    Notifications,
-    /// The retirement of the Let's Encrypt cross-signed chain.
-    Certificates,
-    /// Whether the exports are complete and readable.
-    Export,
+crate::listed! {
+    /// Which of the changes a rule is about: reports sum findings up by it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+    pub enum Migration {
+        /// Pool health e-mails moving to notification policies.
+        Notifications = "notifications",
+        /// The retirement of the Let's Encrypt cross-signed chain.
+        Certificates = "certificates",
+        /// Whether the exports are complete and readable.
+        Export = "export",
+    }
 }
 
 impl Migration {
-    pub const ALL: [Migration; 3] = [Migration::Notifications, Migration::Certificates, Migration::Export];
-
     pub fn words(self) -> &'static str {
         match self {
             Migration::Notifications => "Pool notifications",
@@ -36,46 +35,35 @@ impl Migration {
     }
 }
 
-/// How a finding's remedy is built as typed actions (requests, edits or a
-/// person's decision), from the subject's typed facts: named by the rule,
-/// implemented once in `plan::remedy`, so a pack's rule can use it too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RemedyKind {
-    /// Create the policies that take over a pool's legacy e-mail, then clear
-    /// it (or the same as edits of a Terraform configuration).
-    ReplaceThenClear,
-    /// Clear a pool's legacy e-mail: every alert it sends is delivered already.
-    ClearPool,
-    /// Clear the legacy e-mail of every pool of the account, a page at a time.
-    ClearPages,
-    /// Move a custom hostname to another CA, keeping its validation.
-    CustomHostnameCa,
-    /// Move Total TLS to another CA.
-    TotalTlsCa,
-    /// Move a zone's Universal SSL to another CA (its universal certificate
-    /// pack is then issued again by it).
-    UniversalSslCa,
-    /// A policy's filter value to correct: a plan's policy update respells
-    /// what it can; the rest is a person's decision.
-    PolicyFilterValue,
-    /// A person's decision, which the message describes.
-    Manual,
+crate::listed! {
+    /// How a finding's remedy is built as typed actions (requests, edits or a
+    /// person's decision), from the subject's typed facts: named by the rule,
+    /// implemented once in `plan::remedy`, so a pack's rule can use it too.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+    pub enum RemedyKind {
+        /// Create the policies that take over a pool's legacy e-mail, then clear
+        /// it (or the same as edits of a Terraform configuration).
+        ReplaceThenClear = "replace_then_clear",
+        /// Clear a pool's legacy e-mail: every alert it sends is delivered already.
+        ClearPool = "clear_pool",
+        /// Clear the legacy e-mail of every pool of the account, a page at a time.
+        ClearPages = "clear_pages",
+        /// Move a custom hostname to another CA, keeping its validation.
+        CustomHostnameCa = "custom_hostname_ca",
+        /// Move Total TLS to another CA.
+        TotalTlsCa = "total_tls_ca",
+        /// Move a zone's Universal SSL to another CA (its universal certificate
+        /// pack is then issued again by it).
+        UniversalSslCa = "universal_ssl_ca",
+        /// A policy's filter value to correct: a plan's policy update respells
+        /// what it can; the rest is a person's decision.
+        PolicyFilterValue = "policy_filter_value",
+        /// A person's decision, which the message describes.
+        Manual = "manual",
+    }
 }
 
 impl RemedyKind {
-    /// Every kind: the book's table of kinds is generated from these.
-    pub const ALL: [RemedyKind; 8] = [
-        RemedyKind::ReplaceThenClear,
-        RemedyKind::ClearPool,
-        RemedyKind::ClearPages,
-        RemedyKind::CustomHostnameCa,
-        RemedyKind::TotalTlsCa,
-        RemedyKind::UniversalSslCa,
-        RemedyKind::PolicyFilterValue,
-        RemedyKind::Manual,
-    ];
-
     /// What it builds, for the book.
     pub fn description(self) -> &'static str {
         match self {
@@ -110,54 +98,31 @@ impl RemedyKind {
     pub fn is_notification_migration(self) -> bool {
         matches!(self, RemedyKind::ReplaceThenClear | RemedyKind::ClearPool | RemedyKind::ClearPages)
     }
+}
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RemedyKind::ReplaceThenClear => "replace_then_clear",
-            RemedyKind::ClearPool => "clear_pool",
-            RemedyKind::ClearPages => "clear_pages",
-            RemedyKind::CustomHostnameCa => "custom_hostname_ca",
-            RemedyKind::TotalTlsCa => "total_tls_ca",
-            RemedyKind::UniversalSslCa => "universal_ssl_ca",
-            RemedyKind::PolicyFilterValue => "policy_filter_value",
-            RemedyKind::Manual => "manual",
-        }
+crate::listed! {
+    /// What a reader does about a finding, in the words a summary groups
+    /// findings by ("clear now", "create a policy first", "choose a CA").
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+    pub enum RuleAction {
+        /// The legacy e-mail is replaced: clear it.
+        ClearNow = "clear_now",
+        /// A policy must deliver the legacy e-mails before the field is cleared.
+        CreatePolicyFirst = "create_policy_first",
+        /// A policy is wrong as written.
+        FixPolicy = "fix_policy",
+        /// A resource stays on Let's Encrypt unless another CA is chosen.
+        ChooseCa = "choose_ca",
+        /// A certificate or its chain must be uploaded again or renewed.
+        ReplaceCertificate = "replace_certificate",
+        /// The export must be made again or completed.
+        FixExport = "fix_export",
+        /// Nothing to do (a note).
+        None = "none",
     }
 }
 
-/// What a reader does about a finding, in the words a summary groups
-/// findings by ("clear now", "create a policy first", "choose a CA").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleAction {
-    /// The legacy e-mail is replaced: clear it.
-    ClearNow,
-    /// A policy must deliver the legacy e-mails before the field is cleared.
-    CreatePolicyFirst,
-    /// A policy is wrong as written.
-    FixPolicy,
-    /// A resource stays on Let's Encrypt unless another CA is chosen.
-    ChooseCa,
-    /// A certificate or its chain must be uploaded again or renewed.
-    ReplaceCertificate,
-    /// The export must be made again or completed.
-    FixExport,
-    /// Nothing to do (a note).
-    None,
-}
-
 impl RuleAction {
-    /// Every action, in the order reports group findings by.
-    pub const ALL: [RuleAction; 7] = [
-        RuleAction::ClearNow,
-        RuleAction::CreatePolicyFirst,
-        RuleAction::FixPolicy,
-        RuleAction::ChooseCa,
-        RuleAction::ReplaceCertificate,
-        RuleAction::FixExport,
-        RuleAction::None,
-    ];
-
     pub fn words(self) -> &'static str {
         match self {
             RuleAction::ClearNow => "Clear now",

@@ -281,7 +281,7 @@ static POOL: &[FactSpec] = &[
     ).reading(&["/notification_email"]),
     keys::LEGACY_EVENTS.spec("the (source, health) events the legacy notification e-mails about, per `notification_filter`",
     ).reading(&["/notification_filter"]),
-    keys::COVERAGE.choice(&super::coverage::Coverage::VALUES,
+    keys::COVERAGE.choice(&super::coverage::Coverage::NAMES,
         "how far enabled health-alert policies with a delivery mechanism replace the legacy notification (`unknown`: not fully, and a policy of the account known only after apply may cover the rest)",
     ).reading(COVERAGE_FIELDS),
     keys::TERRAFORM_SOURCE.spec("the pool is a resource of Terraform source (`.tf`): its remedy is an edit of the configuration",

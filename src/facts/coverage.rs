@@ -89,34 +89,21 @@ mod pool_id_tests {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Coverage {
-    NotApplicable,
-    None,
-    Partial,
-    Full,
-    /// Not full, and a policy that may be a health alert for this pool has
-    /// a value that decides it known only after apply: it may cover the
-    /// rest, so neither LB001 nor LB003 can be said.
-    Unknown,
+crate::listed! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum Coverage {
+        NotApplicable = "not_applicable",
+        None = "none",
+        Partial = "partial",
+        Full = "full",
+        /// Not full, and a policy that may be a health alert for this pool has
+        /// a value that decides it known only after apply: it may cover the
+        /// rest, so neither LB001 nor LB003 can be said.
+        Unknown = "unknown",
+    }
 }
 
 impl Coverage {
-    /// In the order of [`Coverage::VALUES`].
-    pub const ALL: [Coverage; 5] = [
-        Coverage::NotApplicable,
-        Coverage::None,
-        Coverage::Partial,
-        Coverage::Full,
-        Coverage::Unknown,
-    ];
-    /// The `coverage` fact's values (its catalogue entry reads them here).
-    pub const VALUES: [&'static str; 5] = ["not_applicable", "none", "partial", "full", "unknown"];
-
-    pub fn as_str(self) -> &'static str {
-        Self::VALUES[self as usize]
-    }
-
     /// The value the `coverage` fact holds.
     pub fn parse(value: &str) -> Option<Coverage> {
         Self::ALL.into_iter().find(|c| c.as_str() == value)

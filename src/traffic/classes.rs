@@ -12,38 +12,19 @@ use crate::text::error::InputError;
 /// The table, embedded so the binary needs no files at run time.
 pub const TABLE: (&str, &str) = ("rules/user-agents.yaml", include_str!("../../rules/user-agents.yaml"));
 
-/// What a request's client makes of the change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Class {
-    /// Not an end user's request: not counted at all.
-    Excluded,
-    NotImpacted,
-    /// Fails against the short chain.
-    Impacted,
-    /// The request does not tell.
-    Unknown,
-    /// Never trusted ISRG Root X1: broken since 2021, not by this change.
-    AlreadyBroken,
-}
-
-impl Class {
-    pub const ALL: [Class; 5] = [
-        Class::Excluded,
-        Class::NotImpacted,
-        Class::Impacted,
-        Class::Unknown,
-        Class::AlreadyBroken,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Excluded => "excluded",
-            Class::NotImpacted => "not_impacted",
-            Class::Impacted => "impacted",
-            Class::Unknown => "unknown",
-            Class::AlreadyBroken => "already_broken",
-        }
+crate::listed! {
+    /// What a request's client makes of the change.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+    pub enum Class {
+        /// Not an end user's request: not counted at all.
+        Excluded = "excluded",
+        NotImpacted = "not_impacted",
+        /// Fails against the short chain.
+        Impacted = "impacted",
+        /// The request does not tell.
+        Unknown = "unknown",
+        /// Never trusted ISRG Root X1: broken since 2021, not by this change.
+        AlreadyBroken = "already_broken",
     }
 }
 
