@@ -5,33 +5,39 @@ use std::fmt;
 use super::fields::{PolicyFields, PoolFields};
 use super::origin::{RecordOrigin, ValueSpan};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum EventSource {
-    Pool,
-    Origin,
+crate::listed! {
+    /// A source of health events; its name is the exact spelling the API
+    /// accepts in `filters.event_source`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum EventSource {
+        Pool = "pool",
+        Origin = "origin",
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Health {
-    Healthy,
-    Unhealthy,
+crate::listed! {
+    /// A pool's or origin's health; its name is the exact spelling the API
+    /// accepts in `filters.new_health`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum Health {
+        Healthy = "Healthy",
+        Unhealthy = "Unhealthy",
+    }
 }
 
 impl EventSource {
-    pub const ALL: [EventSource; 2] = [EventSource::Pool, EventSource::Origin];
     /// The exact spellings the API accepts in `filters.event_source`, in `ALL`'s order.
-    pub const API_VALUES: [&'static str; 2] = ["pool", "origin"];
+    pub const API_VALUES: [&'static str; 2] = Self::NAMES;
     pub fn api_value(self) -> &'static str {
-        Self::API_VALUES[self as usize]
+        self.as_str()
     }
 }
 
 impl Health {
-    pub const ALL: [Health; 2] = [Health::Healthy, Health::Unhealthy];
     /// The exact spellings the API accepts in `filters.new_health`, in `ALL`'s order.
-    pub const API_VALUES: [&'static str; 2] = ["Healthy", "Unhealthy"];
+    pub const API_VALUES: [&'static str; 2] = Self::NAMES;
     pub fn api_value(self) -> &'static str {
-        Self::API_VALUES[self as usize]
+        self.as_str()
     }
 }
 
