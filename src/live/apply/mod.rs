@@ -147,16 +147,22 @@ pub fn run(
     confirm: &mut dyn FnMut(&Preview) -> bool,
 ) -> Result<Summary, Stop> {
     // Every account is read and compared before anything is sent to any.
+    // (What each account's pools carried live at the start is what its run
+    // may create and update policies for.)
+    let mut legacy_at_start = Vec::with_capacity(plan.accounts.len());
     for account in &plan.accounts {
-        AccountRun::new(client, plan, account, options, log).preflight()?;
+        let mut preflight = AccountRun::new(client, plan, account, options, log);
+        preflight.preflight()?;
+        legacy_at_start.push(std::mem::take(&mut preflight.legacy_at_start));
     }
     let preview = Preview::of(plan, client.rate());
     if !options.dry_run && preview.changes > 0 && !confirm(&preview) {
         return Err(Stop::NotConfirmed);
     }
     let mut summary = Summary::default();
-    for account in &plan.accounts {
+    for (account, legacy) in plan.accounts.iter().zip(legacy_at_start) {
         let mut run = AccountRun::new(client, plan, account, options, log);
+        run.legacy_at_start = legacy;
         for step in &account.steps {
             run.step(step, &mut summary, None)?;
         }
