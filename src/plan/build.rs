@@ -48,6 +48,9 @@ pub struct AccountPlan {
     /// Every policy the export held, by id (`apply` tells another plan's
     /// policies, made since, by them).
     pub exported_policies: Vec<String>,
+    /// How many custom hostnames each zone's list holds, by zone id: what
+    /// `apply`'s estimate of its list pages reads from.
+    pub hostnames_by_zone: std::collections::BTreeMap<String, usize>,
 }
 
 /// What one step relies on: the earlier steps whose policies deliver what it
@@ -628,10 +631,19 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
         let mut exported_policies: Vec<String> = account.policies.iter().map(|p| p.id.clone()).filter(|id| !id.is_empty()).collect();
         exported_policies.sort();
         exported_policies.dedup();
+        let hostnames_by_zone = {
+            let ids: std::collections::HashMap<_, &str> = account.zones.iter().filter_map(|z| Some((z.key, z.id.as_deref()?))).collect();
+            let mut counts = std::collections::BTreeMap::<String, usize>::new();
+            for zone in account.custom_hostnames.iter().filter_map(|h| ids.get(&h.zone()?)) {
+                *counts.entry(zone.to_string()).or_default() += 1;
+            }
+            counts
+        };
         plans.push(AccountPlan {
             pools,
             policies,
             exported_policies,
+            hostnames_by_zone,
             account_id: account.id.clone(),
             steps,
             proof,

@@ -95,6 +95,9 @@ pub struct PlanState {
     pub pools: Vec<PoolState>,
     /// The zones whose Total TLS or Universal SSL the certificate steps change.
     pub zones: Vec<String>,
+    /// How many custom hostnames the list of each zone whose hostnames the
+    /// steps change holds: `apply` announces the reads of its pages from it.
+    pub zone_hostnames: std::collections::BTreeMap<String, usize>,
 }
 
 impl PlanAccount {

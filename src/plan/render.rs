@@ -255,6 +255,9 @@ struct StateDocument<'a> {
     pools: &'a [super::state::PoolState],
     /// The zones whose settings the certificate steps change: only these may be.
     zones: Vec<String>,
+    /// How many custom hostnames the list of each zone the steps change
+    /// hostnames of holds (for `apply`'s estimate of its reads).
+    zone_hostnames: std::collections::BTreeMap<String, usize>,
 }
 
 impl StateDocument<'_> {
@@ -273,6 +276,10 @@ impl StateDocument<'_> {
         }
         custom_hostnames.sort();
         custom_hostnames.dedup();
+        let zone_hostnames = custom_hostnames
+            .iter()
+            .map(|h| (h.zone_id.clone(), plan.hostnames_by_zone.get(&h.zone_id).copied().unwrap_or(0)))
+            .collect();
         zones.sort();
         zones.dedup();
         StateDocument {
@@ -281,6 +288,7 @@ impl StateDocument<'_> {
             policies: &plan.policies,
             pools: &plan.pools,
             zones,
+            zone_hostnames,
         }
     }
 }

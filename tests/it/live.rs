@@ -1883,3 +1883,31 @@ fn a_resumed_export_reads_an_unpaged_list_again_whole() {
         .sum();
     assert_eq!(pools, 60, "every pool, not the first page kept");
 }
+
+/// The requests `apply` announces before the first change are within 10 %
+/// of those the run sends: a SaaS zone's hostnames are checked from the
+/// pages of its list, which the estimate counts from the zone's size.
+#[test]
+fn the_announced_requests_are_within_ten_percent_of_the_run() {
+    for hostnames in [300, 1200] {
+        let (service, _dir, plan) = planned(account(13, hostnames), "4");
+        let before = service.with(|s| s.requests);
+        let clock = Arc::new(VirtualClock::default());
+        let mut client = client(&service, &clock);
+        let plan = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("plan");
+        let mut announced = 0;
+        let mut log = Vec::new();
+        let outcome = apply::run(&mut client, &plan, &Options { dry_run: false }, &mut log, &mut |p| {
+            announced = p.changes + p.reads;
+            true
+        });
+        assert!(outcome.is_ok(), "{outcome:?}");
+        let sent = service.with(|s| s.requests) - before;
+        let off = (announced as f64 - sent as f64).abs() / sent as f64;
+        assert!(
+            off <= 0.10,
+            "{hostnames} hostnames: {announced} announced, {sent} sent ({:.1} % off)",
+            off * 100.0
+        );
+    }
+}

@@ -125,8 +125,29 @@ impl Preview {
         let steps = || plan.accounts.iter().flat_map(|a| &a.steps);
         let changes = steps().filter(|s| s.method.is_some()).count();
         // Before and after the steps, each account's pools and policies; per
-        // step the reads of its check and of its verification.
-        let reads = plan.accounts.len() * 4 + steps().map(|s| s.kind.reads()).sum::<usize>();
+        // step the reads of its check and of its verification; a zone's
+        // custom hostnames checked from the pages of its list where that
+        // takes fewer reads (`batch_hostnames`), which first reads one page.
+        let per_page = Operation::of(Op::ListCustomHostnames).max_per_page();
+        let mut reads = plan.accounts.len() * 4;
+        for account in &plan.accounts {
+            let mut by_zone: HashMap<&str, usize> = HashMap::new();
+            for step in &account.steps {
+                match (step.kind, step.zone_id.as_deref()) {
+                    (Kind::EditCustomHostname, Some(zone)) => *by_zone.entry(zone).or_default() += 1,
+                    _ => reads += step.kind.reads(),
+                }
+            }
+            for (zone, steps) in by_zone {
+                let listed = account.state.zone_hostnames.get(zone).copied().unwrap_or(steps).max(steps);
+                let pages = listed.div_ceil(per_page);
+                reads += match steps {
+                    1 => Kind::EditCustomHostname.reads(),
+                    _ if pages < steps => pages,
+                    _ => steps * Kind::EditCustomHostname.reads() + 1,
+                };
+            }
+        }
         let time = (rate > 0).then(|| super::pace::WINDOW.mul_f64((changes + reads) as f64 / f64::from(rate)));
         Preview {
             accounts: plan.accounts.iter().filter_map(|a| a.account_id.clone()).collect(),

@@ -161,7 +161,8 @@ mod tests {
         let mut doc = json!({"version": 3, "plan_id": "", "as_of": "2024-10-01", "per_page": 25, "summary": summary, "accounts": [{"account_id": "acc", "pools_complete": true,
             "legacy_pools": 1, "proof": proof, "warnings": [],
             "state": {"pools": [{"id": "p1", "name": "web", "recipients": ["a@x.io"], "events": ["pool Healthy"]}], "policies": [],
-                      "exported_policies": [], "zones": ["z1"], "custom_hostnames": [{"id": "h1", "zone_id": "z1"}]},
+                      "exported_policies": [], "zones": ["z1"], "custom_hostnames": [{"id": "h1", "zone_id": "z1"}],
+                      "zone_hostnames": {"z1": 1}},
             "steps": [step]}]});
         let id = digest(&doc);
         doc["plan_id"] = json!(id);
