@@ -7,32 +7,32 @@ use serde_json::Value;
 use crate::api::{Call, Op, Operation};
 use crate::model::notification::NewPolicy;
 
-/// A step's sort, as the plan's JSON names it (`kind`), and the API
-/// operation a step of it calls: the one table from kind to operation, which
-/// the planner, the renderers and `apply` share.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum StepKind {
-    CreatePolicy,
-    UpdatePolicy,
-    ClearPage,
-    ClearPool,
-    EditCustomHostname,
-    SetTotalTls,
-    SetUniversalSsl,
-    // A decision for a person (a step that does not say otherwise is one).
-    #[default]
-    Manual,
-    Terraform,
+crate::listed! {
+    /// A step's sort, as the plan's JSON names it (`kind`), and the API
+    /// operation a step of it calls: the one table from kind to operation, which
+    /// the planner, the renderers and `apply` share.
+    #[derive(
+        Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+    )]
+    pub enum StepKind {
+        CreatePolicy = "create_policy",
+        UpdatePolicy = "update_policy",
+        ClearPage = "clear_page",
+        ClearPool = "clear_pool",
+        EditCustomHostname = "edit_custom_hostname",
+        SetTotalTls = "set_total_tls",
+        SetUniversalSsl = "set_universal_ssl",
+        // A decision for a person (a step that does not say otherwise is one).
+        #[default]
+        Manual = "manual",
+        Terraform = "terraform",
+    }
 }
 
-/// As the plan's JSON names it: serde's name, so the two cannot differ.
+/// As the plan's JSON names it.
 impl std::fmt::Display for StepKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match serde_json::to_value(self) {
-            Ok(serde_json::Value::String(name)) => f.write_str(&name),
-            _ => Err(std::fmt::Error),
-        }
+        f.write_str(self.as_str())
     }
 }
 
