@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// A name no one can guess before the run: 128 bits from the standard
 /// library's per-process random keys.
-fn random_name() -> String {
+pub fn random_name() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut name = String::with_capacity(32);
     for salt in [1u64, 2] {

@@ -35,15 +35,7 @@ pub fn string(s: &str) -> String {
 
 /// `s` as the text of a `#` comment: one line, nothing that acts on a terminal.
 pub fn comment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if super::terminal::acts_on_terminal(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    super::terminal::controls(s).into_owned()
 }
 
 /// An identifier (HCL's `Identifier`, ASCII only): a letter or `_`, then

@@ -6,18 +6,9 @@
 //! it closes the span; line breaks and characters that act on a terminal are
 //! written as `\u….` (the Markdown is also read raw, in a terminal or a log).
 
-use std::fmt::Write as _;
-
 /// `s` as one inline code span.
 pub fn code(s: &str) -> String {
-    let mut shown = String::with_capacity(s.len() + 4);
-    for c in s.chars() {
-        if super::terminal::acts_on_terminal(c) {
-            let _ = write!(shown, "\\u{:04x}", c as u32);
-        } else {
-            shown.push(c);
-        }
-    }
+    let shown = super::terminal::controls(s);
     if shown.is_empty() {
         // An empty span is no span: say what it is.
         return "(empty)".to_string();

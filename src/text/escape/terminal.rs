@@ -21,6 +21,24 @@ pub fn acts_on_terminal(c: char) -> bool {
         )
 }
 
+/// `s` with every character that acts on a terminal written `\u….` and
+/// nothing else changed: the part of [`value`] that other outputs (a
+/// Markdown code span, an HCL comment) need too.
+pub fn controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(acts_on_terminal) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if acts_on_terminal(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Whether the `#` at `at` is the second of a `##[` or `##vso[` that a CI
 /// runner would read as a command.
 fn starts_legacy_command(bytes: &[u8], at: usize) -> bool {
@@ -126,16 +144,10 @@ impl StopCommands {
     }
 
     pub fn new() -> StopCommands {
-        use std::hash::{BuildHasher, Hasher};
-        // Two 64-bit values from the standard library's per-process random
-        // keys: a token no text written before it can guess.
-        let mut token = String::from("edgeaudit-");
-        for salt in [0x9e37_79b9_u64, std::process::id().into()] {
-            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_u64(salt);
-            token.push_str(&format!("{:016x}", hasher.finish()));
+        // A token no text written before it can guess.
+        StopCommands {
+            token: format!("edgeaudit-{}", crate::files::random_name()),
         }
-        StopCommands { token }
     }
 
     pub fn open(&self) -> String {
