@@ -97,17 +97,21 @@ pub(crate) fn make(args: &PlanArgs) -> Result<Made, u8> {
 }
 
 fn write(args: &PlanArgs, plans: &[crate::plan::AccountPlan], names: &render::PoolNames, as_of: chrono::NaiveDate) -> u8 {
+    // The plan's id is its JSON document's digest: made once.
+    let document = render::json(plans, as_of, args.per_page as usize);
+    let plan_id = document.plan_id.clone();
     let text = match args.format {
         PlanFormat::Json => {
-            let mut t = serde_json::to_string_pretty(&render::json(plans, as_of, args.per_page as usize)).unwrap_or_default();
+            let mut t = serde_json::to_string_pretty(&document).unwrap_or_default();
             t.push('\n');
             t
         }
         PlanFormat::Shell => return fail(SHELL_RETIRED),
-        PlanFormat::Markdown => render::markdown(plans, as_of, args.per_page as usize),
+        PlanFormat::Markdown => render::markdown(plans, as_of, &plan_id),
         PlanFormat::Terraform => render::terraform(plans, names),
-        PlanFormat::Html => crate::plan::html::html(plans, as_of, args.per_page as usize),
+        PlanFormat::Html => crate::plan::html::html(plans, as_of, &plan_id),
     };
+    drop(document);
     // Markdown and Terraform are read raw in terminals and logs too.
     let shield = match args.format {
         PlanFormat::Json => Shield::Json,
@@ -126,10 +130,6 @@ fn write(args: &PlanArgs, plans: &[crate::plan::AccountPlan], names: &render::Po
     for warning in plans.iter().flat_map(|p| &p.warnings) {
         crate::say!("edgeaudit plan: warning: {}", crate::text::escape::terminal::value(warning));
     }
-    crate::say!(
-        "edgeaudit plan {}: {}.",
-        crate::plan::render::plan_id(plans, as_of, args.per_page as usize),
-        Tally::of(plans).headline(plans)
-    );
+    crate::say!("edgeaudit plan {}: {}.", plan_id, Tally::of(plans).headline(plans));
     EXIT_CLEAN
 }

@@ -9,15 +9,14 @@ use super::build::AccountPlan;
 use super::render::{Tally, account_in_path, numbered};
 use crate::html::{escape, head, tail};
 
-pub fn html(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> String {
+pub fn html(plans: &[AccountPlan], as_of: chrono::NaiveDate, plan_id: &str) -> String {
     let tally = Tally::of(plans);
-    let plan_id = super::render::plan_id(plans, as_of, per_page);
     let mut page = String::new();
     head(&format!("edgeaudit migration plan · as of {as_of}"), &mut page);
     let _ = writeln!(
         page,
         "<header>\n<h1>edgeaudit migration plan</h1>\n<p class=\"meta\">Plan <code>{}</code> · as of <strong>{as_of}</strong>. {}.</p>\n</header>\n<main>",
-        escape(&plan_id),
+        escape(plan_id),
         escape(&tally.headline(plans))
     );
     page.push_str("<p class=\"note\">Order: existing policies are corrected and completed (PUT, the exported policy with only filter values and e-mail recipients changed) and missing ones created first; a pool's <code>notification_email</code> is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. <code>edgeaudit apply</code> runs the JSON plan (<code>plan --format json</code>), checking the live account before every change.</p>\n");

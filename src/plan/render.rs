@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::build::AccountPlan;
-use super::request::Request;
+use super::request::{Request, StepKind};
 use super::step::{ACCOUNT_PLACEHOLDER, PlanStep};
 use crate::model::notification::NewPolicy;
 use crate::words::plural;
@@ -139,11 +139,6 @@ pub fn digest(document: &Value) -> String {
     sha2::Sha256::digest(&text).iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
-/// The plan's id (see [`digest`]): made from its JSON document.
-pub fn plan_id(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> String {
-    json(plans, as_of, per_page).plan_id
-}
-
 /// The marker a created policy carries in its `description`: plan and step,
 /// looked up by `apply` so that no policy is created twice.
 pub fn marker(plan_id: &str, step: usize) -> String {
@@ -172,7 +167,7 @@ fn page_pools(plan: &AccountPlan, per_page: usize, page: usize) -> Vec<&str> {
 /// One step as data: what `apply` sends and what it checks first, its
 /// request shown as `method` and `path` from the same typed ids `apply`
 /// builds it from.
-fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Request, plan_id: &str) -> PlanStep {
+fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Request) -> PlanStep {
     let needs = plan.needs.get(index).cloned().unwrap_or_default();
     let mut step = PlanStep {
         step: n,
@@ -184,14 +179,8 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
         ..PlanStep::default()
     };
     match s {
-        Request::CreatePolicy { pools, .. } => {
-            let marker = marker(plan_id, n);
-            if let Some(body) = step.body.as_mut().and_then(Value::as_object_mut) {
-                body.insert("description".into(), json!(created_description(pools.len(), &marker)));
-            }
-            step.marker = Some(marker);
-            step.pools = pools.clone();
-        }
+        // Its marker and description are made from the plan's id (`json`).
+        Request::CreatePolicy { pools, .. } => step.pools = pools.clone(),
         Request::UpdatePolicy { pools, policy_id, .. } => {
             step.pools = pools.clone();
             step.policy_id = Some(policy_id.clone());
@@ -295,20 +284,24 @@ impl StateDocument<'_> {
 
 /// The JSON plan, its `plan_id` the digest of the rest (see [`digest`]).
 pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> PlanDocument<'_> {
-    let mut document = document(plans, as_of, per_page, "");
+    let mut document = document(plans, as_of, per_page);
     let plan_id = serde_json::to_value(&document).map(|value| digest(&value)).unwrap_or_default();
-    // The markers are made from the id: written once it is known.
-    if !plans
-        .iter()
-        .all(|p| p.steps.iter().all(|s| !matches!(s, Request::CreatePolicy { .. })))
-    {
-        document = self::document(plans, as_of, per_page, &plan_id);
+    // The markers are made from the id (which does not read them): written
+    // once it is known.
+    for step in document.accounts.iter_mut().flat_map(|a| a.steps.iter_mut()) {
+        if step.kind == StepKind::CreatePolicy {
+            let marker = marker(&plan_id, step.step);
+            if let Some(body) = step.body.as_mut().and_then(Value::as_object_mut) {
+                body.insert("description".into(), json!(created_description(step.pools.len(), &marker)));
+            }
+            step.marker = Some(marker);
+        }
     }
     document.plan_id = plan_id;
     document
 }
 
-fn document<'a>(plans: &'a [AccountPlan], as_of: chrono::NaiveDate, per_page: usize, plan_id: &str) -> PlanDocument<'a> {
+fn document(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> PlanDocument<'_> {
     let tally = Tally::of(plans);
     let mut first = 1;
     let accounts = plans
@@ -318,7 +311,7 @@ fn document<'a>(plans: &'a [AccountPlan], as_of: chrono::NaiveDate, per_page: us
                 .steps
                 .iter()
                 .enumerate()
-                .map(|(i, s)| step_json(first + i, first, plan, i, s, plan_id))
+                .map(|(i, s)| step_json(first + i, first, plan, i, s))
                 .collect();
             first += plan.steps.len();
             AccountDocument {
@@ -341,7 +334,7 @@ fn document<'a>(plans: &'a [AccountPlan], as_of: chrono::NaiveDate, per_page: us
         accounts,
         as_of: as_of.to_string(),
         per_page,
-        plan_id: plan_id.to_string(),
+        plan_id: String::new(),
         summary: json!({
             "steps": tally.steps,
             "requests": tally.requests,
@@ -362,18 +355,13 @@ fn document<'a>(plans: &'a [AccountPlan], as_of: chrono::NaiveDate, per_page: us
 /// bodies, the reasons that name them) is in a code span
 /// (`text::escape::markdown`): nothing in the account can add a link, a
 /// mention, HTML that hides the steps after it, or a row of its own.
-pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> String {
+pub fn markdown(plans: &[AccountPlan], as_of: chrono::NaiveDate, plan_id: &str) -> String {
     use crate::text::escape::markdown::{cell, code};
     let tally = Tally::of(plans);
     let mut out = String::new();
     let _ = writeln!(out, "# edgeaudit migration plan\n");
     // The headline is counts in our words: no text from outside.
-    let _ = writeln!(
-        out,
-        "Plan {} · as of {as_of}. {}.\n",
-        code(&plan_id(plans, as_of, per_page)),
-        tally.headline(plans)
-    );
+    let _ = writeln!(out, "Plan {} · as of {as_of}. {}.\n", code(plan_id), tally.headline(plans));
     let _ = writeln!(
         out,
         "Order: existing policies are corrected and completed (PUT, the exported policy with only filter values and e-mail recipients changed) and missing ones created first; a pool's `notification_email` is cleared only once every (event, recipient) it e-mails is delivered by a policy; certificate changes come last. A page-wide clear (`?per_page=N&page=P`, pools by name) is used only where every pool with a legacy e-mail on that page is replaced by then.\n"
