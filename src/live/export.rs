@@ -215,7 +215,11 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         };
         if holds.1 != Holds::No {
             // A last page that grew is read again (its file written anew).
-            let page = if holds.1 == Holds::Same { holds.0 } else { holds.0.saturating_sub(1) };
+            let page = if holds.1 == Holds::Same {
+                holds.0
+            } else {
+                holds.0.saturating_sub(1)
+            };
             let kept = &resumed[..page as usize];
             for file in kept {
                 watch.see(&store.read(file)?);

@@ -144,6 +144,16 @@ fn assert_markdown_safe(what: &str, markdown: &str) {
     assert!(!rest.contains("<!--"), "{what}: an HTML comment");
 }
 
+/// A page for a browser: no markup, comment or escape sequence from the
+/// account, and safe in a log too.
+#[track_caller]
+fn assert_page_safe(what: &str, page: &str) {
+    for raw in ["<img src=x", "<!-- `", "\u{1b}]52", "\u{202e}"] {
+        assert!(!page.contains(raw), "{what}: {raw:?} reached the page raw");
+    }
+    assert_log_safe(what, page);
+}
+
 #[track_caller]
 fn assert_ran(what: &str, r: &Run) {
     assert!(matches!(r.code, 0 | 1), "{what}: exit {}: {}", r.code, r.stderr);
@@ -207,12 +217,7 @@ fn every_check_format_holds_against_a_hostile_account() {
                 assert!(doc.descendants().any(|n| n.has_tag_name("testcase")));
                 assert_log_safe("junit", out);
             }
-            "html" => {
-                for raw in ["<img src=x", "<!-- `", "\u{1b}]52", "\u{202e}"] {
-                    assert!(!out.contains(raw), "html: {raw:?} reached the page raw");
-                }
-                assert_log_safe("html", out);
-            }
+            "html" => assert_page_safe("html", out),
             other => panic!("a report format this test does not read: {other}: add how its reader reads it"),
         }
     }
@@ -320,12 +325,7 @@ fn the_plan_holds_in_every_format() {
                     "plan json: a command a runner could read"
                 );
             }
-            "html" => {
-                for raw in ["<img src=x", "<!-- `", "\u{1b}]52", "\u{202e}"] {
-                    assert!(!out.contains(raw), "plan html: {raw:?} reached the page raw");
-                }
-                assert_log_safe("plan html", out);
-            }
+            "html" => assert_page_safe("plan html", out),
             other => panic!("a plan format this test does not read: {other}"),
         }
     }

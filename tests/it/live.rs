@@ -1695,13 +1695,7 @@ fn a_pools_list_paged_against_the_contract_is_read_on_or_refused() {
             continue;
         }
         assert_eq!(r.code, 0, "info {info}: {}", r.stderr);
-        let bundle: Value = serde_json::from_slice(&std::fs::read(dir.path().join("account.json")).unwrap()).unwrap();
-        let pools: usize = bundle["pools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|page| page["result"].as_array().map_or(0, Vec::len))
-            .sum();
+        let pools = bundle_records(&dir.path().join("account.json"), "/pools").len();
         assert_eq!(pools, 60, "info {info}: every pool");
     }
 }
@@ -1732,18 +1726,9 @@ fn a_growing_list_is_read_once_and_resumed() {
         }));
     };
     let exported_ids = |path: &std::path::Path| -> BTreeSet<String> {
-        let bundle: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-        bundle["zones"][0]["custom_hostnames"]
-            .as_array()
-            .unwrap()
+        bundle_records(path, "/zones/0/custom_hostnames")
             .iter()
-            .flat_map(|p| {
-                p["result"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|h| h["id"].as_str().unwrap().to_string())
-            })
+            .map(|h| h["id"].as_str().unwrap().to_string())
             .collect()
     };
     let service = Service::start(account(3, 400));
@@ -1874,13 +1859,7 @@ fn a_resumed_export_reads_an_unpaged_list_again_whole() {
     service.with(|s| s.fault = None);
     let resumed = edgeaudit(dir.path(), &service, &["export", ACCOUNT, ZONE, "-o", "account.json", "--resume"]);
     assert_eq!(resumed.code, 0, "{}", resumed.stderr);
-    let bundle: Value = serde_json::from_slice(&std::fs::read(dir.path().join("account.json")).unwrap()).unwrap();
-    let pools: usize = bundle["pools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["result"].as_array().map_or(0, Vec::len))
-        .sum();
+    let pools = bundle_records(&dir.path().join("account.json"), "/pools").len();
     assert_eq!(pools, 60, "every pool, not the first page kept");
 }
 
@@ -1910,4 +1889,17 @@ fn the_announced_requests_are_within_ten_percent_of_the_run() {
             off * 100.0
         );
     }
+}
+
+/// The records of one list of an exported bundle (`/pools`, or a zone's list
+/// by pointer), across its pages.
+fn bundle_records(file: &std::path::Path, list: &str) -> Vec<Value> {
+    let bundle: Value = serde_json::from_slice(&std::fs::read(file).expect("the bundle")).expect("JSON");
+    bundle
+        .pointer(list)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .flat_map(|page| page["result"].as_array().cloned().unwrap_or_default())
+        .collect()
 }
