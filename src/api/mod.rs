@@ -72,6 +72,11 @@ pub struct Operation {
     /// With `{name}` for each path parameter, as the contract writes it.
     pub path: &'static str,
     pub query: &'static [Param],
+    /// Query parameters the service's current API reference (2026) adds
+    /// beyond the published excerpt, or widens (a larger `per_page`): asked
+    /// first, and dropped for the excerpt's own (the floor) when the service
+    /// answers 400 ([`Call::without_reference`]).
+    pub reference: &'static [Param],
     pub paging: Paging,
     /// The body fields it may send (none: no body).
     pub body: &'static [Field],
@@ -168,9 +173,39 @@ impl Operation {
         }
     }
 
-    /// Why this query is not one the operation may carry, if it is not.
+    /// The largest page the current reference serves, where it widens the
+    /// excerpt's; else the excerpt's.
+    pub fn reference_per_page(&self) -> usize {
+        self.reference
+            .iter()
+            .find_map(|p| match (p.name, p.values) {
+                ("per_page", Values::Number { max, .. }) => usize::try_from(max).ok(),
+                _ => None,
+            })
+            .unwrap_or_else(|| self.max_per_page())
+    }
+
+    /// Whether the current reference adds to this operation what the excerpt has not.
+    pub fn has_reference(&self) -> bool {
+        !self.reference.is_empty()
+    }
+
+    /// Why this query is not one the operation may carry, if it is not:
+    /// the excerpt's parameters, or the current reference's.
     pub fn check_query(&self, query: &[(String, String)]) -> Result<(), String> {
+        self.check_query_in(query, true)
+    }
+
+    /// As [`Operation::check_query`], with the excerpt's parameters alone
+    /// when `reference` is false (a service that serves only the excerpt).
+    pub fn check_query_in(&self, query: &[(String, String)], reference: bool) -> Result<(), String> {
         for (name, value) in query {
+            let widened = reference
+                .then(|| self.reference.iter().find(|p| p.name == name && p.values.admits(value)))
+                .flatten();
+            if widened.is_some() {
+                continue;
+            }
             match self.query.iter().find(|p| p.name == name) {
                 None => return Err(format!("`{name}` is not a parameter of {}", self.operation_id)),
                 Some(p) if !p.values.admits(value) => {
@@ -247,11 +282,37 @@ impl Call {
 
     /// Why the declaration does not allow this call, if it does not.
     pub fn check(&self) -> Result<(), String> {
+        self.check_in(true)
+    }
+
+    /// As [`Call::check`]; with `reference` false, only what the published
+    /// excerpt allows (what a service of that contract alone serves).
+    pub fn check_in(&self, reference: bool) -> Result<(), String> {
         if !self.operation.matches_path(&self.path) {
             return Err(format!("`{}` is not the path of {}", self.path, self.operation.operation_id));
         }
-        self.operation.check_query(&self.query)?;
+        self.operation.check_query_in(&self.query, reference)?;
         self.operation.check_body(self.body.as_ref())
+    }
+
+    /// Whether the call asks what only the current reference allows.
+    pub fn uses_reference(&self) -> bool {
+        self.check_in(false).is_err() && self.check_in(true).is_ok()
+    }
+
+    /// The call with what only the current reference allows left out, and
+    /// its page size the excerpt's largest where it asked more.
+    pub fn without_reference(&self) -> Call {
+        let operation = self.operation;
+        let mut call = self.clone();
+        call.query.retain(|(name, _)| operation.query.iter().any(|p| p.name == name));
+        let floor = operation.max_per_page();
+        for (name, value) in &mut call.query {
+            if name == "per_page" && value.parse::<usize>().is_ok_and(|n| n > floor) {
+                *value = floor.to_string();
+            }
+        }
+        call
     }
 }
 

@@ -18,16 +18,7 @@ every kind of step against the contract itself.\n\n\
 | operation | request | query parameters | page size | body fields |\n|---|---|---|---|---|\n",
     );
     for o in OPERATIONS.iter() {
-        let query: Vec<String> = o
-            .query
-            .iter()
-            .map(|p| match p.values {
-                Values::Text => format!("`{}`", p.name),
-                Values::OneOf(values) => format!("`{}` ({})", p.name, values.join(", ")),
-                Values::Number { min, max } if max == u64::MAX => format!("`{}` (from {min})", p.name),
-                Values::Number { min, max } => format!("`{}` ({min}–{max})", p.name),
-            })
-            .collect();
+        let query: Vec<String> = o.query.iter().map(param).collect();
         let paging = match o.paging {
             Paging::Whole => "unpaged: one answer".to_string(),
             Paging::Pages { max } => format!("at most {max}"),
@@ -55,6 +46,17 @@ every kind of step against the contract itself.\n\n\
             or_none(body)
         ));
     }
+    out.push_str(
+        "\n## Asked as the current reference allows\n\n\
+The service's current API reference (2026) allows more than the published excerpt for these\n\
+operations. edgeaudit asks it first; when the service answers 400, it asks again as the excerpt\n\
+allows and keeps to that for the rest of the run (`export` records which page size it used in the\n\
+bundle's `exported.page_sizes`).\n\n",
+    );
+    for o in OPERATIONS.iter().filter(|o| o.has_reference()) {
+        let reference: Vec<String> = o.reference.iter().map(param).collect();
+        out.push_str(&format!("- `{} {}`: {}.\n", o.method, o.path, reference.join(", ")));
+    }
     out.push_str("\n## Relied on beyond the published contract\n\n");
     for o in OPERATIONS.iter().filter(|o| !o.relies_on.is_empty()) {
         for relied in o.relies_on {
@@ -62,4 +64,14 @@ every kind of step against the contract itself.\n\n\
         }
     }
     out
+}
+
+/// A query parameter and the values it takes, as the table shows it.
+fn param(p: &super::Param) -> String {
+    match p.values {
+        Values::Text => format!("`{}`", p.name),
+        Values::OneOf(values) => format!("`{}` ({})", p.name, values.join(", ")),
+        Values::Number { min, max } if max == u64::MAX => format!("`{}` (from {min})", p.name),
+        Values::Number { min, max } => format!("`{}` ({min}–{max})", p.name),
+    }
 }

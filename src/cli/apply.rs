@@ -85,6 +85,15 @@ pub fn run(args: &ApplyArgs) -> u8 {
                     )
                 ));
             }
+            if summary.unplanned.count > 0 {
+                let more = summary.unplanned.count - summary.unplanned.first.len();
+                say(format!(
+                    "{} on Let's Encrypt that this plan does not hold (created or moved there since the export, or left out by its review), not changed: {}{}; export and plan again to move them",
+                    crate::words::plural(summary.unplanned.count, "custom hostname is", "custom hostnames are"),
+                    summary.unplanned.first.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                ));
+            }
             for not_taken in &summary.not_taken {
                 say(format!("not taken: {not_taken}"));
             }

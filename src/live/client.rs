@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::credentials::Credentials;
 use super::pace::{Clock, Pacer};
-use crate::api::{Call, Paging};
+use crate::api::{Call, Operation, Paging};
 
 pub const DEFAULT_BASE: &str = "https://api.cloudflare.com/client/v4";
 pub const BASE_VAR: &str = "CLOUDFLARE_API_BASE";
@@ -161,6 +161,9 @@ pub struct Client {
     pacer: Pacer,
     pub counts: Counts,
     progress: indicatif::ProgressBar,
+    /// Operations whose current-reference parameters the service refused
+    /// (400): asked with the published excerpt's alone from then on.
+    excerpt_only: std::collections::HashSet<crate::api::Op>,
 }
 
 impl Client {
@@ -181,6 +184,7 @@ impl Client {
             clock,
             counts: Counts::default(),
             progress: indicatif::ProgressBar::hidden(),
+            excerpt_only: std::collections::HashSet::new(),
         }
     }
 
@@ -389,22 +393,19 @@ impl Client {
     pub fn for_each_page(
         &mut self,
         call: &Call,
-        per_page: usize,
         page: &mut dyn FnMut(&mut Client, u64, Value) -> Result<(), LiveError>,
     ) -> Result<(), LiveError> {
-        let Paging::Pages { max } = call.operation.paging else {
+        if !matches!(call.operation.paging, Paging::Pages { .. }) {
             let envelope = self.read(call)?;
             if call.operation.paging == Paging::Whole {
                 return self.read_on(call, envelope, page);
             }
             return page(self, 1, envelope);
-        };
-        let per_page = per_page.clamp(1, max);
+        }
         let mut seen: u64 = 0;
         let mut number: u64 = 1;
         loop {
-            let target = call.clone().with("page", number).with("per_page", per_page);
-            let envelope = self.read(&target)?;
+            let (envelope, per_page) = self.read_page(call, number)?;
             let number_of = |name: &str| envelope.get("result_info").and_then(|i| i.get(name)).and_then(Value::as_u64);
             let (total, pages, served) = (number_of("total_count"), number_of("total_pages"), number_of("per_page"));
             let count = envelope.get("result").and_then(Value::as_array).map_or(0, Vec::len) as u64;
@@ -412,7 +413,7 @@ impl Client {
             page(self, number, envelope)?;
             if pages.is_some_and(|p| p > MAX_PAGES) || number >= MAX_PAGES {
                 return Err(LiveError {
-                    request: target.name(),
+                    request: call.name(),
                     why: format!("more than the {MAX_PAGES} pages edgeaudit reads of one list"),
                     status: None,
                 });
@@ -426,6 +427,58 @@ impl Client {
             }
             number += 1;
         }
+    }
+
+    /// The page size asked of a paged list: the current reference's largest
+    /// where it widens the excerpt's and the service has not refused it,
+    /// else the excerpt's.
+    pub fn page_size(&self, operation: &Operation) -> usize {
+        if self.takes_reference(operation.op) {
+            operation.reference_per_page()
+        } else {
+            operation.max_per_page()
+        }
+    }
+
+    /// Whether the service has not refused the current reference's
+    /// parameters of this operation (so far in this run).
+    pub fn takes_reference(&self, op: crate::api::Op) -> bool {
+        Operation::of(op).has_reference() && !self.excerpt_only.contains(&op)
+    }
+
+    /// A read of a call that may ask what only the current reference allows:
+    /// on a 400 it is sent again as the excerpt allows, and the operation is
+    /// asked that way for the rest of the run. The answer, and the call that got it.
+    pub fn read_widest(&mut self, call: &Call) -> Result<(Value, Call), LiveError> {
+        let call = if self.takes_reference(call.operation.op) {
+            call.clone()
+        } else {
+            call.without_reference()
+        };
+        match self.read(&call) {
+            Err(e) if e.status == Some(400) && call.uses_reference() => {
+                self.excerpt_only.insert(call.operation.op);
+                let floor = call.without_reference();
+                let envelope = self.read(&floor)?;
+                Ok((envelope, floor))
+            }
+            Err(e) => Err(e),
+            Ok(envelope) => Ok((envelope, call)),
+        }
+    }
+
+    /// Page `number` of a paged list at [`Client::page_size`] (stepping down
+    /// on a 400, [`Client::read_widest`]): its envelope and the size asked.
+    pub fn read_page(&mut self, call: &Call, number: u64) -> Result<(Value, usize), LiveError> {
+        let size = self.page_size(call.operation);
+        let (envelope, asked) = self.read_widest(&call.clone().with("page", number).with("per_page", size))?;
+        let per_page = asked
+            .query
+            .iter()
+            .find(|(name, _)| name == "per_page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(size);
+        Ok((envelope, per_page))
     }
 
     /// A list the contract does not page, from its first answer: when that
@@ -516,9 +569,9 @@ impl Client {
     }
 
     /// Every page of a list, the envelopes as they came.
-    pub fn pages(&mut self, call: &Call, per_page: usize) -> Result<Vec<Value>, LiveError> {
+    pub fn pages(&mut self, call: &Call) -> Result<Vec<Value>, LiveError> {
         let mut pages = Vec::new();
-        self.for_each_page(call, per_page, &mut |_, _, envelope| {
+        self.for_each_page(call, &mut |_, _, envelope| {
             pages.push(envelope);
             Ok(())
         })?;
@@ -527,9 +580,8 @@ impl Client {
 
     /// The records of every page of a list.
     pub fn records(&mut self, call: &Call) -> Result<Vec<Value>, LiveError> {
-        let per_page = call.operation.max_per_page();
         Ok(self
-            .pages(call, per_page)?
+            .pages(call)?
             .into_iter()
             .flat_map(|mut page| match page.get_mut("result").map(Value::take) {
                 Some(Value::Array(records)) => records,

@@ -131,11 +131,31 @@ pub fn export_to(
         "at": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "from": client.base(),
         "by": format!("edgeaudit {}", env!("CARGO_PKG_VERSION")),
+        "page_sizes": page_sizes(client),
     });
     join(&store, output, &exported, account, &lists, &zones, &zone_lists)?;
     report.resumed_pages = store.resumed;
     store.remove();
     Ok(report)
+}
+
+/// The page size each list the current API reference widens was read at,
+/// and by which contract: the reference's where the service took it, the
+/// published excerpt's where it answered 400.
+fn page_sizes(client: &Client) -> Value {
+    let mut sizes = serde_json::Map::new();
+    for operation in crate::api::OPERATIONS.iter().filter(|o| o.has_reference() && o.method == "GET") {
+        let by = if client.takes_reference(operation.op) {
+            "the current API reference (2026)"
+        } else {
+            "the published contract (2024 excerpt): the service refused the current reference's (HTTP 400)"
+        };
+        sizes.insert(
+            operation.operation_id.to_string(),
+            json!({"per_page": client.page_size(operation), "by": by}),
+        );
+    }
+    Value::Object(sizes)
 }
 
 /// A zone's lists and settings, by bundle key: page files each.
@@ -199,7 +219,6 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             Holds::Same | Holds::Grew | Holds::No => store.forget(name)?,
         }
     }
-    let per_page = call.operation.max_per_page();
     for attempt in 1..=READS_OF_A_CHANGING_LIST {
         let resumed = store.started(name);
         let mut watch = Watch::default();
@@ -210,7 +229,7 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         // page (read on where it paged anyway) is read again whole.
         let paged = matches!(call.operation.paging, crate::api::Paging::Pages { .. });
         let holds = match (resumed.last(), resumed.last().and_then(|l| page_number(l))) {
-            (Some(last), Some(page)) if paged => (page, same_page(client, store, call, per_page, page, last)?),
+            (Some(last), Some(page)) if paged => (page, same_page(client, store, call, page, last)?),
             _ => (0, Holds::No),
         };
         if holds.1 != Holds::No {
@@ -233,10 +252,10 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         let mut failure = None;
         let outcome = if skip > 0 {
             // Only the pages after those kept; the client pages from 1, so the kept ones are asked for again only when needed.
-            continue_from(client, store, call, per_page, name, skip, &mut watch, &mut files)
+            continue_from(client, store, call, name, skip, &mut watch, &mut files)
         } else {
             client
-                .for_each_page(call, per_page, &mut |_, number, envelope| {
+                .for_each_page(call, &mut |_, number, envelope| {
                     watch.see(&envelope);
                     match store.write_page(name, number, &envelope) {
                         Ok(file) => {
@@ -287,7 +306,6 @@ fn continue_from(
     client: &mut Client,
     store: &mut Store,
     call: &Call,
-    per_page: usize,
     name: &str,
     skip: u64,
     watch: &mut Watch,
@@ -295,7 +313,7 @@ fn continue_from(
 ) -> Result<(), ExportError> {
     let mut number = skip + 1;
     loop {
-        let envelope = client.read(&call.clone().with("page", number).with("per_page", per_page))?;
+        let (envelope, per_page) = client.read_page(call, number)?;
         let count = envelope.get("result").and_then(Value::as_array).map_or(0, Vec::len);
         let total = envelope.pointer("/result_info/total_count").and_then(Value::as_u64);
         watch.see(&envelope);
@@ -320,14 +338,21 @@ enum Holds {
     No,
 }
 
-/// How page `page` of a list reads now against the kept file.
-fn same_page(client: &mut Client, store: &Store, call: &Call, per_page: usize, page: u64, file: &str) -> Result<Holds, ExportError> {
+/// How page `page` of a list reads now against the kept file. A page kept
+/// at another page size than is asked now (the service refused the larger
+/// one since, or takes it now) holds nothing.
+fn same_page(client: &mut Client, store: &Store, call: &Call, page: u64, file: &str) -> Result<Holds, ExportError> {
     let kept = store.read(file)?;
-    let target = match call.operation.paging {
-        crate::api::Paging::Pages { .. } => call.clone().with("page", page).with("per_page", per_page),
-        _ => call.clone(),
+    let now = match call.operation.paging {
+        crate::api::Paging::Pages { .. } => {
+            let (now, per_page) = client.read_page(call, page)?;
+            if kept.pointer("/result_info/per_page").and_then(Value::as_u64) != Some(per_page as u64) {
+                return Ok(Holds::No);
+            }
+            now
+        }
+        _ => client.read(call)?,
     };
-    let now = client.read(&target)?;
     let (kept_ids, now_ids) = (ids(&kept), ids(&now));
     Ok(if kept_ids == now_ids && total(&kept) == total(&now) {
         Holds::Same
@@ -341,7 +366,7 @@ fn same_page(client: &mut Client, store: &Store, call: &Call, per_page: usize, p
 /// How a finished list of a stopped export holds: its first page read again.
 fn still_holds(client: &mut Client, store: &Store, call: &Call, files: &[String]) -> Result<Holds, ExportError> {
     let Some(first) = files.first() else { return Ok(Holds::No) };
-    same_page(client, store, call, call.operation.max_per_page(), 1, first)
+    same_page(client, store, call, 1, first)
 }
 
 fn ids(envelope: &Value) -> Vec<Value> {

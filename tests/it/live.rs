@@ -908,6 +908,27 @@ fn every_declared_operation_is_the_published_one_or_says_what_it_relies_on() {
                 edgeaudit::api::Values::Text => {}
             }
         }
+        // What the current reference adds is what the excerpt does not allow,
+        // and the contract's README names it.
+        for param in operation.reference {
+            let published = params.iter().find(|p| p["in"] == "query" && p["name"] == param.name);
+            let widens = match (published, param.values) {
+                (None, _) => true,
+                (Some(p), edgeaudit::api::Values::Number { max, .. }) => p["schema"]["maximum"].as_u64().is_some_and(|m| max > m),
+                (Some(_), _) => false,
+            };
+            assert!(
+                widens,
+                "{name}: the reference's `{}` is the excerpt's already: declare it in `query`",
+                param.name
+            );
+            let readme = std::fs::read_to_string(common::root().join("../shared/api/README.md")).unwrap_or_default();
+            assert!(
+                readme.contains(&format!("`{}`", param.name)),
+                "{name}: the contract's README names `{}`",
+                param.name
+            );
+        }
         // What edgeaudit reads of the answer is published, or said to be relied on.
         let answer = published["responses"].to_string();
         for field in operation.reads {
@@ -932,9 +953,22 @@ fn every_declared_operation_is_the_published_one_or_says_what_it_relies_on() {
 /// the contract-faithful stand-in: every request it sent is one the
 /// published contract allows (checked against the excerpt itself), and the
 /// stand-in refused none for being outside it.
+///
+/// Against a service of the 2024 excerpt, what the current reference adds
+/// (a larger page, the filter by CA) is asked, refused with a 400, and asked
+/// no more: the only requests outside the excerpt; against one of the
+/// current reference, none is refused.
 #[test]
 fn every_request_of_an_export_and_of_every_step_kind_is_one_the_published_contract_allows() {
-    let (service, _dir, plan) = planned(account(13, 3), "4");
+    for reference in [false, true] {
+        requests_within_the_contract(reference);
+    }
+}
+
+fn requests_within_the_contract(reference: bool) {
+    let mut state = account(13, 3);
+    state.reference = reference;
+    let (service, _dir, plan) = planned(state, "4");
     for kind in [
         "create_policy",
         "update_policy",
@@ -955,7 +989,20 @@ fn every_request_of_an_export_and_of_every_step_kind_is_one_the_published_contra
     };
     let clock = Arc::new(VirtualClock::default());
     export(&mut client(&service, &clock), &scope, chrono::Utc::now()).expect("export");
-    assert!(service.with(|s| s.outside.is_empty()), "{:?}", service.with(|s| s.outside.clone()));
+    let outside = service.with(|s| s.outside.clone());
+    if reference {
+        assert!(outside.is_empty(), "{outside:?}");
+    } else {
+        // Once for the export's client and once for apply's: each steps down and asks no more.
+        let widened = |(request, _): &(String, String)| {
+            let (method, target) = request.split_once(' ').unwrap();
+            let operation = edgeaudit::api::Operation::find(method, target).unwrap();
+            operation.check_query_in(&edgeaudit::api::parse_query(target), true).is_ok()
+                && operation.check_query_in(&edgeaudit::api::parse_query(target), false).is_err()
+        };
+        assert!(outside.iter().all(widened), "{outside:?}");
+        assert_eq!(outside.len(), 2, "{outside:?}");
+    }
     let sent = service.with(|s| s.sent.clone());
     let operations: BTreeSet<&str> = sent
         .iter()
@@ -1322,7 +1369,8 @@ fn a_list_that_changed_while_it_was_read_is_read_again() {
     let state = service.state.clone();
     let pages = Arc::new(Mutex::new(0));
     service.before_each(Box::new(move |_, request| {
-        if !request.contains("/custom_hostnames?") {
+        // (The pages the service serves: not the larger page it refuses first.)
+        if !request.contains("/custom_hostnames?") || request.contains("per_page=1000") {
             return;
         }
         let mut n = pages.lock().unwrap();
@@ -1902,4 +1950,170 @@ fn bundle_records(file: &std::path::Path, list: &str) -> Vec<Value> {
         .flatten()
         .flat_map(|page| page["result"].as_array().cloned().unwrap_or_default())
         .collect()
+}
+
+/// The hostname ids a plan's certificate steps change.
+fn planned_hostnames(plan: &Value) -> BTreeSet<String> {
+    plan["accounts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|a| a["steps"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["hostname_id"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A SaaS zone at work while apply runs, against a service of the current
+/// reference: the planned hostnames are worked from the zone's list filtered
+/// to Let's Encrypt, 1,000 a page. Throughout, customers delete hostnames
+/// (the zone's first, read already, which shifts every later one; and a
+/// planned one not reached yet) and create new ones on Let's Encrypt. Every
+/// planned hostname still live is moved; only those the service answers 404
+/// for are called deleted; the new ones are named, never changed.
+#[test]
+fn a_zone_in_churn_is_worked_from_its_filtered_list_and_strands_no_hostname() {
+    let mut state = account(13, 3600);
+    state.reference = true;
+    let (service, _dir, plan) = planned(state, "4");
+    let planned = planned_hostnames(&plan);
+    assert_eq!(planned.len(), 1200);
+    let exported = service.with(|s| s.log.len());
+    let shared = service.state.clone();
+    let patches = Arc::new(Mutex::new(0usize));
+    let deleted = Arc::new(Mutex::new(BTreeSet::new()));
+    let (counted, removed, ids) = (patches.clone(), deleted.clone(), planned.clone());
+    service.before_each(Box::new(move |_, request| {
+        if !request.starts_with("PATCH") || !request.contains("/custom_hostnames/") {
+            return;
+        }
+        let mut k = counted.lock().unwrap();
+        *k += 1;
+        let mut s = shared.lock().unwrap();
+        if *k % 25 == 0 {
+            let first = s.custom_hostnames.remove(0);
+            removed.lock().unwrap().insert(first["id"].as_str().unwrap().to_string());
+            let n = *k;
+            s.custom_hostnames.push(
+                json!({"id": format!("eeeeeeee-0000-4000-8000-{n:012x}"), "hostname": format!("new{n}.customer.example"),
+                "ssl": {"certificate_authority": "lets_encrypt", "method": "http", "type": "dv", "status": "active"}}),
+            );
+        }
+        if *k % 100 == 0
+            && let Some(i) = s
+                .custom_hostnames
+                .iter()
+                .rposition(|h| ids.contains(h["id"].as_str().unwrap_or("")) && h["ssl"]["certificate_authority"] == "lets_encrypt")
+        {
+            let planned = s.custom_hostnames.remove(i);
+            removed.lock().unwrap().insert(planned["id"].as_str().unwrap().to_string());
+        }
+    }));
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    let summary = outcome.unwrap_or_else(|e| panic!("{e}\n{log}"));
+    let deleted = deleted.lock().unwrap().clone();
+    let created = *patches.lock().unwrap() / 25;
+    service.with(|s| {
+        for h in &s.custom_hostnames {
+            let id = h["id"].as_str().unwrap();
+            if planned.contains(id) {
+                assert_ne!(
+                    h["ssl"]["certificate_authority"], "lets_encrypt",
+                    "a planned hostname left on Let's Encrypt: {h}"
+                );
+            } else if id.starts_with("eeeeeeee") {
+                assert_eq!(
+                    h["ssl"]["certificate_authority"], "lets_encrypt",
+                    "a hostname the plan does not hold was changed: {h}"
+                );
+            }
+        }
+        // Worked from the filtered list at the reference's page size: a handful of list reads.
+        let lists: Vec<&String> = s.log[exported..].iter().filter(|l| l.contains("/custom_hostnames?")).collect();
+        assert!(
+            lists
+                .iter()
+                .all(|l| l.contains("certificate_authority=lets_encrypt") && l.contains("per_page=1000")),
+            "{lists:?}"
+        );
+        assert!(lists.len() <= 10, "{} list reads: {lists:?}", lists.len());
+        assert!(s.outside.is_empty(), "{:?}", s.outside);
+    });
+    // Each planned hostname was moved or, deleted, called gone; none is called
+    // gone that was not deleted.
+    let patched = service.with(|s| {
+        s.log[exported..]
+            .iter()
+            .filter(|l| l.starts_with("PATCH") && l.contains("/custom_hostnames/"))
+            .count()
+    });
+    // (A hostname deleted in the instant before its PATCH is gone by the PATCH's 404.)
+    let gone_by_patch = summary.gone.iter().filter(|g| g.contains("HTTP 404")).count();
+    assert_eq!(patched + summary.gone.len() - gone_by_patch, planned.len(), "{summary:?}");
+    assert!(
+        !summary.gone.is_empty(),
+        "a planned hostname deleted before its step is nothing to do"
+    );
+    assert!(summary.gone.len() <= planned.intersection(&deleted).count(), "{summary:?}");
+    assert!(
+        summary.unplanned.count > 0 && summary.unplanned.count <= created,
+        "{:?}",
+        summary.unplanned
+    );
+    assert!(
+        summary.unplanned.first.iter().all(|id| id.starts_with("eeeeeeee")),
+        "{:?}",
+        summary.unplanned
+    );
+}
+
+/// Against a service of the 2024 excerpt, the filter and the larger page are
+/// refused once (HTTP 400) and asked no more: the zone's whole list is paged
+/// at 50, and every planned hostname is moved.
+#[test]
+fn a_service_without_the_filter_gets_the_whole_list_at_the_excerpts_page_size() {
+    let (service, _dir, plan) = planned(account(13, 600), "4");
+    let planned = planned_hostnames(&plan);
+    let exported = service.with(|s| s.outside.len());
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    outcome.unwrap_or_else(|e| panic!("{e}\n{log}"));
+    assert!(!planned.is_empty());
+    assert!(log.contains("does not filter custom hostnames"), "{log}");
+    service.with(|s| {
+        assert_eq!(s.outside.len() - exported, 1, "one refused read: {:?}", s.outside);
+        assert!(s.outside[exported].0.contains("certificate_authority=lets_encrypt"));
+        let after: Vec<&String> = s.log.iter().skip_while(|l| !l.contains("certificate_authority")).skip(1).collect();
+        assert!(
+            after
+                .iter()
+                .filter(|l| l.contains("/custom_hostnames?"))
+                .all(|l| l.contains("per_page=50") && !l.contains("certificate_authority")),
+            "{after:?}"
+        );
+        for h in &s.custom_hostnames {
+            assert_ne!(h["ssl"]["certificate_authority"], "lets_encrypt", "{h}");
+        }
+    });
+}
+
+/// The export asks the current reference's page size and records in the
+/// bundle which it used: 1,000 where the service takes it, the excerpt's 50
+/// where it answers 400; every record is read either way.
+#[test]
+fn an_export_records_the_page_size_the_service_took() {
+    for (reference, size) in [(true, 1000), (false, 50)] {
+        let service = Service::start(State {
+            reference,
+            ..account(3, 130)
+        });
+        let dir = temp_dir(&[]);
+        let output = dir.path().join("account.json");
+        let clock = Arc::new(VirtualClock::default());
+        edgeaudit::live::export::export_to(&mut client(&service, &clock), &scope(), chrono::Utc::now(), &output, false).expect("export");
+        let bundle: Value = serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
+        let recorded = &bundle["exported"]["page_sizes"]["custom-hostname-for-a-zone-list-custom-hostnames"];
+        assert_eq!(recorded["per_page"], size, "{recorded}");
+        assert_eq!(bundle_records(&output, "/zones/0/custom_hostnames").len(), 130);
+        let pages = service.with(|s| s.log.iter().filter(|l| l.contains("/custom_hostnames?")).count());
+        assert_eq!(pages, if reference { 1 } else { 1 + 3 }, "reference {reference}");
+    }
 }

@@ -9,6 +9,8 @@
 //! pages of its list, fifty at a time, when that takes fewer reads than one
 //! each.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use super::plan_file::{Kind, Step};
@@ -159,7 +161,12 @@ impl AccountRun<'_> {
     }
 
     /// Runs the custom hostname steps of `step`'s zone from pages of the
-    /// zone's list when that takes fewer reads than a read each; whether it did.
+    /// zone's list, where that takes fewer reads than a read each; whether it
+    /// did. Where the service filters the list by certificate authority (the
+    /// current reference), the pages are of the hostnames still on Let's
+    /// Encrypt, read until none planned is left on them: churn in the zone
+    /// cannot hide one. Else the whole list is paged. A planned hostname not
+    /// met on the pages is read by its id; only the service's 404 says it is gone.
     pub(super) fn batch_hostnames(&mut self, step: &Step, summary: &mut Summary) -> Result<bool, Stop> {
         let Some(zone) = step.zone_id.as_deref() else {
             return Ok(false);
@@ -168,56 +175,26 @@ impl AccountRun<'_> {
         if !self.zones_seen.insert(zone.clone()) {
             return Ok(false);
         }
-        let pending: Vec<Step> = self
+        // The steps left, by hostname id: each page's records found in
+        // constant time, none removed from the middle of a list.
+        let mut left: HashMap<String, Step> = self
             .account
             .steps
             .iter()
             .filter(|s| s.kind == Kind::EditCustomHostname && s.zone_id.as_deref() == Some(zone.as_str()))
-            .cloned()
-            .collect();
-        if pending.len() < 2 {
-            return Ok(false);
-        }
-        let per_page = Operation::of(Op::ListCustomHostnames).max_per_page();
-        let list = Operation::of(Op::ListCustomHostnames).call(&[&zone]);
-        let first = self
-            .client
-            .read(&list.clone().with("page", 1).with("per_page", per_page))
-            .map_err(|e| read_failed(step, e))?;
-        let total = first
-            .pointer("/result_info/total_count")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX);
-        if total.div_ceil(per_page as u64) >= pending.len() as u64 {
-            return Ok(false);
-        }
-        // The steps left, by hostname id: each page's records found in
-        // constant time, none removed from the middle of a list.
-        let mut left: std::collections::HashMap<String, Step> = pending
-            .iter()
             .map(|s| (s.hostname_id.clone().unwrap_or_default(), s.clone()))
             .collect();
-        let mut page = Some(first);
-        let mut number = 1;
-        while let Some(envelope) = page.take() {
-            let records = envelope.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
-            for record in &records {
-                let id = record.get("id").and_then(Value::as_str).unwrap_or("");
-                if let Some(s) = left.remove(id) {
-                    self.step(&s, summary, Some(record))?;
-                    self.batched.insert(s.step);
-                }
-            }
-            if records.len() < per_page || left.is_empty() {
-                break;
-            }
-            number += 1;
-            let next = list.clone().with("page", number).with("per_page", per_page);
-            page = Some(self.client.read(&next).map_err(|e| read_failed(step, e))?);
+        if left.len() < 2 {
+            return Ok(false);
+        }
+        let list = Operation::of(Op::ListCustomHostnames).call(&[&zone]);
+        let filtered = self.client.takes_reference(Op::ListCustomHostnames) && self.work_filtered_list(step, &list, &mut left, summary)?;
+        if !filtered && !self.work_whole_list(step, &list, &mut left, summary)? {
+            return Ok(false);
         }
         // Not met in the pages: a hostname deleted elsewhere in the list while
         // it was paged shifts later ones onto pages already read. Each is read
-        // by its id, in the plan's order; only the service's 404 says it is gone.
+        // by its id, in the plan's order.
         let mut missed: Vec<Step> = left.into_values().collect();
         missed.sort_by_key(|s| s.step);
         for s in missed {
@@ -225,5 +202,99 @@ impl AccountRun<'_> {
             self.batched.insert(s.step);
         }
         Ok(true)
+    }
+
+    /// Runs the planned hostnames met on pages of the zone's list filtered to
+    /// Let's Encrypt. A page on which hostnames were moved off is read again
+    /// (the list shrank under it: what came after moved onto it); a pass that
+    /// moved any is followed by another from page 1 while planned ones are
+    /// left. False when the service refused the filter (nothing was run).
+    fn work_filtered_list(
+        &mut self,
+        step: &Step,
+        list: &Call,
+        left: &mut HashMap<String, Step>,
+        summary: &mut Summary,
+    ) -> Result<bool, Stop> {
+        let filtered = list.clone().with("certificate_authority", "lets_encrypt");
+        let mut number = 1;
+        let mut moved_in_pass = 0;
+        let planned: std::collections::HashSet<&str> = self.account.state.custom_hostnames.iter().map(|h| h.id.as_str()).collect();
+        let mut named = std::collections::HashSet::new();
+        while !left.is_empty() {
+            let (envelope, per_page) = self.client.read_page(&filtered, number).map_err(|e| read_failed(step, e))?;
+            if !self.client.takes_reference(Op::ListCustomHostnames) {
+                // The service refused the filter: that answer was of the whole list.
+                let _ = writeln!(
+                    self.log,
+                    "apply: the service does not filter custom hostnames by certificate authority (HTTP 400): paging the whole list"
+                );
+                return Ok(false);
+            }
+            let records = records_of(envelope);
+            let sent = summary.sent;
+            for record in &records {
+                let id = record.get("id").and_then(Value::as_str).unwrap_or("");
+                if let Some(s) = left.remove(id) {
+                    self.step(&s, summary, Some(record))?;
+                    self.batched.insert(s.step);
+                } else if !planned.contains(id) && named.insert(id.to_string()) {
+                    summary.unplanned.add(id);
+                }
+            }
+            let moved = summary.sent - sent;
+            moved_in_pass += moved;
+            if records.len() < per_page {
+                if moved_in_pass == 0 {
+                    break;
+                }
+                (number, moved_in_pass) = (1, 0);
+            } else if moved == 0 {
+                number += 1;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Runs the planned hostnames met on pages of the zone's whole list,
+    /// when its pages are fewer than the steps; false (nothing run) otherwise.
+    fn work_whole_list(&mut self, step: &Step, list: &Call, left: &mut HashMap<String, Step>, summary: &mut Summary) -> Result<bool, Stop> {
+        let (first, per_page) = self.client.read_page(list, 1).map_err(|e| read_failed(step, e))?;
+        let total = first
+            .pointer("/result_info/total_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
+        if total.div_ceil(per_page as u64) >= left.len() as u64 {
+            return Ok(false);
+        }
+        let mut page = Some(first);
+        let mut number = 1;
+        let planned: std::collections::HashSet<&str> = self.account.state.custom_hostnames.iter().map(|h| h.id.as_str()).collect();
+        while let Some(envelope) = page.take() {
+            let records = records_of(envelope);
+            for record in &records {
+                let id = record.get("id").and_then(Value::as_str).unwrap_or("");
+                if let Some(s) = left.remove(id) {
+                    self.step(&s, summary, Some(record))?;
+                    self.batched.insert(s.step);
+                } else if !planned.contains(id) && ca(record.get("ssl").unwrap_or(&Value::Null)).eq_ignore_ascii_case("lets_encrypt") {
+                    summary.unplanned.add(id);
+                }
+            }
+            if records.len() < per_page || left.is_empty() {
+                break;
+            }
+            number += 1;
+            page = Some(self.client.read_page(list, number).map_err(|e| read_failed(step, e))?.0);
+        }
+        Ok(true)
+    }
+}
+
+/// The records of a list page.
+fn records_of(mut envelope: Value) -> Vec<Value> {
+    match envelope.get_mut("result").map(Value::take) {
+        Some(Value::Array(records)) => records,
+        _ => Vec::new(),
     }
 }

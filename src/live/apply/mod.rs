@@ -102,6 +102,30 @@ pub struct Summary {
     pub not_taken: Vec<String>,
     /// Second copies of a created policy removed (two runs at once).
     pub copies_removed: usize,
+    /// Custom hostnames on Let's Encrypt met on the pages of their zone's
+    /// list that the plan does not hold (created or moved there since the
+    /// export, or left by the plan's review): named, never changed.
+    pub unplanned: Unplanned,
+}
+
+/// Hostnames on Let's Encrypt the plan does not hold: how many, and the
+/// first of them by id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unplanned {
+    pub count: usize,
+    pub first: Vec<String>,
+}
+
+impl Unplanned {
+    /// How many ids are kept to name them.
+    const NAMED: usize = 20;
+
+    pub fn add(&mut self, id: &str) {
+        self.count += 1;
+        if self.first.len() < Self::NAMED {
+            self.first.push(id.to_string());
+        }
+    }
 }
 
 pub struct Options {
@@ -121,14 +145,19 @@ pub struct Preview {
 }
 
 impl Preview {
-    fn of(plan: &PlanFile, rate: u32) -> Preview {
+    fn of(plan: &PlanFile, client: &Client) -> Preview {
         let steps = || plan.accounts.iter().flat_map(|a| &a.steps);
         let changes = steps().filter(|s| s.method.is_some()).count();
         // Before and after the steps, each account's pools and policies; per
         // step the reads of its check and of its verification; a zone's
         // custom hostnames checked from the pages of its list where that
-        // takes fewer reads (`batch_hostnames`), which first reads one page.
-        let per_page = Operation::of(Op::ListCustomHostnames).max_per_page();
+        // takes fewer reads (`batch_hostnames`): of the list filtered to
+        // Let's Encrypt where the service filters it (about one page per
+        // page of steps, and the short page that ends the pass), else of the
+        // whole list, which first reads one page.
+        let list = Operation::of(Op::ListCustomHostnames);
+        let filtered = client.takes_reference(Op::ListCustomHostnames);
+        let per_page = client.page_size(list);
         let mut reads = plan.accounts.len() * 4;
         for account in &plan.accounts {
             let mut by_zone: HashMap<&str, usize> = HashMap::new();
@@ -143,11 +172,13 @@ impl Preview {
                 let pages = listed.div_ceil(per_page);
                 reads += match steps {
                     1 => Kind::EditCustomHostname.reads(),
+                    _ if filtered => steps / per_page + 2,
                     _ if pages < steps => pages,
                     _ => steps * Kind::EditCustomHostname.reads() + 1,
                 };
             }
         }
+        let rate = client.rate();
         let time = (rate > 0).then(|| super::pace::WINDOW.mul_f64((changes + reads) as f64 / f64::from(rate)));
         Preview {
             accounts: plan.accounts.iter().filter_map(|a| a.account_id.clone()).collect(),
@@ -176,7 +207,7 @@ pub fn run(
         preflight.preflight()?;
         legacy_at_start.push(std::mem::take(&mut preflight.legacy_at_start));
     }
-    let preview = Preview::of(plan, client.rate());
+    let preview = Preview::of(plan, client);
     if !options.dry_run && preview.changes > 0 && !confirm(&preview) {
         return Err(Stop::NotConfirmed);
     }
