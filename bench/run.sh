@@ -14,6 +14,8 @@
 #   6. an export of 200 000 custom hostnames from the stand-in: peak RSS / file
 #   7. traffic: 6 million gzip'd Logpush lines against 100 000 custom hostnames,
 #      check --traffic against DuckDB's GROUP BY (TRAFFIC_LINES=… for fewer)
+#   8. apply of plans of 20 000 and 60 000 custom hostname changes against the
+#      stand-in: memory each step adds, CPU against the steps (bench/apply.sh)
 # and print time ratios and peak RSS / input size. edgeaudit and the floor are
 # built as the published binaries are (`--profile dist`, Cargo.toml). Machines are noisy: each
 # command runs RUNS times (default 5), the commands of a section in turn
@@ -352,3 +354,7 @@ line "check --traffic (the whole check)" "${med[traffic]} s, $((traffic_peak / 1
 line "DuckDB GROUP BY host, user agent" "${med[duckdb]} s, $((duckdb_peak / 1024)) MiB"
 line "edgeaudit / DuckDB" "${traffic_ratio}x (target <= 1: $(verdict "$traffic_ratio" '<=' 1))"
 line "peak RSS" "$((traffic_peak / 1024)) MiB (target <= 256 MiB: $(verdict "$((traffic_peak / 1024))" '<=' 256))"
+
+# 8. Apply at the size of a SaaS zone: plans of 20,000 and 60,000 custom
+# hostname changes, memory a step and CPU against the steps (bench/apply.sh).
+RUNS="$runs" EDGEAUDIT="$edgeaudit" bench/apply.sh

@@ -396,8 +396,21 @@ mod tests {
             .with("page", 2);
         assert_eq!(call.target(), "/zones/z%2F1/custom_hostnames?per_page=50&page=2");
         assert!(call.check().is_ok());
-        let too_large = Operation::of(Op::ListCustomHostnames).call(&["z"]).with("per_page", 1000);
+        // The current reference's larger page and filter: allowed, not by the excerpt alone.
+        let reference = Operation::of(Op::ListCustomHostnames)
+            .call(&["z"])
+            .with("per_page", 1000)
+            .with("certificate_authority", "lets_encrypt");
+        assert!(reference.check().is_ok() && reference.check_in(false).is_err() && reference.uses_reference());
+        let floor = reference.without_reference();
+        assert_eq!(floor.target(), "/zones/z/custom_hostnames?per_page=50");
+        assert!(floor.check_in(false).is_ok() && !floor.uses_reference());
+        let too_large = Operation::of(Op::ListCustomHostnames).call(&["z"]).with("per_page", 1001);
         assert!(too_large.check().is_err());
+        let no_such_ca = Operation::of(Op::ListCustomHostnames)
+            .call(&["z"])
+            .with("certificate_authority", "digicert");
+        assert!(no_such_ca.check().is_err());
         let unpaged = Operation::of(Op::GetPool).call(&["a", "p"]).with("per_page", 25);
         assert!(unpaged.check().unwrap_err().contains("per_page"));
         // An unpaged list takes them only as relied on beyond the contract (read on where it pages anyway).

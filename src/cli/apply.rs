@@ -7,13 +7,14 @@ use crate::live::credentials::Credentials;
 
 /// Runs the plan; exit 0 only when verified on the live account.
 pub fn run(args: &ApplyArgs) -> u8 {
-    // A plan holds every pool of the account: bounded like an export.
+    // A plan holds every pool of the account: bounded like an export, and
+    // streamed (its steps held compact), never read whole.
     let bound = crate::text::bounded::DEFAULT_MAX_INPUT;
-    let text = match crate::text::bounded::read_text(std::path::Path::new(&args.plan), bound) {
-        Ok(t) => t,
+    let file = match std::fs::File::open(&args.plan) {
+        Ok(f) => f,
         Err(e) => return fail(format!("{}: cannot read the plan: {e}", args.plan)),
     };
-    let plan = match crate::live::apply::read::plan(&text, &args.plan, args.account.as_deref()) {
+    let plan = match crate::live::apply::read::plan_from(std::io::Read::take(file, bound), &args.plan, args.account.as_deref()) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

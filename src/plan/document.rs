@@ -1,5 +1,5 @@
 //! The plan document as `plan --format json` writes it and `apply` reads it
-//! (version 3), owned: the types `apply` holds, from which the published
+//! (version 4), owned: the types `apply` holds, from which the published
 //! JSON Schema (`docs/schemas/plan.schema.json`) is generated, so the schema
 //! and the reader cannot differ. The writer (`render::json`) borrows the
 //! planner's data into the same shape; a test holds every plan it writes to
@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::request::StepKind;
 use super::state::{HostnameState, PolicyState, PoolState};
 use super::step::PlanStep;
+pub use super::steps::Steps;
 
 /// A migration plan: what `edgeaudit apply` runs. Steps are numbered across
 /// accounts from 1, in the order they are sent.
@@ -25,15 +26,16 @@ pub struct PlanFile {
     /// --per-page`); `apply --from` makes the plan again with it.
     #[schemars(range(min = 1))]
     pub per_page: usize,
-    /// The digest (SHA-256, 128 bits) of the canonical plan: every field but
-    /// this id and the markers made from it, keys sorted. `apply` refuses a
-    /// plan whose content is not its id; the Markdown and HTML plans show it,
-    /// and `apply --expect-plan-id` pins the one a person reviewed.
+    /// The digest (SHA-256, 128 bits) of the plan as `apply` reads it: every
+    /// field but this id and the markers made from it, step by step.
+    /// `apply` refuses a plan whose content is not its id; the Markdown and
+    /// HTML plans show it, and `apply --expect-plan-id` pins the one a person
+    /// reviewed.
     #[schemars(regex(pattern = r"^[0-9a-f]{32}$"))]
     pub plan_id: String,
     pub summary: Summary,
-    /// The version of this document: 3.
-    #[schemars(extend("const" = 3))]
+    /// The version of this document: 4.
+    #[schemars(extend("const" = 4))]
     pub version: u32,
 }
 
@@ -66,7 +68,8 @@ pub struct PlanAccount {
     pub pools_complete: bool,
     pub proof: ProofDocument,
     pub state: PlanState,
-    pub steps: Vec<PlanStep>,
+    /// In the order they are sent (held compact: [`Steps`]).
+    pub steps: Steps,
     pub warnings: Vec<String>,
 }
 
@@ -100,13 +103,72 @@ pub struct PlanState {
     pub zone_hostnames: std::collections::BTreeMap<String, usize>,
 }
 
+impl PlanFile {
+    /// The plan's identity: the digest (SHA-256, 128 bits in hex) of what
+    /// `apply` holds of it — every field of the typed document, in its types'
+    /// order, but the plan id and the markers made from it (a created
+    /// policy's `marker` and its body's `description`, which `apply` checks
+    /// are exactly the ones this id makes). Each account's steps count by the
+    /// running digest of each step ([`Steps::digest`]), computed as they are
+    /// read: no whole document is held to compute it.
+    pub fn digest(&self) -> String {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(format!("edgeaudit plan {}\n", self.version));
+        let mut write = |value: &dyn erased::Canonical| hasher.update(value.bytes());
+        write(&(&self.as_of, self.per_page, &self.summary));
+        for account in &self.accounts {
+            write(&(
+                &account.account_id,
+                account.legacy_pools,
+                account.pools_complete,
+                &account.proof,
+                &account.warnings,
+            ));
+            write(&account.state);
+            write(&account.steps.digest());
+        }
+        hasher.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// A value's compact JSON in its type's field order (maps sorted by key):
+/// what the plan's digest reads.
+mod erased {
+    pub trait Canonical {
+        fn bytes(&self) -> Vec<u8>;
+    }
+
+    impl<T: serde::Serialize> Canonical for T {
+        fn bytes(&self) -> Vec<u8> {
+            // A plan's own types serialise without fail (their maps have string keys).
+            serde_json::to_vec(self).unwrap_or_default()
+        }
+    }
+}
+
 impl PlanAccount {
+    /// Every step, decoded one at a time, of this account (`account` set).
+    pub fn each_step(&self) -> impl Iterator<Item = PlanStep> + '_ {
+        self.steps.iter().map(|step| self.owned(step))
+    }
+
+    /// The `i`-th step (from 0), decoded, of this account.
+    pub fn step_at(&self, i: usize) -> Option<PlanStep> {
+        self.steps.get(i).map(|step| self.owned(step))
+    }
+
+    fn owned(&self, mut step: PlanStep) -> PlanStep {
+        step.account = self.account_id.clone().unwrap_or_default();
+        step
+    }
+
     /// The pools the plan's clears take legacy e-mails off.
-    pub fn cleared_pools(&self) -> std::collections::HashSet<&str> {
+    pub fn cleared_pools(&self) -> std::collections::HashSet<String> {
         self.steps
             .iter()
             .filter(|s| matches!(s.kind, StepKind::ClearPage | StepKind::ClearPool))
-            .flat_map(|s| s.pools.iter().map(String::as_str))
+            .flat_map(|s| s.pools)
             .collect()
     }
 }

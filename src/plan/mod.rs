@@ -12,6 +12,7 @@ pub mod request;
 pub mod service;
 pub mod state;
 pub mod step;
+pub mod steps;
 pub mod terraform;
 
 pub use build::{AccountPlan, Proof, Refusal, build, replay};

@@ -110,33 +110,18 @@ pub(super) fn numbered(plans: &[AccountPlan]) -> Vec<(usize, &AccountPlan, &Requ
         .collect()
 }
 
-/// The plan's identity: the digest (SHA-256, 128 bits in hex) of the
-/// canonical plan document — state and steps, every field, keys sorted —
-/// without the plan id itself and the markers made from it (a created
-/// policy's `marker` and its body's `description`, which `apply` checks are
-/// exactly the ones this id makes). Whatever a person reviewed under an id,
-/// `apply` runs only a document with that id.
+/// The plan's identity ([`super::document::PlanFile::digest`]) of a plan
+/// document: the digest of what `apply` reads of it. A document that is not
+/// a plan has an id no plan has.
 pub fn digest(document: &Value) -> String {
     use sha2::Digest;
-    let mut canonical = document.clone();
-    if let Some(map) = canonical.as_object_mut() {
-        map.remove("plan_id");
-    }
-    for account in canonical.get_mut("accounts").and_then(Value::as_array_mut).into_iter().flatten() {
-        for step in account.get_mut("steps").and_then(Value::as_array_mut).into_iter().flatten() {
-            if step.get("kind").and_then(Value::as_str) == Some("create_policy") {
-                if let Some(map) = step.as_object_mut() {
-                    map.remove("marker");
-                }
-                if let Some(body) = step.get_mut("body").and_then(Value::as_object_mut) {
-                    body.remove("description");
-                }
-            }
+    match serde_json::from_value::<super::document::PlanFile>(document.clone()) {
+        Ok(plan) => plan.digest(),
+        Err(_) => {
+            let text = serde_json::to_vec(document).unwrap_or_default();
+            sha2::Sha256::digest(&text).iter().take(16).map(|b| format!("{b:02x}")).collect()
         }
     }
-    // serde_json's maps are sorted by key: the text is canonical.
-    let text = serde_json::to_vec(&canonical).unwrap_or_default();
-    sha2::Sha256::digest(&text).iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The marker a created policy carries in its `description`: plan and step,
@@ -222,7 +207,7 @@ pub struct PlanDocument<'a> {
 }
 
 /// The version of the plan document this edgeaudit writes and runs.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 #[derive(serde::Serialize)]
 struct AccountDocument<'a> {

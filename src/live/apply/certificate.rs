@@ -177,12 +177,14 @@ impl AccountRun<'_> {
         }
         // The steps left, by hostname id: each page's records found in
         // constant time, none removed from the middle of a list.
-        let mut left: HashMap<String, Step> = self
+        // (By the step's place in the plan: a step is decoded when it runs.)
+        let mut left: Left = self
             .account
             .steps
             .iter()
-            .filter(|s| s.kind == Kind::EditCustomHostname && s.zone_id.as_deref() == Some(zone.as_str()))
-            .map(|s| (s.hostname_id.clone().unwrap_or_default(), s.clone()))
+            .enumerate()
+            .filter(|(_, s)| s.kind == Kind::EditCustomHostname && s.zone_id.as_deref() == Some(zone.as_str()))
+            .map(|(i, s)| (s.hostname_id.unwrap_or_default().into_boxed_str(), i))
             .collect();
         if left.len() < 2 {
             return Ok(false);
@@ -195,13 +197,21 @@ impl AccountRun<'_> {
         // Not met in the pages: a hostname deleted elsewhere in the list while
         // it was paged shifts later ones onto pages already read. Each is read
         // by its id, in the plan's order.
-        let mut missed: Vec<Step> = left.into_values().collect();
-        missed.sort_by_key(|s| s.step);
-        for s in missed {
-            self.step(&s, summary, None)?;
-            self.batched.insert(s.step);
+        let mut missed: Vec<usize> = left.into_values().collect();
+        missed.sort_unstable();
+        for i in missed {
+            self.run_hostname(i, summary, None)?;
         }
         Ok(true)
+    }
+
+    /// Runs the `i`-th step of the account, a hostname's, as part of its zone's batch.
+    fn run_hostname(&mut self, i: usize, summary: &mut Summary, from_page: Option<&Value>) -> Result<(), Stop> {
+        if let Some(s) = self.account.step_at(i) {
+            self.step(&s, summary, from_page)?;
+            self.batched.insert(s.step);
+        }
+        Ok(())
     }
 
     /// Runs the planned hostnames met on pages of the zone's list filtered to
@@ -209,13 +219,7 @@ impl AccountRun<'_> {
     /// (the list shrank under it: what came after moved onto it); a pass that
     /// moved any is followed by another from page 1 while planned ones are
     /// left. False when the service refused the filter (nothing was run).
-    fn work_filtered_list(
-        &mut self,
-        step: &Step,
-        list: &Call,
-        left: &mut HashMap<String, Step>,
-        summary: &mut Summary,
-    ) -> Result<bool, Stop> {
+    fn work_filtered_list(&mut self, step: &Step, list: &Call, left: &mut Left, summary: &mut Summary) -> Result<bool, Stop> {
         let filtered = list.clone().with("certificate_authority", "lets_encrypt");
         let mut number = 1;
         let mut moved_in_pass = 0;
@@ -235,9 +239,8 @@ impl AccountRun<'_> {
             let sent = summary.sent;
             for record in &records {
                 let id = record.get("id").and_then(Value::as_str).unwrap_or("");
-                if let Some(s) = left.remove(id) {
-                    self.step(&s, summary, Some(record))?;
-                    self.batched.insert(s.step);
+                if let Some(i) = left.remove(id) {
+                    self.run_hostname(i, summary, Some(record))?;
                 } else if !planned.contains(id) && named.insert(id.to_string()) {
                     summary.unplanned.add(id);
                 }
@@ -258,7 +261,7 @@ impl AccountRun<'_> {
 
     /// Runs the planned hostnames met on pages of the zone's whole list,
     /// when its pages are fewer than the steps; false (nothing run) otherwise.
-    fn work_whole_list(&mut self, step: &Step, list: &Call, left: &mut HashMap<String, Step>, summary: &mut Summary) -> Result<bool, Stop> {
+    fn work_whole_list(&mut self, step: &Step, list: &Call, left: &mut Left, summary: &mut Summary) -> Result<bool, Stop> {
         let (first, per_page) = self.client.read_page(list, 1).map_err(|e| read_failed(step, e))?;
         let total = first
             .pointer("/result_info/total_count")
@@ -274,9 +277,8 @@ impl AccountRun<'_> {
             let records = records_of(envelope);
             for record in &records {
                 let id = record.get("id").and_then(Value::as_str).unwrap_or("");
-                if let Some(s) = left.remove(id) {
-                    self.step(&s, summary, Some(record))?;
-                    self.batched.insert(s.step);
+                if let Some(i) = left.remove(id) {
+                    self.run_hostname(i, summary, Some(record))?;
                 } else if !planned.contains(id) && ca(record.get("ssl").unwrap_or(&Value::Null)).eq_ignore_ascii_case("lets_encrypt") {
                     summary.unplanned.add(id);
                 }
@@ -290,6 +292,9 @@ impl AccountRun<'_> {
         Ok(true)
     }
 }
+
+/// The hostname steps of a zone not run yet: hostname id → the step's place in the plan.
+type Left = HashMap<Box<str>, usize>;
 
 /// The records of a list page.
 fn records_of(mut envelope: Value) -> Vec<Value> {

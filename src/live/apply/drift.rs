@@ -89,10 +89,9 @@ pub fn differences(plan: &PlanAccount, live_pools: &[Value], live_policies: &[Va
             }
         }
     }
-    let updates: HashMap<&str, &Value> = plan
-        .steps
+    let update_steps: Vec<_> = plan.each_step().filter(|s| s.kind == Kind::UpdatePolicy).collect();
+    let updates: HashMap<&str, &Value> = update_steps
         .iter()
-        .filter(|s| s.kind == Kind::UpdatePolicy)
         .filter_map(|s| Some((s.policy_id.as_deref()?, s.body.as_ref()?)))
         .collect();
     let policies: HashMap<&str, &Value> = live_policies.iter().map(|p| (id_of(p), p)).collect();

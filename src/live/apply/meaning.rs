@@ -38,7 +38,15 @@ pub fn plain_id(id: &str) -> Result<(), String> {
 pub fn check(account: &PlanAccount) -> Result<(), String> {
     let pools: HashMap<String, &crate::plan::state::PoolState> =
         account.state.pools.iter().map(|p| (p.id.to_ascii_lowercase(), p)).collect();
-    for step in &account.steps {
+    // The state's hostnames by (zone, id): each step's found in constant time.
+    let hostnames: std::collections::HashSet<(&str, &str)> = account
+        .state
+        .custom_hostnames
+        .iter()
+        .map(|h| (h.zone_id.as_str(), h.id.as_str()))
+        .collect();
+    for step in account.each_step() {
+        let step = &step;
         let refuse = |rule: &str| Err(format!("step {} ({:?}) is refused: {rule}", step.step, step.kind));
         let Some(body) = step.body.as_ref().and_then(Value::as_object) else {
             continue;
@@ -70,7 +78,7 @@ pub fn check(account: &PlanAccount) -> Result<(), String> {
             Kind::CreatePolicy => created_policy(step, body, &pools),
             Kind::UpdatePolicy => updated_policy(step, body, account, &pools),
             Kind::ClearPage | Kind::ClearPool => Ok(()),
-            Kind::EditCustomHostname => hostname_change(step, body, account),
+            Kind::EditCustomHostname => hostname_change(step, body, &hostnames),
             Kind::SetTotalTls => zone_setting(step, body, account, true),
             Kind::SetUniversalSsl => zone_setting(step, body, account, false),
             Kind::Manual | Kind::Terraform => Ok(()),
@@ -253,9 +261,9 @@ fn updated_policy(
 
 /// A custom hostname's change: its `ssl` with the CA moved off Let's Encrypt,
 /// its validation method and type as they were; a hostname of the state.
-fn hostname_change(step: &Step, body: &Map<String, Value>, account: &PlanAccount) -> Result<(), String> {
+fn hostname_change(step: &Step, body: &Map<String, Value>, hostnames: &std::collections::HashSet<(&str, &str)>) -> Result<(), String> {
     let (zone, hostname) = (step.zone_id.as_deref().unwrap_or(""), step.hostname_id.as_deref().unwrap_or(""));
-    if !account.state.custom_hostnames.iter().any(|h| h.zone_id == zone && h.id == hostname) {
+    if !hostnames.contains(&(zone, hostname)) {
         return Err("the custom hostname it changes is not in the plan's state".into());
     }
     if body.keys().any(|k| k != "ssl") {

@@ -146,7 +146,7 @@ pub struct Preview {
 
 impl Preview {
     fn of(plan: &PlanFile, client: &Client) -> Preview {
-        let steps = || plan.accounts.iter().flat_map(|a| &a.steps);
+        let steps = || plan.accounts.iter().flat_map(|a| a.steps.iter());
         let changes = steps().filter(|s| s.method.is_some()).count();
         // Before and after the steps, each account's pools and policies; per
         // step the reads of its check and of its verification; a zone's
@@ -160,15 +160,15 @@ impl Preview {
         let per_page = client.page_size(list);
         let mut reads = plan.accounts.len() * 4;
         for account in &plan.accounts {
-            let mut by_zone: HashMap<&str, usize> = HashMap::new();
-            for step in &account.steps {
-                match (step.kind, step.zone_id.as_deref()) {
+            let mut by_zone: HashMap<String, usize> = HashMap::new();
+            for step in account.steps.iter() {
+                match (step.kind, step.zone_id) {
                     (Kind::EditCustomHostname, Some(zone)) => *by_zone.entry(zone).or_default() += 1,
                     _ => reads += step.kind.reads(),
                 }
             }
             for (zone, steps) in by_zone {
-                let listed = account.state.zone_hostnames.get(zone).copied().unwrap_or(steps).max(steps);
+                let listed = account.state.zone_hostnames.get(&zone).copied().unwrap_or(steps).max(steps);
                 let pages = listed.div_ceil(per_page);
                 reads += match steps {
                     1 => Kind::EditCustomHostname.reads(),
@@ -215,8 +215,8 @@ pub fn run(
     for (account, legacy) in plan.accounts.iter().zip(legacy_at_start) {
         let mut run = AccountRun::new(client, plan, account, options, log);
         run.legacy_at_start = legacy;
-        for step in &account.steps {
-            run.step(step, &mut summary, None)?;
+        for step in account.each_step() {
+            run.step(&step, &mut summary, None)?;
         }
         if !options.dry_run {
             run.verify(&mut summary)?;
@@ -243,7 +243,7 @@ pub(crate) struct AccountRun<'a> {
     /// The plan's pools by id.
     planned: HashMap<&'a str, &'a PoolState>,
     /// The pools the plan clears.
-    cleared: HashSet<&'a str>,
+    cleared: HashSet<String>,
     /// Custom hostname steps run from a page of their zone's list.
     batched: HashSet<usize>,
     /// Zones whose hostname steps were looked at for a batch.

@@ -1,4 +1,4 @@
-//! A plan as `plan --format json` writes it (version 3), as `apply` holds
+//! A plan as `plan --format json` writes it (version 4), as `apply` holds
 //! it: typed, each step's request built from its operation's path template
 //! and its typed ids. `read::plan` reads and checks it.
 

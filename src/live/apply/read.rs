@@ -6,6 +6,7 @@
 //! file shows must be exactly that request, and each step is checked for what
 //! it means (`meaning`).
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::plan_file::{Kind, PlanFile, Step};
@@ -15,6 +16,13 @@ use crate::plan::step::ACCOUNT_PLACEHOLDER;
 /// Reads a plan, with `account` standing in for `{account_id}` where the
 /// export named no account; errors name what is wrong.
 pub fn plan(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, String> {
+    plan_from(text.as_bytes(), name, account)
+}
+
+/// As [`plan`], from a stream: the plan is read step by step (each held
+/// compact, [`crate::plan::document::Steps`]) and its digest computed as it
+/// is read, so a plan of a million steps is never held whole.
+pub fn plan_from(reader: impl std::io::Read, name: &str, account: Option<&str>) -> Result<PlanFile, String> {
     let not_a_plan = |e: serde_json::Error| {
         format!(
             "{name}:{}:{}: not a plan made by `edgeaudit plan --format json`: {e}",
@@ -22,17 +30,17 @@ pub fn plan(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
             e.column()
         )
     };
-    let document: Value = serde_json::from_str(text).map_err(not_a_plan)?;
-    let version = document.get("version").and_then(Value::as_u64);
-    if version != Some(u64::from(crate::plan::render::VERSION)) {
+    let mut reader = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
+    let mut plan = PlanFile::deserialize(&mut reader).map_err(not_a_plan)?;
+    reader.end().map_err(not_a_plan)?;
+    if plan.version != crate::plan::render::VERSION {
         return Err(format!(
             "{name}: plan version {} is not one this edgeaudit runs ({}): make it again with `edgeaudit plan --format json`",
-            version.map_or_else(|| "(none)".to_string(), |v| v.to_string()),
+            plan.version,
             crate::plan::render::VERSION
         ));
     }
-    let mut plan: PlanFile = serde_json::from_str(text).map_err(not_a_plan)?;
-    let digest = crate::plan::render::digest(&document);
+    let digest = plan.digest();
     if digest != plan.plan_id {
         return Err(format!(
             "{name}: this is not the plan `{}` that was made and reviewed: its content was changed since (it is `{digest}`); make the plan again with `edgeaudit plan --format json` and review it",
@@ -62,9 +70,8 @@ pub fn plan(text: &str, name: &str, account: Option<&str>) -> Result<PlanFile, S
         }
         let id = a.account_id.clone().unwrap_or_default();
         super::meaning::plain_id(&id).map_err(|why| format!("{name}: the account id {why}"))?;
-        for step in &mut a.steps {
-            step.account = id.clone();
-            check_step(step, named).map_err(|why| format!("{name}: step {}: {why}", step.step))?;
+        for step in a.each_step() {
+            check_step(&step, named).map_err(|why| format!("{name}: step {}: {why}", step.step))?;
             if step.kind == Kind::CreatePolicy
                 && step.marker.as_deref() != Some(crate::plan::render::marker(&plan.plan_id, step.step).as_str())
             {
@@ -158,7 +165,7 @@ mod tests {
         let summary = json!({"certificate_changes": 0, "manual_steps": 0, "page_clears": 0, "per_pool_requests": 0, "policy_creates": 0,
             "policy_updates": 0, "pool_clears": 0, "requests": 1, "steps": 1, "text": ""});
         let proof = json!({"covers": "every pool of the account", "legacy_deliveries": 1, "result": "no alert lost at any step", "steps_replayed": 1});
-        let mut doc = json!({"version": 3, "plan_id": "", "as_of": "2024-10-01", "per_page": 25, "summary": summary, "accounts": [{"account_id": "acc", "pools_complete": true,
+        let mut doc = json!({"version": 4, "plan_id": "", "as_of": "2024-10-01", "per_page": 25, "summary": summary, "accounts": [{"account_id": "acc", "pools_complete": true,
             "legacy_pools": 1, "proof": proof, "warnings": [],
             "state": {"pools": [{"id": "p1", "name": "web", "recipients": ["a@x.io"], "events": ["pool Healthy"]}], "policies": [],
                       "exported_policies": [], "zones": ["z1"], "custom_hostnames": [{"id": "h1", "zone_id": "z1"}],
@@ -234,7 +241,7 @@ mod tests {
         let edited = text.replace("web health alerts", "web health alertz");
         let why = read(&edited, "plan.json", None).expect_err("edited");
         assert!(why.contains("is not the plan") && why.contains("changed since"), "{why}");
-        let v2 = text.replace("\"version\":3", "\"version\":2");
+        let v2 = text.replace("\"version\":4", "\"version\":2");
         assert!(read(&v2, "plan.json", None).expect_err("old").contains("plan version 2"));
     }
 

@@ -21,8 +21,8 @@ impl AccountRun<'_> {
             problems: vec![format!("reading {e}")],
         };
         self.read_policies().map_err(failed)?;
-        for step in self.account.steps.iter().filter(|s| s.kind == Kind::CreatePolicy) {
-            if let Err(Stop::Step { why, .. }) = self.reduce_copies(step, summary) {
+        for step in self.account.each_step().filter(|s| s.kind == Kind::CreatePolicy) {
+            if let Err(Stop::Step { why, .. }) = self.reduce_copies(&step, summary) {
                 let _ = writeln!(self.log, "apply: {why}");
             }
         }
