@@ -198,6 +198,30 @@ impl Client {
         self.progress = bar;
     }
 
+    /// Turns the progress shown into a bar of `requests` (a run whose
+    /// requests are known, as `apply`'s estimate): the rate, the time left
+    /// and the share of the API's rate limit the run uses.
+    pub fn expect_requests(&mut self, requests: u64) {
+        if self.progress.is_hidden() {
+            return;
+        }
+        self.progress.set_length(requests);
+        let template = "{prefix}: [{bar:24}] {pos}/{len} requests, {per_sec}, about {eta} left; {msg}";
+        if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+            self.progress.set_style(style.progress_chars("=> "));
+        }
+    }
+
+    /// What the progress line says of the request being sent: the share of
+    /// the rate limit used in the last five minutes, and the request (its
+    /// ids encoded as path segments: nothing in it acts on a terminal).
+    fn progress_words(&self, method: &str, target: &str) -> String {
+        match self.pacer.share(self.clock.as_ref()) {
+            Some(share) => format!("{:.0} % of the rate limit used; {method} {target}", share * 100.0),
+            None => format!("unpaced; {method} {target}"),
+        }
+    }
+
     pub fn finish_progress(&self) {
         self.progress.finish_and_clear();
     }
@@ -250,7 +274,7 @@ impl Client {
         let method = call.operation.method;
         let target = call.target();
         self.progress.inc(1);
-        self.progress.set_message(format!("{method} {target}"));
+        self.progress.set_message(self.progress_words(method, &target));
         let url = format!("{}{target}", self.settings.base);
         let mut request = ureq::http::Request::builder().method(method).uri(&url);
         for (name, value) in self.credentials.headers() {

@@ -96,6 +96,18 @@ impl Pacer {
         }
     }
 
+    /// The share of the rate limit the requests of the last five minutes
+    /// used (none when unpaced): what a long run shows of the API budget
+    /// it takes from the dashboard and the account's other clients.
+    pub fn share(&self, clock: &dyn Clock) -> Option<f64> {
+        if self.rate == 0 {
+            return None;
+        }
+        let now = clock.now();
+        let recent = self.sent.iter().filter(|&&t| now.saturating_sub(t) < WINDOW).count();
+        Some(recent as f64 / self.rate as f64)
+    }
+
     fn make_room(&mut self, clock: &dyn Clock, n: usize) {
         let now = clock.now();
         while self.sent.front().is_some_and(|&t| now.saturating_sub(t) >= WINDOW) {
@@ -137,6 +149,18 @@ mod tests {
             off.wait(&unpaced);
         }
         assert_eq!(unpaced.now(), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_share_of_the_rate_limit_counts_the_last_five_minutes() {
+        let clock = VirtualClock::default();
+        assert_eq!(Pacer::new(0).share(&clock), None);
+        let mut pacer = Pacer::new(4);
+        pacer.wait(&clock);
+        pacer.wait(&clock);
+        assert_eq!(pacer.share(&clock), Some(0.5));
+        clock.sleep(WINDOW);
+        assert_eq!(pacer.share(&clock), Some(0.0));
     }
 
     #[test]

@@ -211,6 +211,7 @@ pub fn run(
     if !options.dry_run && preview.changes > 0 && !confirm(&preview) {
         return Err(Stop::NotConfirmed);
     }
+    client.expect_requests((client.counts.reads + preview.changes + preview.reads) as u64);
     let mut summary = Summary::default();
     for (account, legacy) in plan.accounts.iter().zip(legacy_at_start) {
         let mut run = AccountRun::new(client, plan, account, options, log);
