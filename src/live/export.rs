@@ -6,8 +6,10 @@
 //! holds one page, not the account) and joined into the bundle once every
 //! list was read: the output appears whole or not at all. A stopped export
 //! leaves the folder; `--resume` goes on from it, after checking that what
-//! was read still holds. A list whose count moved while it was read (records
-//! added or deleted meanwhile) is read again.
+//! was read still holds. Records that crossed a page boundary while a list
+//! was paged (a record deleted on a page read already) are found by reading
+//! the places before each page again ([`super::boundary`]); a list that
+//! moved more than that shows is read again.
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::boundary::Boundaries;
 use super::client::{Client, LiveError};
 use crate::api::operations::CUSTOM_CERTIFICATE_STATUSES;
 use crate::api::{Call, Op, Operation};
@@ -198,8 +201,9 @@ fn read_zone(client: &mut Client, store: &mut Store, report: &mut Report, n: usi
     Ok(out)
 }
 
-/// Reads one list into page files and returns them in order. A list whose
-/// count moved while it was read is read again, up to three times in all;
+/// Reads one list into page files and returns them in order. A list that
+/// moved while it was read more than its page boundaries show is read
+/// again, up to three times in all;
 /// after that it is kept as read, and the note says so (its pages disagree,
 /// which `check` reports as EX001).
 fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: &str, call: &Call) -> Result<Vec<String>, ExportError> {
@@ -222,6 +226,7 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
     for attempt in 1..=READS_OF_A_CHANGING_LIST {
         let resumed = store.started(name);
         let mut watch = Watch::default();
+        let mut boundaries = Boundaries::new();
         // Pages kept from a stopped export count once the last of them reads the same.
         let mut files: Vec<String> = Vec::new();
         let mut skip = 0;
@@ -241,7 +246,9 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             };
             let kept = &resumed[..page as usize];
             for file in kept {
-                watch.see(&store.read(file)?);
+                let page = store.read(file)?;
+                watch.see(&page);
+                boundaries = Boundaries::after(&page);
             }
             files = kept.to_vec();
             skip = page;
@@ -252,10 +259,12 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         let mut failure = None;
         let outcome = if skip > 0 {
             // Only the pages after those kept; the client pages from 1, so the kept ones are asked for again only when needed.
-            continue_from(client, store, call, name, skip, &mut watch, &mut files)
+            continue_from(client, store, call, name, skip, (&mut watch, &mut boundaries), &mut files)
         } else {
             client
-                .for_each_page(call, &mut |_, number, envelope| {
+                .for_each_page(call, &mut |client, number, mut envelope| {
+                    let per_page = client.page_size(call.operation);
+                    boundaries.next(client, call, number, per_page, &mut envelope)?;
                     watch.see(&envelope);
                     match store.write_page(name, number, &envelope) {
                         Ok(file) => {
@@ -278,8 +287,16 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             return Err(e);
         }
         outcome?;
-        if watch.steady() || attempt == READS_OF_A_CHANGING_LIST {
-            if !watch.steady() {
+        if boundaries.recovered > 0 {
+            report.notes.push(format!(
+                "{}: {} crossed a page boundary while the list was paged (a record deleted on a page read already): read from the places before the page, and kept",
+                call.name(),
+                crate::words::plural(boundaries.recovered, "record", "records")
+            ));
+        }
+        let steady = watch.steady(&boundaries);
+        if steady || attempt == READS_OF_A_CHANGING_LIST {
+            if !steady {
                 report.notes.push(format!(
                     "{}: the list changed while it was read ({}), {READS_OF_A_CHANGING_LIST} times: kept as last read; `check` reports its pages' disagreement (EX001)",
                     call.name(),
@@ -308,12 +325,13 @@ fn continue_from(
     call: &Call,
     name: &str,
     skip: u64,
-    watch: &mut Watch,
+    (watch, boundaries): (&mut Watch, &mut Boundaries),
     files: &mut Vec<String>,
 ) -> Result<(), ExportError> {
     let mut number = skip + 1;
     loop {
-        let (envelope, per_page) = client.read_page(call, number)?;
+        let (mut envelope, per_page) = client.read_page(call, number)?;
+        boundaries.next(client, call, number, per_page, &mut envelope)?;
         let count = envelope.get("result").and_then(Value::as_array).map_or(0, Vec::len);
         let total = envelope.pointer("/result_info/total_count").and_then(Value::as_u64);
         watch.see(&envelope);
@@ -417,10 +435,16 @@ impl Watch {
         }
     }
 
-    /// Nothing shifted: no record came twice, every record counted was read,
-    /// and the count only ever grew (records added at the end of the list
-    /// while it was paged shift nothing: no reason to read it again).
-    fn steady(&self) -> bool {
+    /// Nothing was missed: no record came twice, and every record counted
+    /// was read. Where every page boundary was read again (`boundaries`), a
+    /// record deleted meanwhile moved nothing past the read unseen, so a count
+    /// that went down is no reason to read again; else the count must only
+    /// have grown (records added at the end of the list while it was paged
+    /// shift nothing).
+    fn steady(&self, boundaries: &Boundaries) -> bool {
+        if boundaries.probed && !boundaries.lost {
+            return self.twice == 0 && self.totals.last().is_none_or(|&t| t <= self.records);
+        }
         let only_grew = self.totals.windows(2).all(|w| w[1] >= w[0]);
         only_grew && self.twice == 0 && self.totals.last().is_none_or(|&t| t == self.records)
     }
@@ -721,19 +745,31 @@ mod tests {
     #[test]
     fn a_watch_tells_a_list_that_moved_while_it_was_paged() {
         let page = |total: u64, ids: &[&str]| json!({"result": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>(), "result_info": {"total_count": total}});
+        // Boundaries not read again: only growth is steady.
+        let unprobed = Boundaries::default();
         let mut steady = Watch::default();
         steady.see(&page(3, &["a", "b"]));
         steady.see(&page(3, &["c"]));
-        assert!(steady.steady());
+        assert!(steady.steady(&unprobed));
         let mut moved = Watch::default();
         moved.see(&page(3, &["a", "b"]));
         moved.see(&page(2, &["c"]));
-        assert!(!moved.steady());
+        assert!(!moved.steady(&unprobed));
         assert!(moved.why().contains("3 → 2"), "{}", moved.why());
+        // Every boundary read again and none lost: a count that went down moved nothing unseen.
+        let probed = Boundaries::new();
+        assert!(moved.steady(&probed));
+        let mut lost = Boundaries::new();
+        lost.lost = true;
+        assert!(!moved.steady(&lost));
         let mut shifted = Watch::default();
         shifted.see(&page(3, &["a", "b"]));
         shifted.see(&page(3, &["b"]));
-        assert!(!shifted.steady(), "a record came twice");
+        assert!(!shifted.steady(&unprobed), "a record came twice");
+        assert!(!shifted.steady(&probed), "a record came twice");
+        let mut short = Watch::default();
+        short.see(&page(3, &["a", "b"]));
+        assert!(!short.steady(&probed), "a record counted was not read");
         assert_eq!(page_number("zone0-hostnames-000012.json"), Some(12));
     }
 }

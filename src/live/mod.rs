@@ -3,6 +3,7 @@
 //! Every other command is offline.
 
 pub mod apply;
+pub mod boundary;
 pub mod client;
 pub mod credentials;
 pub mod export;

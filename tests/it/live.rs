@@ -1360,24 +1360,25 @@ fn a_universal_ssl_ca_the_service_ignores_is_left_to_a_person_with_exit_1() {
     assert!(service.with(|s| s.lost.is_empty()));
 }
 
-/// A list that changed while it was paged (a record deleted on a page
-/// already read, another created) is read again: the export holds every
-/// live record, and says so.
+/// A list that moved more while it was paged than the places read again
+/// before a page show (six records deleted on a page already read, then one
+/// created) is read again whole: the export holds every live record, and
+/// says so.
 #[test]
-fn a_list_that_changed_while_it_was_read_is_read_again() {
+fn a_list_that_moved_more_than_the_boundary_shows_is_read_again() {
     let service = Service::start(account(3, 130));
     let state = service.state.clone();
     let pages = Arc::new(Mutex::new(0));
     service.before_each(Box::new(move |_, request| {
         // (The pages the service serves: not the larger page it refuses first.)
-        if !request.contains("/custom_hostnames?") || request.contains("per_page=1000") {
+        if !request.contains("/custom_hostnames?") || request.contains("per_page=1000") || request.contains("per_page=5&") || request.ends_with("per_page=5") {
             return;
         }
         let mut n = pages.lock().unwrap();
         *n += 1;
         let mut s = state.lock().unwrap();
         if *n == 2 {
-            s.custom_hostnames.remove(0);
+            s.custom_hostnames.drain(..6);
         }
         if *n == 3 {
             s.custom_hostnames.push(json!({"id": "ffffffff-0000-4000-8000-000000000000", "hostname": "late.customer.example", "ssl": {"certificate_authority": "google"}}));
@@ -1791,9 +1792,19 @@ fn a_growing_list_is_read_once_and_resumed() {
         "{:?}",
         report.notes
     );
-    let reads = service.with(|s| s.log.iter().filter(|l| l.contains("/custom_hostnames?")).count());
+    // Pages of 50 (the service refuses 1,000), each after the first with the five places before it read again.
+    let count = |size: &str| {
+        service.with(|s| {
+            s.log
+                .iter()
+                .filter(|l| l.contains("/custom_hostnames?") && l.ends_with(size))
+                .count()
+        })
+    };
+    let (reads, boundaries) = (count("per_page=50"), count("per_page=5"));
     let pages = service.with(|s| s.custom_hostnames.len()).div_ceil(50);
     assert!(reads <= pages + 1, "{reads} page reads for {pages} pages: read once");
+    assert_eq!(boundaries, reads - 1, "the boundary before each page after the first");
     let live: BTreeSet<String> = service.with(|s| s.custom_hostnames.iter().map(|h| h["id"].as_str().unwrap().to_string()).collect());
     // Every hostname that existed when its page was read is there (the last ones may come after the read).
     let exported = exported_ids(&output);
@@ -2113,7 +2124,69 @@ fn an_export_records_the_page_size_the_service_took() {
         let recorded = &bundle["exported"]["page_sizes"]["custom-hostname-for-a-zone-list-custom-hostnames"];
         assert_eq!(recorded["per_page"], size, "{recorded}");
         assert_eq!(bundle_records(&output, "/zones/0/custom_hostnames").len(), 130);
+        // Pages, and the five places before each page after the first read again.
         let pages = service.with(|s| s.log.iter().filter(|l| l.contains("/custom_hostnames?")).count());
-        assert_eq!(pages, if reference { 1 } else { 1 + 3 }, "reference {reference}");
+        assert_eq!(pages, if reference { 1 } else { 1 + 3 + 2 }, "reference {reference}");
+    }
+}
+
+/// A deletion on a page read already and a creation at the end, both
+/// between two page reads: the count is as it was, and every later hostname
+/// moved one place towards the start, so one that lived throughout is on
+/// neither page. The places before each page are read again: the hostname
+/// that crossed the boundary is kept, said in a note, and nothing is read
+/// again whole — at the reference's page size and at the excerpt's.
+#[test]
+fn a_deletion_and_a_creation_between_two_pages_miss_no_hostname() {
+    for (reference, hostnames, page_size) in [(true, 2500, "per_page=1000"), (false, 500, "per_page=50")] {
+        let service = Service::start(State {
+            reference,
+            ..account(3, hostnames)
+        });
+        let lived: Vec<String> = service.with(|s| s.custom_hostnames.iter().map(|h| h["id"].as_str().unwrap().to_string()).collect());
+        let state = service.state.clone();
+        let pages = Arc::new(Mutex::new(0));
+        let counted = pages.clone();
+        service.before_each(Box::new(move |_, request| {
+            if !request.contains("/custom_hostnames?") || !request.contains(page_size) {
+                return;
+            }
+            let mut n = counted.lock().unwrap();
+            *n += 1;
+            if *n == 2 {
+                let mut s = state.lock().unwrap();
+                s.custom_hostnames.remove(0);
+                s.custom_hostnames.push(
+                    json!({"id": "ffffffff-0000-4000-8000-000000000000", "hostname": "late.customer.example",
+                    "ssl": {"certificate_authority": "google", "method": "http", "type": "dv"}}),
+                );
+            }
+        }));
+        let dir = temp_dir(&[]);
+        let output = dir.path().join("account.json");
+        let clock = Arc::new(VirtualClock::default());
+        let report = edgeaudit::live::export::export_to(&mut client(&service, &clock), &scope(), chrono::Utc::now(), &output, false)
+            .expect("export");
+        let exported: BTreeSet<String> = bundle_records(&output, "/zones/0/custom_hostnames")
+            .iter()
+            .map(|h| h["id"].as_str().unwrap().to_string())
+            .collect();
+        let missing: Vec<&String> = lived.iter().filter(|id| !exported.contains(*id)).collect();
+        assert!(
+            missing.is_empty(),
+            "reference {reference}: lived throughout, not exported: {missing:?}"
+        );
+        assert!(
+            report.notes.iter().any(|n| n.contains("crossed a page boundary")),
+            "reference {reference}: {:?}",
+            report.notes
+        );
+        assert!(!report.notes.iter().any(|n| n.contains("read again whole")), "{:?}", report.notes);
+        let per_page: usize = page_size.trim_start_matches("per_page=").parse().unwrap();
+        assert_eq!(
+            *pages.lock().unwrap(),
+            hostnames.div_ceil(per_page),
+            "reference {reference}: one pass"
+        );
     }
 }
