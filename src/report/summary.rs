@@ -51,6 +51,8 @@ pub struct TrafficSummary {
     pub already_broken: u64,
     /// Requests no end user's client made (the service's own, Worker subrequests): not counted.
     pub excluded: u64,
+    /// Crawlers' requests (bots the service verified, known crawler tokens): not counted.
+    pub crawlers: u64,
     /// Requests from impacted clients to the resources of certificate findings.
     pub impacted_on_findings: u64,
     pub window: Option<crate::traffic::impact::WindowJson>,
@@ -73,11 +75,19 @@ impl TrafficSummary {
             String::new()
         };
         format!(
-            "Traffic: {} requests from end users in {}{window}, {} of them from impacted clients{share}, {} of those to the resources of these findings{}.",
+            "Traffic: {} requests from end users in {}{window}, {} of them from impacted clients{share}, {} of those to the resources of these findings{}{}.",
             crate::words::thousands(self.requests),
             crate::words::plural(self.files, "file", "files"),
             crate::words::thousands(self.impacted),
             crate::words::thousands(self.impacted_on_findings),
+            if self.crawlers > 0 {
+                format!(
+                    "; {} from crawlers left out",
+                    crate::words::plural(self.crawlers as usize, "request", "requests")
+                )
+            } else {
+                String::new()
+            },
             if self.sample_rate < 1.0 {
                 format!(" (sampled at {}, counts scaled)", self.sample_rate)
             } else {
@@ -104,6 +114,7 @@ impl TrafficSummary {
             unknown: round(traffic.total.unknown),
             already_broken: round(traffic.total.already_broken),
             excluded: round(traffic.excluded),
+            crawlers: round(traffic.crawlers),
             impacted_on_findings,
             window: traffic.window.as_ref().map(crate::traffic::impact::WindowJson::of),
             sample_rate: traffic.sample_rate,

@@ -62,8 +62,7 @@ pub fn read(name: &str, reader: Box<dyn BufRead + Send>, sink: &mut super::Sink<
             request: Request {
                 user_agent: field(user_agent),
                 tls: tls.map_or("", field),
-                not_eyeball: false,
-                worker_subrequest: false,
+                ..Request::default()
             },
             host: field(host),
             count,

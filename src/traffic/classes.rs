@@ -18,6 +18,10 @@ crate::listed! {
     pub enum Class {
         /// Not an end user's request: not counted at all.
         Excluded = "excluded",
+        /// A crawler's request (a search engine's, an ad or preview bot's, a
+        /// monitoring agent's): made from its own servers, whatever platform
+        /// it names; left out of the share like an excluded one, and counted.
+        Crawler = "crawler",
         NotImpacted = "not_impacted",
         /// Fails against the short chain.
         Impacted = "impacted",
@@ -36,6 +40,24 @@ pub enum Origin {
     NotEyeball,
     /// A Worker's subrequest.
     WorkerSubrequest,
+    /// A bot the service verified (`BotScoreSrc` "Verified Bot", or a
+    /// `VerifiedBotCategory`).
+    VerifiedBot,
+    /// A request the service scored as automated for certain (`BotScore` 1).
+    Automated,
+}
+
+/// What a row's `match` reads, where one token decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Token {
+    /// The platform's own token (`Linux; Android 6.0.1`, `CPU iPhone OS
+    /// 9_3`): where one is present, its first occurrence decides, and no
+    /// `app` row is read.
+    Platform,
+    /// An app's token naming the OS (`FBSV/4.4.3`, `Android/22`, `okhttp/`):
+    /// read only when no platform token is present.
+    App,
 }
 
 /// One request, as the table reads it.
@@ -46,6 +68,10 @@ pub struct Request<'a> {
     pub tls: &'a str,
     pub not_eyeball: bool,
     pub worker_subrequest: bool,
+    /// The service verified the bot (Logpush's bot fields).
+    pub verified_bot: bool,
+    /// The service's bot score (1: automated, 99: human), when given.
+    pub bot_score: Option<u8>,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +89,7 @@ struct RowSpec {
     request: Option<Origin>,
     #[serde(rename = "match")]
     pattern: Option<Spanned<String>>,
+    token: Option<Token>,
     from: Option<String>,
     below: Option<String>,
     tls: Option<String>,
@@ -77,6 +104,7 @@ pub struct Row {
     pub class: Class,
     request: Option<Origin>,
     pattern: Option<Regex>,
+    pub token: Option<Token>,
     from: Option<Vec<u64>>,
     below: Option<Vec<u64>>,
     tls: Option<String>,
@@ -151,10 +179,17 @@ impl Table {
             if rows.iter().any(|r: &Row| r.id == row.id.value) {
                 return Err(at(&row.id, format!("row {} is defined twice", row.id.value)));
             }
+            if row.token.is_some() && pattern.is_none() {
+                return Err(at(
+                    &row.id,
+                    format!("row {}: `token` says what its `match` reads, and it has none", row.id.value),
+                ));
+            }
             rows.push(Row {
                 id: row.id.value,
                 class: row.class,
                 request: row.request,
+                token: row.token,
                 pattern,
                 from,
                 below,
@@ -169,9 +204,18 @@ impl Table {
         })
     }
 
-    /// The first row the request matches; `None`: not impacted.
+    /// The first row the request matches; `None`: not impacted. Where a
+    /// platform's own token is present, no app row is read.
     pub fn row(&self, request: &Request<'_>) -> Option<&Row> {
-        self.rows.iter().find(|row| row.matches(request))
+        let platform = self
+            .rows
+            .iter()
+            .filter(|row| row.token == Some(Token::Platform))
+            .any(|row| row.pattern.as_ref().is_some_and(|p| p.is_match(request.user_agent)));
+        self.rows
+            .iter()
+            .filter(|row| !(platform && row.token == Some(Token::App)))
+            .find(|row| row.matches(request))
     }
 
     pub fn classify(&self, request: &Request<'_>) -> Class {
@@ -186,6 +230,13 @@ impl Row {
         match self.request {
             Some(Origin::NotEyeball) => parts.push("`ClientRequestSource` other than `eyeball`".to_string()),
             Some(Origin::WorkerSubrequest) => parts.push("a Worker subrequest".to_string()),
+            Some(Origin::VerifiedBot) => parts.push("a bot the service verified".to_string()),
+            Some(Origin::Automated) => parts.push("`BotScore` 1 (automated)".to_string()),
+            None => {}
+        }
+        match self.token {
+            Some(Token::Platform) => parts.push("the platform's own token (its first occurrence decides)".to_string()),
+            Some(Token::App) => parts.push("an app's token, read only when no platform token is present".to_string()),
             None => {}
         }
         if let Some(p) = &self.pattern {
@@ -208,6 +259,8 @@ impl Row {
         match self.request {
             Some(Origin::NotEyeball) if !r.not_eyeball => return false,
             Some(Origin::WorkerSubrequest) if !r.worker_subrequest => return false,
+            Some(Origin::VerifiedBot) if !r.verified_bot => return false,
+            Some(Origin::Automated) if r.bot_score != Some(1) => return false,
             _ => {}
         }
         if self.tls.as_deref().is_some_and(|tls| !tls.eq_ignore_ascii_case(r.tls)) {
@@ -217,13 +270,18 @@ impl Row {
         if self.from.is_none() && self.below.is_none() {
             return pattern.is_match(r.user_agent);
         }
-        // Any occurrence whose version is in range: a user agent may name several.
-        pattern.captures_iter(r.user_agent).any(|c| {
+        let in_range = |c: regex::Captures<'_>| {
             let Some(v) = c.name("version").and_then(|v| version(v.as_str())) else {
                 return false;
             };
             self.from.as_ref().is_none_or(|f| compare(&v, f).is_ge()) && self.below.as_ref().is_none_or(|b| compare(&v, b).is_lt())
-        })
+        };
+        // A platform's version is read once, from its first token; elsewhere
+        // any occurrence in range (a user agent may name several).
+        if self.token == Some(Token::Platform) {
+            return pattern.captures(r.user_agent).is_some_and(in_range);
+        }
+        pattern.captures_iter(r.user_agent).any(in_range)
     }
 }
 
@@ -298,6 +356,177 @@ mod tests {
         });
         assert_eq!(excluded, Class::Excluded);
         assert_eq!(class("curl/8.5.0", ""), Class::NotImpacted);
+    }
+
+    /// The forms other corpora hold (yauaa's, WhichBrowser's, woothee's test
+    /// strings, shortened to what decides).
+    #[test]
+    fn crawlers_platform_tokens_and_app_tokens() {
+        let cases: &[(&str, Class)] = &[
+            // Crawlers, whatever platform they name.
+            (
+                "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0.2272.96 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30 Google-Safety",
+                Class::Crawler,
+            ),
+            ("Mediapartners-Google", Class::Crawler),
+            (
+                "Mozilla/5.0 (Linux; Android 5.0; SM-G900P Build/LRX21T) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/59.0 Mobile Safari/537.36 (compatible; AdsBot-Google-Mobile; +http://www.google.com/mobile/adsbot.html)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 9_1 like Mac OS X) AppleWebKit/601.1.46 (KHTML, like Gecko) Version/9.0 Mobile/13B143 Safari/601.1 (compatible; AdsBot-Google-Mobile; +http://www.google.com/mobile/adsbot.html)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 7.0; SM-G930V Build/NRD90M) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/59.0.3071.125 Mobile Safari/537.36 (compatible; Google-Read-Aloud; +https://support.google.com/webmasters/answer/1061943)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 7_0 like Mac OS X) AppleWebKit/537.51.1 (KHTML, like Gecko) Version/7.0 Mobile/11A465 Safari/9537.53 BingPreview/1.0b",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 6.0.1; Moto G (4)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/67.0 Mobile Safari/537.36 PTST/180626.140107",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 5.0) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; Bytespider; spider-feedback@bytedance.com)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 7.0;) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 6_0 like Mac OS X) AppleWebKit/536.26 (KHTML, like Gecko) Version/6.0 Mobile/10A5376e Safari/8536.25 (Applebot/0.1)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.9; rv:28.0) Gecko/20100101 Firefox/28.0 (FlipboardProxy/1.1; +http://flipboard.com/browserproxy)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Android 3.0; YRSpider; +http://www.yunrang.com/yrspider.html)",
+                Class::Crawler,
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 7.0;) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; AspiegelBot)",
+                Class::Crawler,
+            ),
+            // A phone whose model has "bot" in its name is a phone.
+            (
+                "Mozilla/5.0 (Linux; Android 6.0; CUBOT NOTE S Build/MRA58K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/52.0 Mobile Safari/537.36",
+                Class::Impacted,
+            ),
+            (
+                "Orca-Android/2.2.5-release OS/4.0.3 Model/HTC_Sensation_Z710e VersionCode/108531 Product/Messenger",
+                Class::Impacted,
+            ),
+            ("com.eurosport.news.android/3.5.9/Android/4.0.3/HUAWEI-U9200", Class::Impacted),
+            // Android in the forms the old table missed.
+            (
+                "Mozilla/5.0 (Linux; U; android 6.0.1; zh-cn) AppleWebKit/537.36 Mobile Safari/537.36",
+                Class::Impacted,
+            ),
+            ("Mozilla/5.0 (Linux; Android-4.0.3; TV) AppleWebKit/534.30", Class::Impacted),
+            (
+                "Opera/9.80 (Linux; Andr0id 4.4.2; MStar) Presto/2.12 Version/12.50",
+                Class::Impacted,
+            ),
+            ("SomeSDK/2.3 android/4.0.3", Class::Impacted),
+            (
+                "UCWEB/2.0 (Linux; U; Adr 4.0.4; en-US; GT-S7562) U2/1.0.0 UCBrowser/9.7.0.520 Mobile",
+                Class::Impacted,
+            ),
+            ("Mozilla/5.0 (Linux; U; Android Eclair; md-us) AppleWebKit/530.17", Class::Impacted),
+            ("Mozilla/5.0 (Linux; Android KeyLimePie) AppleWebKit/537.36", Class::Impacted),
+            (
+                "[FBAN/FB4A;FBAV/35.0.0.48.273;FBDM/{density=1.33125,width=800,height=1205};FBLC/en_US;FBCR/;FBPN/com.facebook.katana;FBDV/Nexus 7;FBSV/4.4.3;FBBK/1;]",
+                Class::Impacted,
+            ),
+            ("MyApp/1.0 (Android API 25)", Class::Unknown),
+            ("Mozilla/5.0 (Linux; U; Android Nougat; en-us) AppleWebKit/537.36", Class::Unknown),
+            ("MyApp/1.0 (Android API 23)", Class::Impacted),
+            ("MyApp/3.2 Android/22", Class::Impacted),
+            ("Mozilla/5.0 (Linux;%20Android%206.0.1;%20SM-G920F)", Class::Impacted),
+            // An app's version is not the OS's.
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 14_8_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 FABUILD-iOS/4.4.1",
+                Class::NotImpacted,
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 9; SM-G960F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/79.0 Mobile Safari/537.36 Wallet Android/5.1.1",
+                Class::NotImpacted,
+            ),
+            (
+                "Mozilla/5.0 (Android 7.0; Mobile; rv:57.0) Gecko/57.0 QwantMobile/3.5",
+                Class::NotImpacted,
+            ),
+            ("Outlook-iOS-Android/1.0", Class::NotImpacted),
+            ("AbtestCenter-okhttp/1.0", Class::Unknown),
+            // Old Apple forms.
+            (
+                "Mozilla/5.0 (iPad; CPU iPad OS 8_0 like Mac OS X) AppleWebKit/600.1.4",
+                Class::AlreadyBroken,
+            ),
+            (
+                "Mozilla/5.0 (iPad; CPU OS 8.1.2 like Mac OS X) AppleWebKit/600.1.4",
+                Class::AlreadyBroken,
+            ),
+            (
+                "Mozilla/5.0 (iPad; U; CPU OS_3_2_2 like Mac OS X; en-us) AppleWebKit/531.21.10",
+                Class::AlreadyBroken,
+            ),
+            ("Mozilla/5.0 (iPad; U; iPad; OS 5_0 like Mac OS X)", Class::AlreadyBroken),
+            (
+                "Mozilla/5.0 (iPhone; U; CPU like Mac OS X; en) AppleWebKit/420+ (KHTML, like Gecko) Version/3.0 Mobile/1A543a Safari/419.3",
+                Class::AlreadyBroken,
+            ),
+            (
+                "[FBAN/FBIOS;FBAV/60.0.0.37.141;FBBV/33303808;FBDV/iPhone5,2;FBMD/iPhone;FBSN/iPhone OS;FBSV/9.3.5;FBSS/2;FBCR/;FBID/phone;FBLC/en_US;FBOP/5]",
+                Class::AlreadyBroken,
+            ),
+            ("Mozilla/4.0 (compatible; MSIE 5.23; Mac_PowerPC)", Class::AlreadyBroken),
+            (
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X10_11_5) AppleWebKit/601.6.17",
+                Class::AlreadyBroken,
+            ),
+        ];
+        let mut wrong = Vec::new();
+        for (ua, expected) in cases {
+            let got = class(ua, "");
+            if got != *expected {
+                wrong.push(format!("{expected:?} expected, {got:?}: {ua}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        // The service's own verdict on bots, where Logpush carries it.
+        let table = Table::builtin().expect("the table");
+        let android_6 = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X) AppleWebKit/537.36 Chrome/99.0 Mobile Safari/537.36";
+        let with = |verified_bot: bool, bot_score: Option<u8>| {
+            table.classify(&Request {
+                user_agent: android_6,
+                verified_bot,
+                bot_score,
+                ..Request::default()
+            })
+        };
+        assert_eq!(with(false, None), Class::Impacted);
+        assert_eq!(with(true, None), Class::Crawler);
+        assert_eq!(with(false, Some(1)), Class::Crawler);
+        assert_eq!(
+            with(false, Some(2)),
+            Class::Impacted,
+            "a low score that is not certain stays a client"
+        );
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), In
                         user_agent,
                         tls: text_of("clientSSLProtocol").unwrap_or(""),
                         not_eyeball: text_of("requestSource").is_some_and(|s| s != "eyeball"),
-                        worker_subrequest: false,
+                        ..Request::default()
                     },
                     host,
                     count: count as f64,

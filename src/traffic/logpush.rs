@@ -32,6 +32,11 @@ struct Line<'a> {
     #[serde(borrow, rename = "ParentRayID")]
     parent_ray_id: Option<Text<'a>>,
     edge_start_timestamp: Option<serde_json::Value>,
+    #[serde(borrow)]
+    bot_score_src: Option<Text<'a>>,
+    #[serde(borrow)]
+    verified_bot_category: Option<Text<'a>>,
+    bot_score: Option<serde_json::Value>,
 }
 
 /// Hands each line to `sink`. Lines are parsed where the decoder's buffer
@@ -133,19 +138,58 @@ fn line(name: &str, number: usize, text: &[u8], sink: &mut super::Sink<'_>) -> R
         .as_ref()
         .map(Text::as_str)
         .is_some_and(|s| !s.is_empty() && s != "eyeball");
-    let worker_subrequest = line.worker_subrequest == Some(true)
-        || line
-            .parent_ray_id
+    // `WorkerSubrequest` says it; only a line without it is judged by its `ParentRayID`.
+    let worker_subrequest = line.worker_subrequest.unwrap_or_else(|| {
+        line.parent_ray_id
             .as_ref()
             .map(Text::as_str)
-            .is_some_and(|p| !p.is_empty() && p != "00");
-    let at = line.edge_start_timestamp.as_ref().and_then(super::timestamp);
+            .is_some_and(|p| !p.is_empty() && p != "00")
+    });
+    let field_at = |key: &str| text.find(&format!("\"{key}\"")).map_or(1, |i| text[..i].chars().count() + 1);
+    let at = match &line.edge_start_timestamp {
+        None | Some(serde_json::Value::Null) => None,
+        Some(value) => Some(super::timestamp(value).ok_or_else(|| {
+            InputError::at_line_column(
+                name,
+                number,
+                field_at("EdgeStartTimestamp"),
+                format!(
+                    "`EdgeStartTimestamp` is {value}: not a time Logpush writes (RFC 3339, unix seconds, milliseconds or nanoseconds, or `YYYY-MM-DD HH:MM:SS` in UTC)"
+                ),
+            )
+        })?),
+    };
+    let verified_bot = line
+        .bot_score_src
+        .as_ref()
+        .is_some_and(|s| s.as_str().eq_ignore_ascii_case("Verified Bot"))
+        || line.verified_bot_category.as_ref().is_some_and(|c| !c.as_str().trim().is_empty());
+    let bot_score = match &line.bot_score {
+        None | Some(serde_json::Value::Null) => None,
+        Some(value) => Some(
+            value
+                .as_u64()
+                .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+                .and_then(|n| u8::try_from(n).ok())
+                .filter(|n| *n <= 99)
+                .ok_or_else(|| {
+                    InputError::at_line_column(
+                        name,
+                        number,
+                        field_at("BotScore"),
+                        format!("`BotScore` is {value}: not a bot score (a whole number from 1 to 99)"),
+                    )
+                })?,
+        ),
+    };
     sink(super::Seen {
         request: Request {
             user_agent,
             tls: line.client_ssl_protocol.as_ref().map(Text::as_str).unwrap_or(""),
             not_eyeball,
             worker_subrequest,
+            verified_bot,
+            bot_score,
         },
         host,
         count: 1.0,

@@ -50,7 +50,7 @@ pub struct Counters {
 impl Counters {
     pub fn add(&mut self, class: Class, n: f64) {
         match class {
-            Class::Excluded => return,
+            Class::Excluded | Class::Crawler => return,
             Class::Impacted => self.impacted += n,
             Class::Unknown => self.unknown += n,
             Class::AlreadyBroken => self.already_broken += n,
@@ -100,6 +100,8 @@ pub struct Traffic {
     /// Every request read, served by a resource of the exports or not.
     pub total: Counters,
     pub excluded: f64,
+    /// Crawlers' requests: left out of the shares, counted.
+    pub crawlers: f64,
     pub window: Option<Window>,
     /// Logpush's sample rate, as given (1 when not).
     pub sample_rate: f64,
@@ -146,6 +148,8 @@ struct Partial {
     total: Tally,
     /// Excluded requests: sampled, whole.
     excluded: (f64, f64),
+    /// Crawlers' requests: sampled, whole.
+    crawlers: (f64, f64),
     window: Option<Window>,
     files: usize,
 }
@@ -158,23 +162,29 @@ impl Partial {
         self.total.merge(&other.total);
         self.excluded.0 += other.excluded.0;
         self.excluded.1 += other.excluded.1;
+        self.crawlers.0 += other.crawlers.0;
+        self.crawlers.1 += other.crawlers.1;
         Window::merge(&mut self.window, other.window);
         self.files += other.files;
     }
 
     /// Counts `n` requests of this client at this host.
     fn count(&mut self, index: &HostIndex, host: &str, class: Class, n: f64, sampled: bool) {
-        if class == Class::Excluded {
-            *if sampled { &mut self.excluded.0 } else { &mut self.excluded.1 } += n;
-            return;
-        }
-        self.total.add(class, n, sampled);
-        let host = hosts::normalise(host);
-        if let Some(tally) = self.by_host.get_mut(host.as_ref()) {
-            tally.add(class, n, sampled);
-        } else if index.serves(&host) {
-            self.by_host.entry(host.into_owned()).or_default().add(class, n, sampled);
-        }
+        let left_out = match class {
+            Class::Excluded => &mut self.excluded,
+            Class::Crawler => &mut self.crawlers,
+            _ => {
+                self.total.add(class, n, sampled);
+                let host = hosts::normalise(host);
+                if let Some(tally) = self.by_host.get_mut(host.as_ref()) {
+                    tally.add(class, n, sampled);
+                } else if index.serves(&host) {
+                    self.by_host.entry(host.into_owned()).or_default().add(class, n, sampled);
+                }
+                return;
+            }
+        };
+        *if sampled { &mut left_out.0 } else { &mut left_out.1 } += n;
     }
 
     fn weighed(self, sample_rate: f64, skipped: Vec<InputError>) -> Traffic {
@@ -182,6 +192,7 @@ impl Partial {
             by_host: self.by_host.into_iter().map(|(host, t)| (host, t.weighed(sample_rate))).collect(),
             total: self.total.weighed(sample_rate),
             excluded: self.excluded.0 / sample_rate + self.excluded.1,
+            crawlers: self.crawlers.0 / sample_rate + self.crawlers.1,
             window: self.window,
             sample_rate,
             files: self.files,
@@ -218,7 +229,8 @@ impl<'t> Classifier<'t> {
     }
 
     fn classify(&mut self, request: &Request<'_>) -> Class {
-        if request.not_eyeball || request.worker_subrequest {
+        // What the request's own fields decide is not the agent's: not cached.
+        if request.not_eyeball || request.worker_subrequest || request.verified_bot || request.bot_score == Some(1) {
             return self.table.classify(request);
         }
         if let Some(&(_, class)) = self
@@ -415,7 +427,14 @@ pub fn timestamp(value: &serde_json::Value) -> Option<DateTime<Utc>> {
         serde_json::Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
         serde_json::Value::String(s) => match s.parse::<i64>() {
             Ok(n) => Some(n),
-            Err(_) => return crate::model::timestamp::parse_rfc3339(s),
+            // Some Logpush destinations and exports write `YYYY-MM-DD HH:MM:SS`, in UTC.
+            Err(_) => {
+                return crate::model::timestamp::parse_rfc3339(s).or_else(|| {
+                    chrono::NaiveDateTime::parse_from_str(s.trim(), "%Y-%m-%d %H:%M:%S%.f")
+                        .ok()
+                        .map(|t| t.and_utc())
+                });
+            }
         },
         _ => None,
     }?;
@@ -443,10 +462,14 @@ mod tests {
             serde_json::json!("1725955200"),
             serde_json::json!("1725955200000000000"),
             serde_json::json!(at),
+            serde_json::json!("2024-09-10 08:00:00"),
+            serde_json::json!(1725955200000i64),
         ] {
             assert_eq!(timestamp(&v), Some(expected), "{v}");
         }
-        assert_eq!(timestamp(&serde_json::json!("soon")), None);
+        for not_a_time in ["soon", "yesterday", "2024-09-10", "10/09/2024 08:00"] {
+            assert_eq!(timestamp(&serde_json::json!(not_a_time)), None, "{not_a_time}");
+        }
     }
 
     #[test]

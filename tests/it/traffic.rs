@@ -11,7 +11,7 @@ use edgeaudit::traffic::classes::{Class, Request, Table, version};
 
 /// The class DESIGN gives a client, from its versions as an independent
 /// parser (uap-core's regexes) reads them.
-fn by_versions(os: &str, os_version: &str, browser: &str, browser_major: &str) -> Class {
+fn by_versions(os: &str, os_version: &str, browser: &str, browser_major: &str, device: &str) -> Class {
     let v: Vec<u64> = {
         // Leading numbers only: `2.1-update1` is 2.1.
         let mut parts = Vec::new();
@@ -32,6 +32,10 @@ fn by_versions(os: &str, os_version: &str, browser: &str, browser_major: &str) -
             .find(|o| o.is_ne())
             == Some(std::cmp::Ordering::Less)
     };
+    // uap-core names a crawler's device `Spider`.
+    if device == "Spider" {
+        return Class::Crawler;
+    }
     if browser == "okhttp" {
         return Class::Unknown;
     }
@@ -87,7 +91,7 @@ fn the_client_classes_hold_on_real_user_agents_with_known_versions() {
         *by_row
             .entry(table.row(&request).map_or("(none)".to_string(), |r| r.id.clone()))
             .or_default() += 1;
-        let expected = by_versions(&row[1], &row[2], &row[3], &row[4]);
+        let expected = by_versions(&row[1], &row[2], &row[3], &row[4], &row[5]);
         if class != expected {
             found.insert((row[0].to_string(), expected, class));
         }
@@ -103,11 +107,21 @@ fn the_client_classes_hold_on_real_user_agents_with_known_versions() {
         assert!(by_class.get(&class).is_some_and(|&n| n > 0), "{class:?} met: {by_class:?}");
     }
     // The rows no string of the suite meets are tested on their sources' forms (below).
+    // (The Logpush bot fields, and the forms this suite has no string of,
+    // are tested in `classes.rs` on the forms other corpora and the sources hold.)
     let documented = [
         "not-eyeball",
         "worker-subrequest",
+        "verified-bot",
+        "automated",
+        "apple-crawler",
+        "ipad-os-before-10",
+        "mac-powerpc",
         "chrome-reduced-user-agent",
         "android-7.1-no-patch",
+        "android-nougat-codename",
+        "android-api-level-before-25",
+        "android-api-level-25",
         "okhttp-tls-1.3",
     ];
     for row in &table.rows {
@@ -129,6 +143,7 @@ fn the_rows_without_a_real_string_hold_on_their_sources_forms() {
             tls,
             not_eyeball,
             worker_subrequest,
+            ..Request::default()
         })
     };
     // Chromium's reduced user agent: `Android 10; K` and `<major>.0.0.0` whatever the device.
@@ -485,4 +500,56 @@ fn the_figures_do_not_depend_on_which_thread_read_which_file() {
             r.stderr
         );
     }
+}
+
+/// Crawlers are not users, whatever platform they name: the service's own
+/// bot verdict where Logpush carries it (`BotScoreSrc`, `VerifiedBotCategory`,
+/// `BotScore` 1), and crawler tokens otherwise. They are left out of every
+/// share and counted in the summary. `WorkerSubrequest: false` wins over a
+/// `ParentRayID`; a timestamp in the space-separated form is read as UTC.
+#[test]
+fn crawlers_are_left_out_and_counted() {
+    let line = |ua: &str, extra: &str| {
+        format!(
+            "{{\"ClientRequestHost\": \"shop.customer-one.org\", \"ClientRequestUserAgent\": {}, \"EdgeStartTimestamp\": \"2022-05-07 18:53:12\"{extra}}}\n",
+            serde_json::json!(ua)
+        )
+    };
+    let googlebot = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0.2272.96 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let android_6 = "Mozilla/5.0 (Linux; Android 6.0.1; SM-G920F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0 Mobile Safari/537.36";
+    let logs = [
+        line(googlebot, ""),
+        line(
+            android_6,
+            ", \"BotScoreSrc\": \"Verified Bot\", \"VerifiedBotCategory\": \"Search Engine Crawler\"",
+        ),
+        line(android_6, ", \"BotScore\": 1"),
+        line(android_6, ", \"BotScore\": 2"),
+        line(android_6, ", \"WorkerSubrequest\": false, \"ParentRayID\": \"8a1b2c3d4e5f6a7b\""),
+        line(android_6, ", \"WorkerSubrequest\": true"),
+    ]
+    .concat();
+    let dir = common::temp_dir(&[("export.yaml", EXPORT.as_bytes()), ("requests.log", logs.as_bytes())]);
+    let r = check_with(dir.path(), "requests.log", &["--fail-on", "never"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    let traffic = &doc["summary"]["traffic"];
+    assert_eq!(traffic["crawlers"], 3, "{traffic}");
+    assert_eq!(traffic["excluded"], 1, "{traffic}");
+    assert_eq!(traffic["requests"], 2, "{traffic}");
+    assert_eq!(traffic["impacted"], 2, "{traffic}");
+    assert_eq!(traffic["window"]["from"], "2022-05-07T18:53:12Z", "{traffic}");
+    let human = check_in(dir.path(), "requests.log", &["--fail-on", "never"], &[]);
+    assert!(human.stdout.contains("3 requests from crawlers left out"), "{}", human.stdout);
+    // A time Logpush never writes is an error at its place, not a request without a time.
+    let bad = line(android_6, "").replace("2022-05-07 18:53:12", "yesterday");
+    std::fs::write(dir.path().join("requests.log"), format!("{}{bad}", line(android_6, ""))).unwrap();
+    let r = check_with(dir.path(), "requests.log", &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let column = bad.find("\"EdgeStartTimestamp\"").unwrap() + 1;
+    assert!(
+        r.stderr.contains(&format!("requests.log:2:{column}:")) && r.stderr.contains("EdgeStartTimestamp"),
+        "{}",
+        r.stderr
+    );
 }
