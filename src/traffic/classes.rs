@@ -166,7 +166,9 @@ impl Table {
                 }
             };
             let (from, below) = (bound(&row.from, "from")?, bound(&row.below, "below")?);
-            let versioned = pattern.as_ref().is_some_and(|p| p.capture_names().any(|n| n == Some("version")));
+            let versioned = pattern
+                .as_ref()
+                .is_some_and(|p| p.capture_names().any(|n| n.is_some_and(|n| n.starts_with("version"))));
             if (from.is_some() || below.is_some()) && !versioned {
                 return Err(at(
                     &row.id,
@@ -271,7 +273,13 @@ impl Row {
             return pattern.is_match(r.user_agent);
         }
         let in_range = |c: regex::Captures<'_>| {
-            let Some(v) = c.name("version").and_then(|v| version(v.as_str())) else {
+            // `version`, or the first of `version2`, `version3`, … that took part.
+            let group = pattern
+                .capture_names()
+                .flatten()
+                .filter(|n| n.starts_with("version"))
+                .find_map(|n| c.name(n));
+            let Some(v) = group.and_then(|v| version(v.as_str())) else {
                 return false;
             };
             self.from.as_ref().is_none_or(|f| compare(&v, f).is_ge()) && self.below.as_ref().is_none_or(|b| compare(&v, b).is_lt())
@@ -471,6 +479,34 @@ mod tests {
                 Class::NotImpacted,
             ),
             ("Outlook-iOS-Android/1.0", Class::NotImpacted),
+            (
+                "Mozilla/5.0 (Linux; Android 9; CUBOT X19) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/80.0 Mobile Safari/537.36",
+                Class::NotImpacted,
+            ),
+            (
+                "uphold-sdk-javascript/v2.4.1 (MT6737; 9; es_US) Wallet Android/5.1.1",
+                Class::NotImpacted,
+            ),
+            (
+                "uphold-sdk-javascript/v2.4.1 (MT6580; 6.0; en_US) Wallet Android/5.1.1",
+                Class::Impacted,
+            ),
+            (
+                "Shopify Mobile/iOS/9.124.2 (iPhone15,3/com.jadedpixel.shopify/16.6.0) - Build 1184",
+                Class::NotImpacted,
+            ),
+            (
+                "Mozilla/5.0 (Windows Phone 10.0; Android 4.2.1; Microsoft; Lumia 950) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/46.0 Mobile Safari/537.36 Edge/13.10586",
+                Class::NotImpacted,
+            ),
+            (
+                "Groupon/2.8.3084 (Android 4.3; LGE Mako / Google Nexus 4; )[preload=false;locale=de_DE;clientidbase=android-google]",
+                Class::Impacted,
+            ),
+            (
+                "Mozilla/5.0 (Linux; U; Android 2.1-update1; de-de; E10i Build/2.1.1.C.0.0) AppleWebKit/530.17 (KHTML, like Gecko) Version/4.0 Mobile Safari/530.17 Google-HTTP-Java-Client/1.10.3-beta (gzip)",
+                Class::Impacted,
+            ),
             ("AbtestCenter-okhttp/1.0", Class::Unknown),
             // Old Apple forms.
             (

@@ -53,6 +53,19 @@ fn by_versions(os: &str, os_version: &str, browser: &str, browser_major: &str, d
     }
 }
 
+/// Writes the disagreements found to `EDGEAUDIT_WRITE_DISAGREEMENTS/<name>.csv`
+/// when that is set: what a maintainer reviews before listing them with why
+/// (tests/fixtures/user-agents/README.md).
+fn write_found(name: &str, found: &BTreeSet<(String, Class, Class)>) {
+    let Some(dir) = std::env::var_os("EDGEAUDIT_WRITE_DISAGREEMENTS") else {
+        return;
+    };
+    let mut w = csv::Writer::from_path(std::path::Path::new(&dir).join(format!("{name}.csv"))).expect("writable");
+    for (ua, expected, class) in found {
+        w.write_record([ua.as_str(), expected.as_str(), class.as_str()]).expect("written");
+    }
+}
+
 fn parse_class(text: &str) -> Class {
     Class::ALL
         .into_iter()
@@ -97,6 +110,7 @@ fn the_client_classes_hold_on_real_user_agents_with_known_versions() {
         }
     }
     assert!(n > 10_000, "{n} strings");
+    write_found("uap-core", &found);
     let new: Vec<_> = found.difference(&known).collect();
     let gone: Vec<_> = known.difference(&found).collect();
     assert!(
@@ -115,13 +129,14 @@ fn the_client_classes_hold_on_real_user_agents_with_known_versions() {
         "verified-bot",
         "automated",
         "apple-crawler",
-        "ipad-os-before-10",
         "mac-powerpc",
         "chrome-reduced-user-agent",
         "android-7.1-no-patch",
+        "uphold-sdk-before-7.1",
         "android-nougat-codename",
         "android-api-level-before-25",
         "android-api-level-25",
+        "cubot-phone",
         "okhttp-tls-1.3",
     ];
     for row in &table.rows {
@@ -552,4 +567,146 @@ fn crawlers_are_left_out_and_counted() {
         "{}",
         r.stderr
     );
+}
+
+/// The class a corpus's own parse gives a string (the parser's test file
+/// says its OS family and version, its browser, and whether it is a
+/// crawler), by DESIGN's classes; `None` where it cannot decide: no OS, an
+/// Android or Apple OS without a (whole) version, or an Android derivative
+/// the parser names by its own name and version (YunOS, Nokia X, Google TV,
+/// Baidu Yi, Glass, Sailfish), whose trust store is the Android release it
+/// is built on, which the parse does not give.
+fn by_corpus(os: &str, os_version: &str, browser: &str, browser_version: &str, crawler: bool) -> Option<Class> {
+    let browser = browser.to_ascii_lowercase();
+    if browser == "okhttp" {
+        return Some(Class::Unknown);
+    }
+    // The corpora call every HTTP library and runtime a robot; DESIGN classes
+    // one by its trust store (Java 8 before update 141 is already broken), and
+    // whether its requests are a crawler's the corpus does not say.
+    let library = [
+        "java",
+        "apache-httpclient",
+        "apache beam",
+        "node.js",
+        "node fetch",
+        "postman runtime",
+        "hackney",
+        "lwp-request",
+        "wget",
+        "curl",
+        "go http client",
+        "python requests",
+        "python urllib",
+        "apple icloud",
+    ];
+    if crawler && library.contains(&browser.as_str()) {
+        return None;
+    }
+    if crawler {
+        return Some(Class::Crawler);
+    }
+    if os_version.contains('?') {
+        return None;
+    }
+    let v: Vec<u64> = os_version
+        .split(['.', '_'])
+        .map_while(|part| part.trim().parse::<u64>().ok())
+        .collect();
+    let below = |bound: &[u64]| {
+        let n = v.len().max(bound.len());
+        (0..n)
+            .map(|i| v.get(i).copied().unwrap_or(0).cmp(&bound.get(i).copied().unwrap_or(0)))
+            .find(|o| o.is_ne())
+            == Some(std::cmp::Ordering::Less)
+    };
+    let family = os.to_ascii_lowercase();
+    let android = matches!(family.as_str(), "android" | "android tv" | "android wear");
+    let derivative = [
+        "aliyun os",
+        "yunos",
+        "nokia x platform",
+        "google tv",
+        "baidu yi",
+        "glass os",
+        "sailfish",
+    ];
+    if derivative.contains(&family.as_str()) {
+        return None;
+    }
+    // tvOS's releases are iOS's, trust store included.
+    let ios = matches!(family.as_str(), "ios" | "iphone" | "ipad" | "ipod" | "iphone os" | "tvos");
+    let mac = matches!(family.as_str(), "os x" | "mac os x" | "mac os" | "macos" | "mac osx");
+    // Mac OS before X never trusted ISRG Root X1.
+    if family == "mac os classic" {
+        return Some(Class::AlreadyBroken);
+    }
+    if family.is_empty() || family == "unknown" || family == "??" || family == "hacker" || family == "fireos" {
+        return None;
+    }
+    if (android || ios || mac) && v.is_empty() {
+        return None;
+    }
+    let major = browser_version.split('.').next().and_then(|m| m.parse::<u64>().ok());
+    Some(match () {
+        // Firefox and the browsers built on its Gecko engine keep their own trust store.
+        _ if android && ["firefox", "waterfox", "qwant", "fennec"].iter().any(|g| browser.contains(g)) => Class::NotImpacted,
+        _ if android && v == [10] && browser.contains("chrome") && major.is_some_and(|m| (110..=114).contains(&m)) => Class::Unknown,
+        _ if android && below(&[7, 1]) => Class::Impacted,
+        _ if android && (v == [7, 1] || v == [7, 1, 0]) => Class::Unknown,
+        _ if ios && below(&[10]) => Class::AlreadyBroken,
+        _ if mac && below(&[10, 12, 1]) => Class::AlreadyBroken,
+        _ => Class::NotImpacted,
+    })
+}
+
+/// Every decidable string of three more corpora — the test files of
+/// WhichBrowser, yauaa and woothee, parsers independent of uap-core and of
+/// each other — gets the class the corpus's own parse gives it, at least 99
+/// % of each, and each string where they differ is listed with why
+/// (`*-disagreements.csv`); the test fails when a list changes either way.
+#[test]
+fn the_client_classes_agree_with_three_more_corpora() {
+    let table = Table::builtin().expect("the table");
+    let root = common::root().join("tests/fixtures/user-agents");
+    for corpus in ["whichbrowser", "yauaa", "woothee"] {
+        let mut known: BTreeSet<(String, Class, Class)> = BTreeSet::new();
+        let listed = root.join(format!("{corpus}-disagreements.csv"));
+        if let Ok(mut listed) = csv::Reader::from_path(&listed) {
+            for row in listed.records() {
+                let row = row.expect("a row");
+                assert!(!row[3].is_empty() && !row[3].contains('?'), "each listed string says why: {row:?}");
+                known.insert((row[0].to_string(), parse_class(&row[1]), parse_class(&row[2])));
+            }
+        }
+        let mut cases = csv::Reader::from_path(root.join(format!("{corpus}.csv"))).expect("the corpus");
+        let (mut decidable, mut found) = (0usize, BTreeSet::new());
+        for row in cases.records() {
+            let row = row.expect("a row");
+            let Some(expected) = by_corpus(&row[1], &row[2], &row[3], &row[4], &row[5] == "crawler") else {
+                continue;
+            };
+            decidable += 1;
+            let class = table.classify(&Request {
+                user_agent: &row[0],
+                ..Request::default()
+            });
+            if class != expected {
+                found.insert((row[0].to_string(), expected, class));
+            }
+        }
+        write_found(corpus, &found);
+        let new: Vec<_> = found.difference(&known).collect();
+        let gone: Vec<_> = known.difference(&found).collect();
+        assert!(
+            new.is_empty() && gone.is_empty(),
+            "{corpus}: disagreements changed:\nnew {new:#?}\ngone {gone:#?}"
+        );
+        let agreement = 1.0 - found.len() as f64 / decidable as f64;
+        assert!(
+            decidable > 50 && agreement >= 0.99,
+            "{corpus}: {:.2} % of {decidable} decidable strings agree",
+            agreement * 100.0
+        );
+    }
 }
