@@ -419,11 +419,9 @@ pub struct InventoryArgs {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Traffic")]
 pub struct TrafficArgs {
-    /// Traffic that ranks certificate findings by the requests from impacted clients: Logpush
-    /// `http_requests` files (`*.log.gz`), a saved GraphQL `httpRequestsAdaptiveGroups` answer
-    /// (`*.json`) or a `host,user_agent,requests[,tls]` CSV aggregate; files or folders, repeated
-    /// (replaces the config's `traffic`).
-    #[arg(long, value_name = "PATH")]
+    /// Traffic that ranks certificate findings by the requests from impacted clients (the
+    /// shapes it reads are listed from `traffic::shape::SHAPES`).
+    #[arg(long, value_name = "PATH", help = crate::traffic::shape::help())]
     pub traffic: Vec<String>,
     /// The Logpush job's `sample_rate` (above 0, at most 1): not in the lines, so given here;
     /// the counts of log lines and aggregates are divided by it (GraphQL's are already corrected).

@@ -92,6 +92,25 @@ pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), In
                     at: when,
                 });
             }
+            // A group of another query (counted by `sum`, or by nothing): its
+            // requests cannot be told, and a run that read none would say none.
+            Value::Object(map) if map.get("dimensions").is_some_and(Value::is_object) => {
+                let dimensions = &map["dimensions"];
+                let missing: Vec<&str> = ["count", "dimensions.clientRequestHTTPHost", "dimensions.userAgent"]
+                    .into_iter()
+                    .filter(|m| match m.strip_prefix("dimensions.") {
+                        Some(d) => dimensions.get(d).is_none(),
+                        None => map.get(*m).is_none(),
+                    })
+                    .collect();
+                return Err(at(
+                    &pointer,
+                    format!(
+                        "a group without {}: query `httpRequestsAdaptiveGroups` for `count`, grouped by `clientRequestHTTPHost` and `userAgent`",
+                        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")
+                    ),
+                ));
+            }
             Value::Object(map) => {
                 for (key, v) in map.iter().rev() {
                     let mut p = pointer.clone();

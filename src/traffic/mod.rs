@@ -15,6 +15,7 @@ pub mod hosts;
 pub mod impact;
 pub mod logpush;
 pub mod page;
+pub mod shape;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -252,17 +253,12 @@ impl<'t> Classifier<'t> {
     }
 }
 
-/// The shapes of traffic, by what a file holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Logpush,
-    GraphQl,
-    Aggregate,
-}
+use shape::Shape;
 
-/// Where the traffic files are: each path a file or a folder (walked, sorted;
-/// `*.log.gz`, `*.log`, `*.ndjson(.gz)`, `*.jsonl(.gz)`, `*.json`, `*.csv(.gz)`);
-/// anything else in a folder is listed as skipped with why.
+/// Where the traffic files are: each path a file, `-` (standard input) or a
+/// folder (walked, sorted: the names of [`shape::SHAPES`] are read, and any
+/// other file whose content is traffic; anything else is listed as skipped
+/// with why).
 fn discover(paths: &[String]) -> (Vec<String>, Vec<InputError>, Vec<InputError>) {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
@@ -278,43 +274,46 @@ fn discover(paths: &[String]) -> (Vec<String>, Vec<InputError>, Vec<InputError>)
                         continue;
                     }
                     let name = entry.path().to_string_lossy().replace('\\', "/");
-                    if shape_of_name(&name).is_some() {
+                    if shape::by_name(&name).is_some() || sniff(&name).is_some() {
                         files.push(name);
                     } else {
-                        skipped.push(InputError::unreadable(&name, "").not_analysed(
-                            "not a traffic file (Logpush `*.log.gz`, a saved GraphQL answer `*.json`, or a `*.csv` aggregate): skipped",
-                        ));
+                        skipped.push(
+                            InputError::unreadable(&name, "").not_analysed(format!("not traffic (neither {}): skipped", shape::whats())),
+                        );
                     }
                 }
                 if files.len() == before {
                     errors.push(InputError::unreadable(
                         path,
-                        "no traffic files in this folder (`*.log.gz`, `*.log`, `*.ndjson`, `*.json`, `*.csv`)".to_string(),
+                        format!("no traffic files in this folder ({})", shape::names()),
                     ));
                 }
             }
             Ok(_) => files.push(path.clone()),
+            Err(_) if path == "-" => files.push(path.clone()),
             Err(e) => errors.push(InputError::unreadable(path, format!("cannot read traffic: {e}"))),
         }
     }
     (files, skipped, errors)
 }
 
-fn shape_of_name(name: &str) -> Option<Shape> {
-    let name = name.strip_suffix(".gz").unwrap_or(name);
-    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
-    match extension.as_str() {
-        "log" | "ndjson" | "jsonl" => Some(Shape::Logpush),
-        "json" => Some(Shape::GraphQl),
-        "csv" => Some(Shape::Aggregate),
-        _ => None,
-    }
+/// The shape a file met in a walk holds by its content, if any (an
+/// unreadable file is read, and its error told, when it is named).
+fn sniff(name: &str) -> Option<Shape> {
+    let mut reader = open(name).ok()?;
+    let head = reader.fill_buf().ok()?;
+    shape::SHAPES.iter().find(|d| (d.holds)(head)).map(|d| d.shape)
 }
 
-/// A file's bytes, gunzipped when they are gzip (every member), bounded.
+/// A file's bytes (standard input's for `-`), gunzipped when they are gzip
+/// (every member).
 fn open(name: &str) -> Result<Box<dyn std::io::BufRead + Send>, InputError> {
-    let file = std::fs::File::open(name).map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let source: Box<dyn std::io::Read + Send> = if name == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(name).map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?)
+    };
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, source);
     let head = std::io::BufRead::fill_buf(&mut reader).map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
     if head.starts_with(&[0x1f, 0x8b]) {
         let decoded = flate2::bufread::MultiGzDecoder::new(reader);
@@ -372,19 +371,17 @@ pub fn load(paths: &[String], index: &HostIndex, options: &Options) -> Result<Tr
 fn read_file(name: &str, traffic: &mut Partial, classifier: &mut Classifier<'_>, index: &HostIndex) -> Result<(), InputError> {
     let mut reader = open(name)?;
     traffic.files += 1;
-    let shape = match shape_of_name(name) {
-        Some(shape) => shape,
-        // Named explicitly with another name: told by its first byte.
-        None => {
-            let head = reader
-                .fill_buf()
-                .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
-            match head.iter().find(|b| !b.is_ascii_whitespace()) {
-                Some(b'{') if !head.contains(&b'\n') || head.starts_with(b"{\n") => Shape::GraphQl,
-                Some(b'{') => Shape::Logpush,
-                _ => Shape::Aggregate,
-            }
-        }
+    // Told by its content; the name only breaks ties.
+    let head = reader
+        .fill_buf()
+        .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
+    let Some(shape) = shape::of(name, head) else {
+        return Err(InputError::at_line_column(
+            name,
+            1,
+            1,
+            format!("not traffic: expected {} (named {})", shape::whats(), shape::names()),
+        ));
     };
     match shape {
         Shape::Logpush => logpush::read(name, &mut reader, &mut |seen: Seen<'_>| {
@@ -470,16 +467,5 @@ mod tests {
         for not_a_time in ["soon", "yesterday", "2024-09-10", "10/09/2024 08:00"] {
             assert_eq!(timestamp(&serde_json::json!(not_a_time)), None, "{not_a_time}");
         }
-    }
-
-    #[test]
-    fn names_tell_the_shape() {
-        assert_eq!(
-            shape_of_name("logs/20240910/20240910T080000Z_20240910T080100Z_abc.log.gz"),
-            Some(Shape::Logpush)
-        );
-        assert_eq!(shape_of_name("graphql.json"), Some(Shape::GraphQl));
-        assert_eq!(shape_of_name("traffic.csv.gz"), Some(Shape::Aggregate));
-        assert_eq!(shape_of_name("ownership-challenge.txt"), None);
     }
 }

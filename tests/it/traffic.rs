@@ -710,3 +710,68 @@ fn the_client_classes_agree_with_three_more_corpora() {
         );
     }
 }
+
+/// A traffic file's shape is told by its content: the same Logpush line is
+/// read named `.txt`, `.json` or `.log`, in a folder too; a stream on
+/// standard input (`--traffic -`, gzip'd as `rclone cat` gives it) is read;
+/// a GraphQL answer whose groups lack `count` (grouped by hour only, as the
+/// service's docs show one) is an error naming what is missing, never a run
+/// that read no request.
+#[test]
+fn a_traffic_files_content_decides_its_shape() {
+    let line = format!(
+        "{{\"ClientRequestHost\": \"shop.customer-one.org\", \"ClientRequestUserAgent\": {}, \"EdgeStartTimestamp\": 1725955200}}\n",
+        serde_json::json!(OLD)
+    );
+    let by_hour = br#"{"data": {"viewer": {"zones": [{"httpRequestsAdaptiveGroups": [{"dimensions": {"datetimeHour": "2024-09-10T08:00:00Z"}, "sum": {"visits": 3}}]}]}}, "errors": null}"#;
+    let dir = common::temp_dir(&[
+        ("export.yaml", EXPORT.as_bytes()),
+        ("line.txt", line.as_bytes()),
+        ("line.json", line.as_bytes()),
+        ("folder/requests.txt", line.as_bytes()),
+        ("folder/ownership-challenge.txt", b"b3d9d1e6a2"),
+        ("by-hour.json", by_hour),
+    ]);
+    for traffic in ["line.txt", "line.json", "folder"] {
+        let r = check_with(dir.path(), traffic, &["--fail-on", "never"]);
+        assert_eq!(r.code, 0, "{traffic}: {}", r.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+        assert_eq!(doc["summary"]["traffic"]["impacted"], 1, "{traffic}: {}", doc["summary"]["traffic"]);
+        if traffic == "folder" {
+            let skipped = doc["summary"]["skipped"].to_string();
+            assert!(
+                skipped.contains("ownership-challenge.txt") && !skipped.contains("requests.txt"),
+                "{skipped}"
+            );
+        }
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, line.repeat(3).as_bytes()).unwrap();
+    let export = dir.path().join("export.yaml");
+    let r = common::run_with_stdin(
+        &[
+            "check",
+            &common::path_str(&export),
+            "--no-config",
+            "--as-of",
+            "2024-10-01",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--traffic",
+            "-",
+        ],
+        Some(&gz.finish().unwrap()),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    assert_eq!(doc["summary"]["traffic"]["impacted"], 3, "{}", doc["summary"]["traffic"]);
+    let r = check_with(dir.path(), "by-hour.json", &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("by-hour.json:1:") && r.stderr.contains("`count`") && r.stderr.contains("`dimensions.userAgent`"),
+        "{}",
+        r.stderr
+    );
+}
