@@ -775,3 +775,83 @@ fn a_traffic_files_content_decides_its_shape() {
         r.stderr
     );
 }
+
+/// The book's DuckDB query (docs/src/traffic.md), run by DuckDB where it is
+/// installed (`python3 -c "import duckdb"`; skipped with a notice where it is
+/// not), writes an aggregate that gives every finding the impact edgeaudit
+/// reads from the same Logpush files: what it folds into `(other)` is never
+/// what the table would count, and what it leaves out (the service's own
+/// requests, Worker subrequests, verified bots) edgeaudit leaves out too.
+#[test]
+fn the_books_duckdb_query_gives_the_impact_of_the_logs() {
+    let has_duckdb = std::process::Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_duckdb {
+        eprintln!("NOTICE: DuckDB (python3 -m pip install duckdb) is absent; the book's query is not run");
+        return;
+    }
+    let book = std::fs::read_to_string(common::root().join("docs/src/traffic.md")).expect("the book's traffic page");
+    let after = book.split("<!-- duckdb-query -->").nth(1).expect("the marked query");
+    let query = after
+        .split("```sql\n")
+        .nth(1)
+        .and_then(|q| q.split("```").next())
+        .expect("its sql block");
+    let mut rows = TRAFFIC.to_vec();
+    let googlebot = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    rows.push(("shop.customer-one.org", googlebot, "TLSv1.3", 7));
+    let mut logs = Vec::new();
+    flate2::read::GzDecoder::new(&logpush(&rows)[..]).read_to_end(&mut logs).unwrap();
+    // A bot the service verified, naming an old Android.
+    logs.extend_from_slice(
+        format!(
+            "{}\n",
+            serde_json::json!({"ClientRequestHost": "shop.customer-one.org", "ClientRequestUserAgent": OLD, "BotScoreSrc": "Verified Bot", "BotScore": 1})
+        )
+        .as_bytes(),
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &logs).unwrap();
+    let dir = common::temp_dir(&[
+        ("export.yaml", EXPORT.as_bytes()),
+        ("logs/20240910/20240910T080000Z_20240910T080059Z_a1b2.log.gz", &gz.finish().unwrap()),
+    ]);
+    let run = std::process::Command::new("python3")
+        .args(["-c", "import duckdb, sys; duckdb.sql(sys.stdin.read())"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), query.as_bytes())?;
+            drop(child.stdin.take());
+            child.wait_with_output()
+        })
+        .expect("python3 runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let impact_of = |traffic: &str| {
+        let r = check_with(dir.path(), traffic, &["--fail-on", "never"]);
+        assert_eq!(r.code, 0, "{traffic}: {}", r.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+        impacts(&doc)
+            .into_iter()
+            .map(|(k, v)| {
+                (
+                    k,
+                    [
+                        v["requests"].clone(),
+                        v["impacted"].clone(),
+                        v["unknown"].clone(),
+                        v["already_broken"].clone(),
+                    ],
+                )
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    let (from_logs, from_query) = (impact_of("logs"), impact_of("traffic.csv"));
+    assert!(!from_logs.is_empty());
+    assert_eq!(from_query, from_logs);
+}
