@@ -65,7 +65,7 @@ pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), In
                 let Some(count) = map["count"].as_u64() else {
                     return Err(at(&format!("{pointer}/count"), "`count` is not a whole number of requests".into()));
                 };
-                let when = [
+                let dimension = [
                     "datetime",
                     "datetimeMinute",
                     "datetimeFiveMinutes",
@@ -74,11 +74,18 @@ pub fn read(name: &str, text: &str, sink: &mut super::Sink<'_>) -> Result<(), In
                     "date",
                 ]
                 .iter()
-                .find_map(|k| dimensions.get(*k))
-                .and_then(|v| match v.as_str() {
-                    Some(d) if d.len() == 10 => super::timestamp(&Value::String(format!("{d}T00:00:00Z"))),
-                    _ => super::timestamp(v),
-                });
+                .find_map(|k| dimensions.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)));
+                // A time that cannot be read is an error at its place, not a group without a time.
+                let when = match dimension {
+                    None => None,
+                    Some((key, v)) => Some(
+                        match v.as_str() {
+                            Some(d) if d.len() == 10 => super::timestamp(&Value::String(format!("{d}T00:00:00Z"))),
+                            _ => super::timestamp(v),
+                        }
+                        .ok_or_else(|| at(&format!("{pointer}/dimensions/{key}"), format!("`{key}` is {v}: not a time")))?,
+                    ),
+                };
                 groups += 1;
                 sink(super::Seen {
                     request: Request {

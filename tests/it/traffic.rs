@@ -455,6 +455,10 @@ fn bad_traffic_is_an_input_error_at_its_place() {
         ("errors.json", broken_graphql),
         ("bad.csv", b"host,user_agent,requests\nshop.customer-one.org,curl/8,many\n"),
         ("wrong.csv", b"hostname,agent,count\n"),
+        (
+            "bad-time.json",
+            br#"{"data": {"viewer": {"zones": [{"g": [{"count": 3, "dimensions": {"clientRequestHTTPHost": "x", "userAgent": "curl/8", "datetimeHour": "yesterday"}}]}]}}}"#,
+        ),
     ]);
     for (file, place, words) in [
         ("bad.log", format!("bad.log:{line}:"), "not a Logpush"),
@@ -462,6 +466,7 @@ fn bad_traffic_is_an_input_error_at_its_place() {
         ("errors.json", "errors.json:1:".to_string(), "zone not found"),
         ("bad.csv", "bad.csv:2:".to_string(), "not a whole number"),
         ("wrong.csv", "wrong.csv:1:1".to_string(), "host,user_agent,requests"),
+        ("bad-time.json", "bad-time.json:1:".to_string(), "not a time"),
     ] {
         let r = check_with(dir.path(), file, &[]);
         assert_eq!(r.code, 2, "{file}: {}", r.stderr);
