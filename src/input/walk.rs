@@ -535,7 +535,7 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
             // `enabled`, which gets the error that names both settings kinds).
             Expect::ByShape if is_document && !is_total_tls(shape) && !is_setting_like(shape) => {
                 let origin = self.origin(pointer, None);
-                let error = self.error_at(&origin, "", "").not_analysed(NO_EXPORT_STRUCTURE);
+                let error = self.error_at(&origin, "", "").not_analysed(no_export_structure());
                 self.fail(error)
             }
             Expect::ByShape | Expect::Zone => self.record(shape, pointer, expect, true),
@@ -543,7 +543,17 @@ impl<'f, 'de> Walk<'de> for Walker<'f> {
     }
 }
 
-const NO_EXPORT_STRUCTURE: &str = "it has no export structure (an API response with `result`, a bundle with `pools`, `notification_policies` or `zones`, an array of records, or a single record named with `--kind`)";
+/// Why a lone object is no export, naming `--kind` and every kind it takes.
+fn no_export_structure() -> String {
+    let kinds: Vec<String> = crate::model::Kind::RECORD_KINDS
+        .iter()
+        .map(|k| format!("`{}`", k.as_str()))
+        .collect();
+    format!(
+        "it has no export structure (an API response with `result`, a bundle with `pools`, `notification_policies` or `zones`, an array of records), and a single record's kind is not told by its fields: name it with `--kind` ({}). A zone setting such as SSL's (`{{\"id\": \"ssl\", \"value\": …}}`) is of no kind edgeaudit reads; the settings it reads are Total TLS and Universal SSL",
+        kinds.join(", ")
+    )
+}
 
 const UNRECOGNISED: &str = "this record is of no kind edgeaudit reads, while other records of this document are: a list comes from one endpoint, so edgeaudit would be misreading it. Expected a pool (`origins` or `notification_email`), a notification policy (`alert_type`), a custom hostname (`hostname`), a certificate pack (`hosts` with `certificates` or `certificate_authority`), a custom certificate (`bundle_method` and `uploaded_on`) or a DNS record (`name` and a DNS `type`)";
 

@@ -242,15 +242,43 @@ fn a_directory_walk_reads_tfstate_and_skips_terraform_documents_without_our_reso
 fn broken_terraform_documents_are_located_input_errors() {
     let truncated = br#"{"format_version": "1.0", "terraform_version": "1.5.7", "values": {"root_module": {"resources": ["#;
     let old_state = br#"{"version": 3, "terraform_version": "0.11.14", "resources": []}"#;
-    let dir = temp_dir(&[("plan.json", truncated), ("old.tfstate", old_state)]);
-    let r = common::run_in(dir.path(), &["check", "plan.json", "old.tfstate"]);
+    // Format 4 with Terraform 0.11's flat strings left in (63 of 65 instances in a real one).
+    let flat_state = br#"{"version": 4, "terraform_version": "0.12.31", "resources": [
+  {"mode": "managed", "type": "cloudflare_load_balancer_pool", "name": "web", "instances": [
+    {"schema_version": 0, "attributes": {"id": "p0", "name": "api", "notification_email": ""}},
+    {"schema_version": 0, "attributes_flat": {"id": "p1", "name": "web", "notification_email": "noc@example.com", "origins.#": "1"}},
+    {"schema_version": 0, "attributes_flat": {"id": "p2", "name": "www", "notification_email": "noc@example.com", "origins.#": "1"}}]}]}"#;
+    let dir = temp_dir(&[("plan.json", truncated), ("old.tfstate", old_state), ("flat.tfstate", flat_state)]);
+    let r = common::run_in(dir.path(), &["check", "plan.json", "old.tfstate", "flat.tfstate"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("plan.json:1:"), "{}", r.stderr);
     assert!(
-        r.stderr.contains("old.tfstate:1:1") && r.stderr.contains("format version 3"),
+        r.stderr.contains("old.tfstate:1:1") && r.stderr.contains("format version 3") && r.stderr.contains("terraform state pull"),
         "{}",
         r.stderr
     );
+    // Named as what it is, with how many, at the first flat instance, and how to get a readable one.
+    assert!(
+        r.stderr.contains("flat.tfstate:4:46:")
+            && r.stderr.contains("2 of its 3 instances carry `attributes_flat`")
+            && r.stderr.contains("terraform show -json"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A single object whose kind its fields do not tell, named on the command
+/// line, is refused naming `--kind` and every kind it takes (a zone setting
+/// such as SSL's is none).
+#[test]
+fn a_single_object_of_no_known_kind_names_kind_and_the_kinds() {
+    let dir = temp_dir(&[("ssl.json", br#"{"id": "ssl", "value": "off"}"#)]);
+    let r = common::run_in(dir.path(), &["check", "ssl.json", "--no-config"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    for kind in edgeaudit::model::Kind::RECORD_KINDS {
+        assert!(r.stderr.contains(&format!("`{}`", kind.as_str())), "{kind:?}: {}", r.stderr);
+    }
+    assert!(r.stderr.contains("ssl.json:1:1") && r.stderr.contains("`--kind`"), "{}", r.stderr);
 }
 
 #[test]

@@ -136,7 +136,12 @@ struct StateResource {
 struct Instance {
     index_key: Option<Value>,
     attributes: Option<Value>,
+    /// What Terraform before 0.12 wrote: every attribute a flat string.
+    attributes_flat: Option<Value>,
 }
+
+/// How to get a state edgeaudit reads from one it does not.
+const READABLE_STATE: &str = "get a readable one with Terraform 0.12 or later: `terraform state pull > state.json` (it upgrades the state as it reads it) or `terraform show -json > state.json`";
 
 /// One resource's attributes, where they are and what it is called.
 struct Found<'d> {
@@ -309,7 +314,38 @@ pub fn walk(file: &SourceFile, walker: Walker<'_>) -> Result<(), Vec<InputError>
             &file.name,
             1,
             1,
-            format!("a Terraform state of format version {version}: edgeaudit reads format 4 (Terraform 0.12 and later)"),
+            format!("a Terraform state of format version {version}: edgeaudit reads format 4 (Terraform 0.12 and later); {READABLE_STATE}"),
+        )]);
+    }
+    // A format 4 state whose instances still carry Terraform 0.11's flat
+    // strings (`attributes_flat`): refused whole, at the first of them.
+    let flat: Vec<(usize, usize)> = doc
+        .resources
+        .iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.instances
+                .iter()
+                .enumerate()
+                .filter(|(_, instance)| instance.attributes.is_none() && instance.attributes_flat.is_some())
+                .map(move |(k, _)| (i, k))
+        })
+        .collect();
+    if let Some(&(i, k)) = flat.first() {
+        let instances: usize = doc.resources.iter().flatten().map(|r| r.instances.len()).sum();
+        let pointer = format!("/resources/{i}/instances/{k}/attributes_flat");
+        let tokens = crate::text::pointer::tokens(&pointer);
+        let found = crate::input::json::locate::find(&file.text, 0, &tokens);
+        return Err(vec![InputError::at_offset(
+            &file.name,
+            &file.text,
+            found.start,
+            format!(
+                "a legacy Terraform state: {} of its {instances} instances {} `attributes_flat`, the flat strings Terraform 0.11 and earlier wrote, which edgeaudit does not read as typed values; {READABLE_STATE}",
+                flat.len(),
+                if flat.len() == 1 { "carries" } else { "carry" }
+            ),
         )]);
     }
     let Resources { found, data_sources } = resources(&doc);
