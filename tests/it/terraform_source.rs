@@ -849,3 +849,52 @@ fn a_state_beside_its_source_is_one_resource_per_address() {
     assert!(ex002.contains(&"main.tf".to_string()), "{ex002:?}");
     assert_eq!(doc["summary"]["records"]["certificate_pack"], 2, "still counted once");
 }
+
+/// A certificate-pack module as real ones are written: `for_each` over a
+/// local that `merge`s a conditional on a variable whose default is `true`
+/// and a `for` with `if` over a map whose default is `{}`, the CA a variable
+/// defaulting to `lets_encrypt`. Terraform plans one instance (`main_domain`)
+/// on Let's Encrypt from the defaults: CA002, and no word of an unknown.
+#[test]
+fn a_module_of_merge_and_for_is_judged_as_terraform_plans_it() {
+    let source = r#"
+variable "zone_id" { default = "023e105f4ecef8ad9ca31a8372d0c353" }
+variable "main_certificate" { default = true }
+variable "certificate_authority" { default = "lets_encrypt" }
+variable "records" {
+  type    = map(object({ host = string, certificate = bool }))
+  default = {}
+}
+
+locals {
+  base_cert = var.main_certificate ? { main_domain = ["example.com", "*.example.com"] } : {}
+  record_certs = { for name, record in var.records : name => [record.host] if record.certificate }
+  all_certificate_hosts = merge(local.base_cert, local.record_certs)
+}
+
+resource "cloudflare_certificate_pack" "this" {
+  for_each              = local.all_certificate_hosts
+  zone_id               = var.zone_id
+  type                  = "advanced"
+  hosts                 = each.value
+  validation_method     = "txt"
+  validity_days         = 90
+  certificate_authority = var.certificate_authority
+}
+"#;
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let doc = json(&r);
+    let rules: BTreeSet<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(rules.contains("CA002"), "{rules:?}\n{}", r.stdout);
+    assert!(!rules.contains("EX005"), "no unknown: {}", r.stdout);
+}

@@ -102,7 +102,7 @@ fn generation(bodies: &[&Body], scope: &Scope) -> Option<Generation> {
         .filter(|b| b.ident.value().as_str() == "required_providers")
         .find_map(|b| match scope.eval(&b.body.get_attribute("cloudflare")?.value) {
             Eval::Known(provider) => major_version(provider.get("version")?.as_str()?),
-            Eval::Unknown(_) => None,
+            Eval::Unknown(_) | Eval::Invalid(_) => None,
         });
     if let Some(major) = required {
         return Some(if major >= 5 { Generation::V5 } else { Generation::V4 });

@@ -1,14 +1,15 @@
 //! What an expression of a `.tf` file is worth before anything is applied
-//! (docs/src/terraform.md): literals, templates of literals, a configuration's
-//! variables with literal defaults and its literal locals, and a reference
-//! to a resource's `id`, which stands for that resource until apply gives it
-//! one; conditionals whose condition is known, and comparisons, `!`, `&&`
-//! and `||` of known values (a `count = var.x != "" ? 1 : 0` decides whether a
-//! resource exists). Everything else — functions, `for`, arithmetic, module
-//! outputs, data sources, `count`/`each` — is unknown, and says why: a rule
-//! never judges a value edgeaudit had to guess.
+//! (docs/src/terraform.md), as Terraform would plan it with the
+//! configuration's own defaults: literals, templates, a configuration's
+//! variables and locals, a reference to a resource's `id` (which stands for
+//! that resource until apply gives it one), conditionals whose condition is
+//! known, comparisons, arithmetic and logic, `for` expressions (with `if`)
+//! over known lists and maps, splats, and the functions modules use
+//! ([`super::functions`], with `try` and `can`). Everything else — module
+//! outputs, data sources, `count`/`each`, other functions — is unknown, and
+//! says why: a rule never judges a value edgeaudit had to guess.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use hcl_edit::structure::Body;
@@ -25,6 +26,10 @@ use crate::model::terraform::id_reference;
 pub enum Eval {
     Known(Value),
     Unknown(String),
+    /// An error Terraform would stop at (a key a map does not have, a
+    /// function given the wrong type): what `try` passes over and `can`
+    /// calls false. Said as unknown outside this module.
+    Invalid(String),
 }
 
 /// Locals may name locals: a cycle (an error for Terraform too) or a chain
@@ -47,6 +52,8 @@ pub struct Scope {
     pub tfvars: super::tfvars::Tfvars,
     /// What is left of [`BUDGET`] in the evaluation under way.
     budget: Cell<usize>,
+    /// The names a `for` expression binds, innermost last.
+    bound: RefCell<Vec<(String, Value)>>,
 }
 
 impl Scope {
@@ -74,7 +81,16 @@ impl Scope {
 
     pub fn eval(&self, expr: &Expression) -> Eval {
         self.budget.set(BUDGET);
-        self.eval_at(expr, 0)
+        self.bound.borrow_mut().clear();
+        match self.eval_at(expr, 0) {
+            Eval::Invalid(why) => Eval::Unknown(why),
+            other => other,
+        }
+    }
+
+    /// A name a `for` expression binds, if it is one.
+    fn bound_value(&self, name: &str) -> Option<Value> {
+        self.bound.borrow().iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone())
     }
 
     /// Takes `steps` from the budget; `false` when it is spent.
@@ -130,19 +146,20 @@ impl Scope {
             Expression::HeredocTemplate(h) => self.template(&h.template, depth),
             Expression::Parenthesis(p) => self.eval_at(p.inner(), depth + 1),
             Expression::Traversal(t) => self.traversal(&t.expr, &t.operators, depth),
-            Expression::Variable(v) => Eval::Unknown(format!("`{}` is not a value edgeaudit can read", v.value().as_str())),
-            Expression::FuncCall(call) => Eval::Unknown(format!(
-                "a call of `{}(…)`, which edgeaudit does not evaluate",
-                call.name.name.value().as_str()
-            )),
+            Expression::Variable(v) => match self.bound_value(v.value().as_str()) {
+                Some(value) => Eval::Known(value),
+                None => Eval::Unknown(format!("`{}` is not a value edgeaudit can read", v.value().as_str())),
+            },
+            Expression::FuncCall(call) => self.call(call, depth),
             // Only the branch the condition takes is evaluated, as Terraform does.
             Expression::Conditional(c) => match self.eval_at(&c.cond_expr, depth + 1) {
                 Eval::Known(Value::Bool(true)) => self.eval_at(&c.true_expr, depth + 1),
                 Eval::Known(Value::Bool(false)) => self.eval_at(&c.false_expr, depth + 1),
                 Eval::Known(_) => Eval::Unknown("a conditional whose condition is not a bool".into()),
                 Eval::Unknown(why) => Eval::Unknown(format!("a conditional whose condition is not known: {why}")),
+                invalid @ Eval::Invalid(_) => invalid,
             },
-            Expression::ForExpr(_) => Eval::Unknown("a `for` expression, which edgeaudit does not evaluate".into()),
+            Expression::ForExpr(f) => self.for_expr(f, depth),
             Expression::UnaryOp(op) => match (op.operator.value(), self.eval_at(&op.expr, depth + 1)) {
                 (UnaryOperator::Not, Eval::Known(Value::Bool(b))) => Eval::Known(Value::Bool(!b)),
                 (UnaryOperator::Neg, Eval::Known(Value::Number(n))) => match n.as_f64().and_then(|f| serde_json::Number::from_f64(-f)) {
@@ -173,6 +190,7 @@ impl Scope {
             _ => {
                 let (left, right) = match (left, right) {
                     (Eval::Known(l), Eval::Known(r)) => (l, r),
+                    (Eval::Invalid(why), _) | (_, Eval::Invalid(why)) => return Eval::Invalid(why),
                     (Eval::Unknown(why), _) | (_, Eval::Unknown(why)) => return Eval::Unknown(why),
                 };
                 let numbers = left.as_f64().zip(right.as_f64());
@@ -183,7 +201,7 @@ impl Scope {
                     BinaryOperator::LessEq => numbers.map(|(l, r)| l <= r),
                     BinaryOperator::Greater => numbers.map(|(l, r)| l > r),
                     BinaryOperator::GreaterEq => numbers.map(|(l, r)| l >= r),
-                    _ => return Eval::Unknown("arithmetic, which edgeaudit does not evaluate".into()),
+                    _ => return arithmetic(operator, &left, &right),
                 };
                 match result {
                     Some(b) => Eval::Known(Value::Bool(b)),
@@ -191,6 +209,137 @@ impl Scope {
                 }
             }
         }
+    }
+
+    /// A function call: `try` and `can` on their arguments as given, the
+    /// others ([`super::functions`]) on known arguments (`f(list...)`
+    /// expands a list).
+    fn call(&self, call: &hcl_edit::expr::FuncCall, depth: u8) -> Eval {
+        let name = call.name.name.value().as_str();
+        if !call.name.namespace.is_empty() {
+            return Eval::Unknown(format!("a provider function `{name}(…)`, which edgeaudit does not evaluate"));
+        }
+        match name {
+            // The first argument that is a value; an unknown one stops the search (Terraform's too).
+            "try" => {
+                let mut last = Eval::Invalid("`try` with no argument that is a value".into());
+                for arg in call.args.iter() {
+                    match self.eval_at(arg, depth + 1) {
+                        Eval::Invalid(why) => last = Eval::Invalid(why),
+                        known_or_unknown => return known_or_unknown,
+                    }
+                }
+                return last;
+            }
+            "can" => {
+                return match call.args.iter().next().map(|arg| self.eval_at(arg, depth + 1)) {
+                    Some(Eval::Known(_)) => Eval::Known(Value::Bool(true)),
+                    Some(Eval::Invalid(_)) => Eval::Known(Value::Bool(false)),
+                    Some(unknown) => unknown,
+                    None => Eval::Invalid("`can` takes one argument".into()),
+                };
+            }
+            _ => {}
+        }
+        if !super::functions::NAMES.contains(&name) {
+            return Eval::Unknown(format!("a call of `{name}(…)`, which edgeaudit does not evaluate"));
+        }
+        let mut args = Vec::with_capacity(call.args.len());
+        for arg in call.args.iter() {
+            match self.eval_at(arg, depth + 1) {
+                Eval::Known(v) => args.push(v),
+                other => return other,
+            }
+        }
+        if call.args.expand_final() {
+            match args.pop() {
+                Some(Value::Array(rest)) => args.extend(rest),
+                _ => return Eval::Invalid(format!("`{name}(…)`'s `...` expands no list")),
+            }
+        }
+        match super::functions::call(name, &args) {
+            Ok(v) if self.spend(v.to_string().len() / 64 + 1) => Eval::Known(v),
+            Ok(_) => Eval::Unknown("too large to evaluate".into()),
+            Err(why) => Eval::Invalid(why),
+        }
+    }
+
+    /// `[for k, v in c : … if …]` and `{for k, v in c : k => v if …}` over a
+    /// known list (index, element) or map (key, value, in key order).
+    fn for_expr(&self, f: &hcl_edit::expr::ForExpr, depth: u8) -> Eval {
+        let collection = match self.eval_at(&f.intro.collection_expr, depth + 1) {
+            Eval::Known(v) => v,
+            Eval::Unknown(why) => return Eval::Unknown(format!("a `for` over a collection that is not known: {why}")),
+            invalid => return invalid,
+        };
+        let items: Vec<(Value, Value)> = match collection {
+            Value::Array(items) => items.into_iter().enumerate().map(|(i, v)| (Value::from(i), v)).collect(),
+            Value::Object(map) => map.into_iter().map(|(k, v)| (Value::String(k), v)).collect(),
+            Value::Null => return Eval::Invalid("a `for` over null".into()),
+            _ => return Eval::Invalid("a `for` over a value that is neither a list nor a map".into()),
+        };
+        let (key_var, value_var) = (
+            f.intro.key_var.as_ref().map(|k| k.value().as_str().to_string()),
+            f.intro.value_var.value().as_str().to_string(),
+        );
+        let mut list = Vec::new();
+        let mut object = Map::new();
+        for (key, value) in items {
+            let depth_before = self.bound.borrow().len();
+            if let Some(k) = &key_var {
+                self.bound.borrow_mut().push((k.clone(), key));
+            }
+            self.bound.borrow_mut().push((value_var.clone(), value));
+            let outcome = self.for_element(f, depth, &mut list, &mut object);
+            self.bound.borrow_mut().truncate(depth_before);
+            if let Some(stop) = outcome {
+                return stop;
+            }
+        }
+        Eval::Known(if f.key_expr.is_some() {
+            Value::Object(object)
+        } else {
+            Value::Array(list)
+        })
+    }
+
+    /// One element of a `for`, with its names bound: added to `list` or
+    /// `object`; what stops the whole expression, if anything does.
+    fn for_element(&self, f: &hcl_edit::expr::ForExpr, depth: u8, list: &mut Vec<Value>, object: &mut Map<String, Value>) -> Option<Eval> {
+        if let Some(cond) = &f.cond {
+            match self.eval_at(&cond.expr, depth + 1) {
+                Eval::Known(Value::Bool(true)) => {}
+                Eval::Known(Value::Bool(false)) => return None,
+                Eval::Known(_) => return Some(Eval::Invalid("a `for`'s `if` that is not a bool".into())),
+                other => return Some(other),
+            }
+        }
+        let value = match self.eval_at(&f.value_expr, depth + 1) {
+            Eval::Known(v) => v,
+            other => return Some(other),
+        };
+        match &f.key_expr {
+            None => list.push(value),
+            Some(key_expr) => {
+                let key = match self.eval_at(key_expr, depth + 1) {
+                    Eval::Known(Value::String(s)) => s,
+                    Eval::Known(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
+                    Eval::Known(_) => return Some(Eval::Invalid("a `for`'s key that is not a string".into())),
+                    other => return Some(other),
+                };
+                if f.grouping {
+                    match object.entry(key).or_insert_with(|| Value::Array(Vec::new())) {
+                        Value::Array(group) => group.push(value),
+                        _ => return Some(Eval::Invalid("a `for` grouping into a value that is not a list".into())),
+                    }
+                } else if object.insert(key.clone(), value).is_some() {
+                    return Some(Eval::Invalid(format!(
+                        "a `for` that makes the key `{key}` twice (`...` groups them)"
+                    )));
+                }
+            }
+        }
+        None
     }
 
     fn template(&self, template: &Template, depth: u8) -> Eval {
@@ -225,6 +374,9 @@ impl Scope {
         };
         let root = root.value().as_str();
         let name = dotted(root, operators);
+        if let Some(value) = self.bound_value(root) {
+            return self.apply(value, operators, depth, &name);
+        }
         let first = operators.first().map(|o| o.value());
         let Some(TraversalOperator::GetAttr(first)) = first else {
             return Eval::Unknown(format!("`{name}` is not a value edgeaudit can read"));
@@ -237,11 +389,13 @@ impl Scope {
                 (Some((file, Assigned::Expression(value))), ..) => match self.eval_at(value, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
                     Eval::Unknown(why) => Eval::Unknown(format!("`var.{first}` as {file} sets it: {why}")),
+                    Eval::Invalid(why) => Eval::Invalid(format!("`var.{first}` as {file} sets it: {why}")),
                 },
                 (None, Some(unread), _) => Eval::Unknown(format!("`var.{first}` may be set by a variables file: {unread}")),
                 (None, None, Some(Some(default))) => match self.eval_at(default, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
                     Eval::Unknown(why) => Eval::Unknown(format!("`var.{first}`'s default: {why}")),
+                    Eval::Invalid(why) => Eval::Invalid(format!("`var.{first}`'s default: {why}")),
                 },
                 (None, None, Some(None)) => Eval::Unknown(format!(
                     "`var.{first}` has no default, and no terraform.tfvars or *.auto.tfvars beside the configuration sets it, so its value comes only with a run (-var, -var-file or TF_VAR_{first})"
@@ -252,6 +406,7 @@ impl Scope {
                 Some(value) => match self.eval_at(value, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
                     Eval::Unknown(why) => Eval::Unknown(format!("`local.{first}`: {why}")),
+                    Eval::Invalid(why) => Eval::Invalid(format!("`local.{first}`: {why}")),
                 },
                 None => Eval::Unknown(format!("`local.{first}` is not declared in this directory's configuration")),
             },
@@ -272,7 +427,7 @@ impl Scope {
 
     /// `.name`, `["key"]`, `[0]` applied to a known value.
     fn apply(&self, mut value: Value, operators: &[hcl_edit::Decorated<TraversalOperator>], depth: u8, name: &str) -> Eval {
-        for op in operators {
+        for (i, op) in operators.iter().enumerate() {
             let next = match op.value() {
                 TraversalOperator::GetAttr(key) => value.get(key.value().as_str()).cloned(),
                 TraversalOperator::LegacyIndex(i) => value.get(*i.value() as usize).cloned(),
@@ -282,16 +437,51 @@ impl Scope {
                     Eval::Known(_) => None,
                     unknown => return unknown,
                 },
+                // `list[*].x`: what follows, applied to each element (a value
+                // that is not a list is a list of itself; null, of nothing).
                 TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_) => {
-                    return Eval::Unknown(format!("`{name}` uses a splat (`[*]`), which edgeaudit does not evaluate"));
+                    let elements = match value {
+                        Value::Array(items) => items,
+                        Value::Null => Vec::new(),
+                        other => vec![other],
+                    };
+                    let mut out = Vec::with_capacity(elements.len());
+                    for element in elements {
+                        match self.apply(element, &operators[i + 1..], depth, name) {
+                            Eval::Known(v) => out.push(v),
+                            other => return other,
+                        }
+                    }
+                    return Eval::Known(Value::Array(out));
                 }
             };
             match next {
                 Some(v) => value = v,
-                None => return Eval::Unknown(format!("`{name}` names an element or attribute its value does not have")),
+                None => return Eval::Invalid(format!("`{name}` names an element or attribute its value does not have")),
             }
         }
         Eval::Known(value)
+    }
+}
+
+/// `+ - * / %` of two numbers, as Terraform's numbers (whole where they are).
+fn arithmetic(operator: &BinaryOperator, left: &Value, right: &Value) -> Eval {
+    let (Some(l), Some(r)) = (left.as_f64(), right.as_f64()) else {
+        return Eval::Invalid("arithmetic on values that are not numbers".into());
+    };
+    let result = match operator {
+        BinaryOperator::Plus => l + r,
+        BinaryOperator::Minus => l - r,
+        BinaryOperator::Mul => l * r,
+        BinaryOperator::Div if r != 0.0 => l / r,
+        BinaryOperator::Mod if r != 0.0 => l % r,
+        BinaryOperator::Div | BinaryOperator::Mod => return Eval::Invalid("a division by zero".into()),
+        _ => return Eval::Invalid("an operator edgeaudit does not know".into()),
+    };
+    if result.fract() == 0.0 && result.abs() < 9.0e15 {
+        Eval::Known(Value::from(result as i64))
+    } else {
+        serde_json::Number::from_f64(result).map_or(Eval::Invalid("a number out of range".into()), |n| Eval::Known(Value::Number(n)))
     }
 }
 
@@ -365,7 +555,7 @@ mod tests {
     fn anything_else_is_unknown_and_says_why() {
         let s = scope("variable \"zone\" {}\nlocals {\n a = local.b\n b = local.a\n}\n");
         let why = |e: &str| match eval(&s, e) {
-            Eval::Unknown(why) => why,
+            Eval::Unknown(why) | Eval::Invalid(why) => why,
             Eval::Known(v) => panic!("{e} resolved to {v}"),
         };
         assert!(why("var.zone").contains("no default"));
@@ -378,7 +568,7 @@ mod tests {
         assert!(why("each.value").contains("per instance"));
         assert!(why("file(\"cert.pem\")").contains("file("));
         assert!(why("var.zone == \"\" ? \"a\" : \"b\"").contains("conditional"));
-        assert!(why("[for e in [\"a\"] : e]").contains("for"));
+        assert!(why("[for e in var.zone : e]").contains("`for` over a collection that is not known"));
         assert!(why("\"${var.zone}.x\"").contains("no default"));
         assert!(why("[\"ok\", var.zone]").contains("no default"));
     }
@@ -395,12 +585,80 @@ mod tests {
         assert_eq!(eval(&s, r#"false && var.zone == "x""#), Eval::Known(Value::from(false)));
         assert_eq!(eval(&s, r#"true ? 1 : var.zone"#), Eval::Known(Value::from(1)));
         let why = |e: &str| match eval(&s, e) {
-            Eval::Unknown(why) => why,
+            Eval::Unknown(why) | Eval::Invalid(why) => why,
             Eval::Known(v) => panic!("{e} resolved to {v}"),
         };
         assert!(why(r#"var.zone != "" ? 1 : 0"#).contains("conditional whose condition is not known"));
-        assert!(why("var.n + 1").contains("arithmetic"));
+        assert!(why("var.zone + 1").contains("no default"));
         assert!(why(r#""a" < "b""#).contains("not numbers"));
+    }
+
+    /// A certificate-pack module as real ones are written: `for_each` over a
+    /// `merge` of a conditional on a variable's default and a `for` with
+    /// `if` over a map whose default is empty; every key known from the
+    /// defaults.
+    #[test]
+    fn for_expressions_functions_and_splats_as_terraform_plans_them() {
+        let s = scope(
+            r#"
+            variable "main_certificate" { default = true }
+            variable "records" { default = {} }
+            variable "certificate_authority" { default = "lets_encrypt" }
+            variable "hosts" { default = ["a.example.com", "b.example.com", "a.example.com"] }
+            variable "pools" { default = [{ id = "p1", emails = ["A@x.io"] }, { id = "p2", emails = [] }] }
+            variable "zone" {}
+            locals {
+              base_cert = var.main_certificate ? { main_domain = { hosts = ["example.com", "*.example.com"] } } : {}
+              record_certs = { for name, r in var.records : name => { hosts = [r.host] } if r.certificate }
+              all_certificate_hosts = merge(local.base_cert, local.record_certs)
+            }
+            "#,
+        );
+        assert_eq!(
+            eval(&s, "local.all_certificate_hosts"),
+            Eval::Known(serde_json::json!({"main_domain": {"hosts": ["example.com", "*.example.com"]}}))
+        );
+        assert_eq!(
+            eval(&s, "keys(local.all_certificate_hosts)"),
+            Eval::Known(serde_json::json!(["main_domain"]))
+        );
+        assert_eq!(
+            eval(&s, "upper(var.certificate_authority)"),
+            Eval::Known(Value::from("LETS_ENCRYPT"))
+        );
+        assert_eq!(
+            eval(&s, "distinct(var.hosts)"),
+            Eval::Known(serde_json::json!(["a.example.com", "b.example.com"]))
+        );
+        assert_eq!(
+            eval(&s, "[for h in var.hosts : upper(h) if startswith(h, \"a.\")]"),
+            Eval::Known(serde_json::json!(["A.EXAMPLE.COM", "A.EXAMPLE.COM"]))
+        );
+        assert_eq!(
+            eval(&s, "{for p in var.pools : p.id => length(p.emails)}"),
+            Eval::Known(serde_json::json!({"p1": 1, "p2": 0}))
+        );
+        assert_eq!(
+            eval(&s, "{for p in var.pools : \"all\" => p.id...}"),
+            Eval::Known(serde_json::json!({"all": ["p1", "p2"]}))
+        );
+        assert_eq!(eval(&s, "var.pools[*].id"), Eval::Known(serde_json::json!(["p1", "p2"])));
+        assert_eq!(eval(&s, "flatten(var.pools[*].emails)"), Eval::Known(serde_json::json!(["A@x.io"])));
+        assert_eq!(
+            eval(&s, "join(\",\", [for e in flatten(var.pools.*.emails) : lower(e)])"),
+            Eval::Known(Value::from("a@x.io"))
+        );
+        assert_eq!(eval(&s, "length(var.hosts) * 2 - 1"), Eval::Known(Value::from(5)));
+        // `try` passes over what Terraform would stop at, not over what is not known.
+        assert_eq!(
+            eval(&s, "try(var.pools[0].missing, \"fallback\")"),
+            Eval::Known(Value::from("fallback"))
+        );
+        assert_eq!(eval(&s, "can(var.pools[0].missing)"), Eval::Known(Value::from(false)));
+        assert_eq!(eval(&s, "can(var.pools[0].id)"), Eval::Known(Value::from(true)));
+        assert!(matches!(eval(&s, "try(var.zone, \"fallback\")"), Eval::Unknown(why) if why.contains("no default")));
+        assert!(matches!(eval(&s, "merge(var.zone, {})"), Eval::Unknown(why) if why.contains("no default")));
+        assert!(matches!(eval(&s, "lookup({}, \"a\")"), Eval::Unknown(why) if why.contains("no default")));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod eval;
+pub mod functions;
 pub mod locate;
 pub mod tfvars;
 pub mod tree;
@@ -162,7 +163,7 @@ pub fn walk(
                         absent = true;
                     }
                     eval::Eval::Known(_) => {}
-                    eval::Eval::Unknown(why) => {
+                    eval::Eval::Unknown(why) | eval::Eval::Invalid(why) => {
                         existence = Some(UnknownValue {
                             field: String::new(),
                             at: format!("/{repeater}"),

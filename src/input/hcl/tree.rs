@@ -102,7 +102,7 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
             Eval::Known(v) => {
                 out.insert(key.to_string(), v);
             }
-            Eval::Unknown(why) => unknown.push(Unknown {
+            Eval::Unknown(why) | Eval::Invalid(why) => unknown.push(Unknown {
                 pointer: child(pointer, key),
                 why,
             }),
