@@ -193,8 +193,29 @@ fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts,
     }
 }
 
+/// How to give the value an unknown comes from, by its source: a variable
+/// takes a value on the command line; what a data source, a remote state,
+/// another module or a resource gives is known in a plan's JSON.
+fn advice(why: &str) -> &'static str {
+    let read_at_plan = [
+        "data source",
+        "remote state",
+        "another module",
+        "attribute of another resource",
+        "differs per instance",
+    ];
+    if read_at_plan.iter().any(|s| why.contains(s)) {
+        "run edgeaudit on `terraform show -json` of a plan, which holds what Terraform reads"
+    } else if why.contains("`var.") {
+        "give the variable a value (`-var`, `TF_VAR_<name>`, or a `.tfvars` file beside the configuration)"
+    } else {
+        "check `terraform show -json` of a plan or a state, which holds what Terraform knows"
+    }
+}
+
 /// A subject's facts with what its rules could not judge: `not_judged`,
-/// one item in words, at the first unknown value they read.
+/// one item in words a value, each at the unknown value, naming the rules
+/// it stopped.
 pub struct WithNotJudged<'f> {
     pub inner: &'f dyn Facts,
     pub not_judged: &'f [(&'f str, UnknownFact)],
@@ -212,26 +233,37 @@ impl Facts for WithNotJudged<'_> {
         if name != NOT_JUDGED {
             return self.inner.get(name);
         }
-        let rules: Vec<&str> = self.not_judged.iter().map(|(id, _)| *id).collect();
-        let (verb, read) = if rules.len() == 1 { ("it", "reads") } else { ("they", "read") };
-        let of = first.of.as_ref().map(|o| format!(" of {o}")).unwrap_or_default();
-        // The words go with the finding (its item): a report renders them
-        // without judging the subject again.
-        let text = format!(
-            "{} could not judge this resource: {verb} {read} `{}`{of}, which is not known before apply ({})",
-            crate::words::list(&rules),
-            first.value.field_name(),
-            first.value.why,
-        );
+        // One item a value: the rules each unknown value stopped, at that
+        // value, with the advice its source takes.
+        let mut groups: Vec<(&UnknownFact, Vec<&str>)> = Vec::new();
+        for (id, u) in self.not_judged {
+            match groups.iter_mut().find(|(g, _)| g.value.at == u.value.at && g.of == u.of) {
+                Some((_, rules)) => rules.push(id),
+                None => groups.push((u, vec![id])),
+            }
+        }
+        let items = groups
+            .into_iter()
+            .map(|(u, rules)| {
+                let (verb, read) = if rules.len() == 1 { ("it", "reads") } else { ("they", "read") };
+                let of = u.of.as_ref().map(|o| format!(" of {o}")).unwrap_or_default();
+                // The words go with the finding (its item): a report renders them
+                // without judging the subject again.
+                Item {
+                    text: format!(
+                        "{} could not judge this resource: {verb} {read} `{}`{of}, which is not known before apply ({}); {}",
+                        crate::words::list(&rules),
+                        u.value.field_name(),
+                        u.value.why,
+                        advice(&u.value.why),
+                    ),
+                    path: Some(u.value.at.clone()),
+                    elsewhere: u.elsewhere.clone(),
+                }
+            })
+            .collect();
         let at = first.value.at.clone();
-        Some(Fact::at(
-            Value::List(vec![Item {
-                text,
-                path: Some(at.clone()),
-                elsewhere: first.elsewhere.clone(),
-            }]),
-            at,
-        ))
+        Some(Fact::at(Value::List(items), at))
     }
 
     fn replacement_bodies(&self) -> &[crate::model::notification::NewPolicy] {

@@ -193,9 +193,11 @@ fn terraform_findings_point_at_the_attribute_in_state_plan_and_tfstate() {
     // The three JSON documents name one account: one LB004 for them, and the
     // plan's policy whose pool_id is unknown before apply leaves that
     // account's pools without LB001/LB003, each with EX005 at that value (16
-    // findings); the `.tf` configurations add 31 of their own (hcl-modules:
-    // LB001 and LB004 for the pool whose module is not followed; EX005 where
+    // findings); the `.tf` configurations add 30 of their own (hcl-modules:
+    // LB001 and LB004 for the pool whose module is not followed — the
+    // module's own policy, whose pool comes from the caller, is not "not
+    // judged": no pool is loaded there, so LB006 does not apply; EX005 where
     // a variable has no value; duplicate-address: EX002 at both blocks and
     // CA002 at the second block's CA).
-    assert_eq!(check_locations(&dir), 47);
+    assert_eq!(check_locations(&dir), 46);
 }

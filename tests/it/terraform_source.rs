@@ -156,11 +156,15 @@ fn a_policy_unknown_before_apply_leaves_the_pools_it_may_cover_unjudged() {
         .expect("EX005 for web");
     let message = web["message"].as_str().unwrap();
     assert!(
-        message.starts_with("LB001, LB002 and LB003 could not judge this resource: they read `mechanisms` of notification_policy on-call")
-            && message.contains("`var.oncall` has no default"),
+        message.starts_with(
+            "LB001, LB002 and LB003 could not judge this resource: they read `mechanisms.email` of notification_policy on-call"
+        ) && message.contains("`var.oncall` has no default"),
         "{message}"
     );
-    assert_eq!(web["location"]["line"], 16, "at the policy's unknown value");
+    assert_eq!(
+        web["location"]["line"], 17,
+        "at the policy's unknown value itself (`email = var.oncall`), not the block around it"
+    );
     // What was not judged, by which rules: in the JSON summary and with --statistics.
     assert_eq!(
         doc["summary"]["not_judged"],
@@ -483,18 +487,16 @@ fn module_calls_are_listed_as_not_followed_in_every_format() {
         "{only_calls}"
     );
     // The module's directory is a configuration of its own: its policy's
-    // pool comes from the caller, so it is unknown there.
-    let policy = doc["findings"]
+    // pool comes from the caller, so it is unknown there — but no pool is
+    // loaded there, so the only rule that reads it (LB006) does not apply,
+    // and nothing is "not judged".
+    let module_policy: Vec<&serde_json::Value> = doc["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["rule"] == "EX005" && f["resource"]["address"] == "cloudflare_notification_policy.web")
-        .expect("EX005 for the module's policy");
-    assert!(
-        policy["message"].as_str().unwrap().contains("`var.pool_id` has no default"),
-        "{policy}"
-    );
-    assert!(policy["location"]["file"].as_str().unwrap().ends_with("modules/alerts/main.tf"));
+        .filter(|f| f["rule"] == "EX005" && f["resource"]["address"] == "cloudflare_notification_policy.web")
+        .collect();
+    assert!(module_policy.is_empty(), "{module_policy:?}");
     // The caller's pool is judged as if the module created no policy.
     let rules: BTreeSet<&str> = doc["findings"]
         .as_array()
@@ -897,4 +899,117 @@ resource "cloudflare_certificate_pack" "this" {
         .collect();
     assert!(rules.contains("CA002"), "{rules:?}\n{}", r.stdout);
     assert!(!rules.contains("EX005"), "no unknown: {}", r.stdout);
+}
+
+/// A policy as real configurations write it: literal, valid `new_health`
+/// and `event_source`, a `pool_id` from a remote state, `mechanisms` from a
+/// `for` over a variable without a default, and no pool in the
+/// configuration. LB005 reads only the literal values and judges them; LB006
+/// applies only where a pool is loaded, so it is not "not judged"; LB007 is
+/// blocked by `mechanisms` — one EX005, there, naming LB007 alone, with the
+/// advice for a variable.
+#[test]
+fn ex005_names_exactly_the_rules_a_value_blocked() {
+    let source = r#"
+variable "alert_emails" { type = list(string) }
+
+data "terraform_remote_state" "lb" {
+  backend = "local"
+  config  = { path = "../lb/terraform.tfstate" }
+}
+
+resource "cloudflare_notification_policy" "health" {
+  account_id = "023e105f4ecef8ad9ca31a8372d0c353"
+  name       = "pool health"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  mechanisms = {
+    email = [for e in var.alert_emails : { id = e }]
+  }
+  filters = {
+    pool_id      = values(data.terraform_remote_state.lb.outputs.pool_ids)
+    new_health   = ["Unhealthy"]
+    event_source = ["pool"]
+  }
+}
+"#;
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let doc = json(&r);
+    let findings = doc["findings"].as_array().unwrap();
+    let ex005: Vec<&serde_json::Value> = findings.iter().filter(|f| f["rule"] == "EX005").collect();
+    assert_eq!(ex005.len(), 1, "{ex005:#?}");
+    let message = ex005[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("LB007 could not judge this resource: it reads `mechanisms.email`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("`var.alert_emails` has no default") && message.contains("`-var`"),
+        "{message}"
+    );
+    assert_eq!(ex005[0]["location"]["line"], 15, "at `email = [for …]`");
+    assert!(
+        !findings.iter().any(|f| f["rule"] == "LB005" || f["rule"] == "LB006"),
+        "{findings:#?}"
+    );
+}
+
+/// With a pool in the configuration, the same policy's `pool_id` from a
+/// remote state blocks LB006: its EX005 is at `pool_id`, and its advice is a
+/// plan's JSON (no `-var` sets a data source's output).
+#[test]
+fn ex005_advice_fits_where_the_unknown_comes_from() {
+    let source = r#"
+data "terraform_remote_state" "lb" {
+  backend = "local"
+  config  = { path = "../lb/terraform.tfstate" }
+}
+
+resource "cloudflare_load_balancer_pool" "web" {
+  account_id = "023e105f4ecef8ad9ca31a8372d0c353"
+  name       = "web"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.1"
+  }
+}
+
+resource "cloudflare_notification_policy" "health" {
+  account_id = "023e105f4ecef8ad9ca31a8372d0c353"
+  name       = "pool health"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  email_integration { id = "noc@example.com" }
+  filters {
+    pool_id      = values(data.terraform_remote_state.lb.outputs.pool_ids)
+    new_health   = ["Unhealthy"]
+    event_source = ["pool"]
+  }
+}
+"#;
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let doc = json(&r);
+    let lb006 = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").starts_with("LB006"))
+        .unwrap_or_else(|| panic!("an EX005 naming LB006: {}", r.stdout));
+    let message = lb006["message"].as_str().unwrap();
+    assert!(
+        message.contains("data source") && message.contains("`terraform show -json` of a plan") && !message.contains("`-var`"),
+        "{message}"
+    );
+    assert_eq!(lb006["location"]["line"], 24, "at `pool_id`");
 }

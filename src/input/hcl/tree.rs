@@ -98,14 +98,8 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
     let mut out = Map::new();
     for attribute in body.attributes() {
         let key = attribute.key.value().as_str();
-        match scope.eval(&attribute.value) {
-            Eval::Known(v) => {
-                out.insert(key.to_string(), v);
-            }
-            Eval::Unknown(why) | Eval::Invalid(why) => unknown.push(Unknown {
-                pointer: child(pointer, key),
-                why,
-            }),
+        if let Some(v) = value_of(scope, &attribute.value, &child(pointer, key), unknown) {
+            out.insert(key.to_string(), v);
         }
     }
     for block in body.blocks() {
@@ -130,6 +124,48 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
         list.push(Value::Object(body_values(scope, &block.body, &at, true, unknown)));
     }
     out
+}
+
+/// An expression's value; an object literal member by member, so that an
+/// unknown member (`filters = { pool_id = data.….ids, new_health = [...] }`)
+/// leaves out only itself: the known members are kept, each unknown one
+/// recorded at its own pointer. `None` when the whole value is unknown.
+fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unknown: &mut Vec<Unknown>) -> Option<Value> {
+    match scope.eval(expr) {
+        Eval::Known(v) => Some(v),
+        Eval::Unknown(why) | Eval::Invalid(why) => match expr {
+            hcl_edit::expr::Expression::Object(object) => {
+                let mut out = Map::new();
+                for (key, value) in object.iter() {
+                    let name = match key {
+                        hcl_edit::expr::ObjectKey::Ident(ident) => ident.value().as_str().to_string(),
+                        hcl_edit::expr::ObjectKey::Expression(e) => match scope.eval(e) {
+                            Eval::Known(Value::String(s)) => s,
+                            // A key not known: the whole object is.
+                            _ => {
+                                unknown.push(Unknown {
+                                    pointer: pointer.to_string(),
+                                    why,
+                                });
+                                return None;
+                            }
+                        },
+                    };
+                    if let Some(v) = value_of(scope, value.expr(), &child(pointer, &name), unknown) {
+                        out.insert(name, v);
+                    }
+                }
+                Some(Value::Object(out))
+            }
+            _ => {
+                unknown.push(Unknown {
+                    pointer: pointer.to_string(),
+                    why,
+                });
+                None
+            }
+        },
+    }
 }
 
 fn child(pointer: &str, token: &str) -> String {
