@@ -13,6 +13,9 @@ pub struct Tally {
     pub total: usize,
     pub with_legacy: usize,
     pub not_replaced: usize,
+    /// Pools whose existence is not known (`count`/`for_each`): counted in
+    /// none of the above, only named.
+    pub may_exist: usize,
 }
 
 impl Tally {
@@ -128,10 +131,14 @@ fn announced_pools(account: &Account) -> Option<usize> {
 /// `2 of 60 pools`, or on an incomplete export `at least 1 of the 2000 pools
 /// announced (only 1 loaded: …)`: never a total the export does not hold.
 fn legacy_share(t: Tally, announced: Option<usize>) -> String {
+    let may_exist = match t.may_exist {
+        0 => String::new(),
+        n => format!(" (and {n} that may exist, whose `count` or `for_each` is not known before a run: not counted)"),
+    };
     match announced {
-        None => format!("{} of {}", t.with_legacy, crate::words::plural(t.total, "pool", "pools")),
+        None => format!("{} of {}{may_exist}", t.with_legacy, crate::words::plural(t.total, "pool", "pools")),
         Some(n) => format!(
-            "at least {} of the {n} pools the export announces (only {} loaded: the export is incomplete, EX001)",
+            "at least {} of the {n} pools the export announces (only {} loaded: the export is incomplete, EX001){may_exist}",
             t.with_legacy, t.total
         ),
     }
@@ -196,9 +203,15 @@ mod tests {
             total: 1,
             with_legacy: 1,
             not_replaced: 1,
+            may_exist: 0,
         };
         assert_eq!(legacy_share(one, None), "1 of 1 pool");
         assert!(legacy_share(one, Some(2000)).starts_with("at least 1 of the 2000 pools the export announces (only 1 loaded"));
+        let maybe = Tally { may_exist: 5, ..one };
+        assert_eq!(
+            legacy_share(maybe, None),
+            "1 of 1 pool (and 5 that may exist, whose `count` or `for_each` is not known before a run: not counted)"
+        );
     }
 
     #[test]

@@ -367,6 +367,11 @@ impl<'a> Analysis<'a> {
                 let tally = *self.tallies[a].get_or_init(|| {
                     let mut tally = account::Tally::default();
                     for pool in &account.pools {
+                        // A pool that may not exist is counted in no total.
+                        if account.unknown.of(&pool.origin).iter().any(|u| u.is_existence()) {
+                            tally.may_exist += 1;
+                            continue;
+                        }
                         tally.add(index.of(pool).coverage);
                     }
                     tally

@@ -26,6 +26,12 @@ impl UnknownValue {
         within(&self.field, read) || within(read, &self.field)
     }
 
+    /// Whether it is the resource's existence that is not known (its `count`
+    /// or `for_each`): such a resource is counted nowhere.
+    pub fn is_existence(&self) -> bool {
+        self.field.is_empty() && matches!(self.at.as_str(), "/count" | "/for_each")
+    }
+
     /// The field as a reader names it: `filters.pool_id`, or `the resource`.
     pub fn field_name(&self) -> String {
         match self.at.trim_start_matches('/') {

@@ -1013,3 +1013,62 @@ resource "cloudflare_notification_policy" "health" {
     );
     assert_eq!(lb006["location"]["line"], 24, "at `pool_id`");
 }
+
+/// Pools whose `count` is not known before a run may not exist: each is
+/// said (EX005 at its `count`), and no total counts it. LB004 counts the
+/// pool that exists and names the others: "1 of 1 pool (and 5 that may
+/// exist …)", never "6 of 6".
+#[test]
+fn a_pool_that_may_not_exist_is_counted_nowhere() {
+    let mut source = String::from(
+        r#"
+variable "dns_record_count" {}
+locals { enable = 1 }
+
+resource "cloudflare_load_balancer_pool" "always" {
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "always"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.1"
+  }
+}
+"#,
+    );
+    for n in 1..=5 {
+        source.push_str(&format!(
+            r#"
+resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
+  count              = local.enable * (var.dns_record_count == {n} ? 1 : 0)
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "maybe-{n}"
+  notification_email = "noc@example.com"
+  origins {{
+    name    = "o1"
+    address = "192.0.2.1"
+  }}
+}}
+"#
+        ));
+    }
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let doc = json(&r);
+    let findings = doc["findings"].as_array().unwrap();
+    let lb004 = findings
+        .iter()
+        .find(|f| f["rule"] == "LB004")
+        .unwrap_or_else(|| panic!("LB004: {}", r.stdout));
+    let message = lb004["message"].as_str().unwrap();
+    assert!(message.contains("1 of 1 pool (and 5 that may exist"), "{message}");
+    let at_counts = findings
+        .iter()
+        .filter(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").contains("decides whether it exists"))
+        .count();
+    assert_eq!(at_counts, 5, "{findings:#?}");
+}
