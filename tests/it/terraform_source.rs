@@ -884,13 +884,7 @@ resource "cloudflare_certificate_pack" "this" {
   certificate_authority = var.certificate_authority
 }
 "#;
-    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
-    let r = common::run_in(
-        dir.path(),
-        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
-    );
-    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
-    let doc = json(&r);
+    let (doc, r) = check_one_file(source);
     let rules: BTreeSet<&str> = doc["findings"]
         .as_array()
         .unwrap()
@@ -933,13 +927,7 @@ resource "cloudflare_notification_policy" "health" {
   }
 }
 "#;
-    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
-    let r = common::run_in(
-        dir.path(),
-        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
-    );
-    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
-    let doc = json(&r);
+    let (doc, _) = check_one_file(source);
     let findings = doc["findings"].as_array().unwrap();
     let ex005: Vec<&serde_json::Value> = findings.iter().filter(|f| f["rule"] == "EX005").collect();
     assert_eq!(ex005.len(), 1, "{ex005:#?}");
@@ -993,13 +981,7 @@ resource "cloudflare_notification_policy" "health" {
   }
 }
 "#;
-    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
-    let r = common::run_in(
-        dir.path(),
-        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
-    );
-    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
-    let doc = json(&r);
+    let (doc, r) = check_one_file(source);
     let lb006 = doc["findings"]
         .as_array()
         .unwrap()
@@ -1052,13 +1034,7 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
 "#
         ));
     }
-    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
-    let r = common::run_in(
-        dir.path(),
-        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
-    );
-    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
-    let doc = json(&r);
+    let (doc, r) = check_one_file(&source);
     let findings = doc["findings"].as_array().unwrap();
     let lb004 = findings
         .iter()
@@ -1071,4 +1047,16 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         .filter(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").contains("decides whether it exists"))
         .count();
     assert_eq!(at_counts, 5, "{findings:#?}");
+}
+
+/// `check` of one configuration file, `main.tf`, alone in a folder: the
+/// JSON report, and the run (for its output in messages).
+fn check_one_file(source: &str) -> (serde_json::Value, common::Run) {
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    (json(&r), r)
 }

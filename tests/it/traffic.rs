@@ -25,13 +25,7 @@ fn by_versions(os: &str, os_version: &str, browser: &str, browser_major: &str, d
         }
         parts
     };
-    let below = |bound: &[u64]| {
-        let n = v.len().max(bound.len());
-        (0..n)
-            .map(|i| v.get(i).copied().unwrap_or(0).cmp(&bound.get(i).copied().unwrap_or(0)))
-            .find(|o| o.is_ne())
-            == Some(std::cmp::Ordering::Less)
-    };
+    let below = |bound: &[u64]| version_below(&v, bound);
     // uap-core names a crawler's device `Spider`.
     if device == "Spider" {
         return Class::Crawler;
@@ -64,6 +58,15 @@ fn write_found(name: &str, found: &BTreeSet<(String, Class, Class)>) {
     for (ua, expected, class) in found {
         w.write_record([ua.as_str(), expected.as_str(), class.as_str()]).expect("written");
     }
+}
+
+/// Whether version `v` is below `bound`, part by part (a missing part is 0).
+fn version_below(v: &[u64], bound: &[u64]) -> bool {
+    let n = v.len().max(bound.len());
+    (0..n)
+        .map(|i| v.get(i).copied().unwrap_or(0).cmp(&bound.get(i).copied().unwrap_or(0)))
+        .find(|o| o.is_ne())
+        == Some(std::cmp::Ordering::Less)
 }
 
 fn parse_class(text: &str) -> Class {
@@ -618,13 +621,7 @@ fn by_corpus(os: &str, os_version: &str, browser: &str, browser_version: &str, c
         .split(['.', '_'])
         .map_while(|part| part.trim().parse::<u64>().ok())
         .collect();
-    let below = |bound: &[u64]| {
-        let n = v.len().max(bound.len());
-        (0..n)
-            .map(|i| v.get(i).copied().unwrap_or(0).cmp(&bound.get(i).copied().unwrap_or(0)))
-            .find(|o| o.is_ne())
-            == Some(std::cmp::Ordering::Less)
-    };
+    let below = |bound: &[u64]| version_below(&v, bound);
     let family = os.to_ascii_lowercase();
     let android = matches!(family.as_str(), "android" | "android tv" | "android wear");
     let derivative = [
