@@ -1060,3 +1060,38 @@ fn check_one_file(source: &str) -> (serde_json::Value, common::Run) {
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
     (json(&r), r)
 }
+
+/// `for_each` over a map whose keys the configuration gives and whose values
+/// come from a data source: Terraform plans one instance a key, so the packs
+/// exist and are judged (CA002), and nothing says their existence is unknown.
+#[test]
+fn for_each_over_known_keys_with_unknown_values_makes_known_instances() {
+    let source = r#"
+variable "zones" { default = { shop = "shop.example.com", blog = "blog.example.com" } }
+
+data "cloudflare_zone" "z" {
+  for_each = var.zones
+  name     = each.value
+}
+
+resource "cloudflare_certificate_pack" "this" {
+  for_each              = { for key, host in var.zones : key => data.cloudflare_zone.z[key].id }
+  zone_id               = each.value
+  type                  = "advanced"
+  hosts                 = ["example.com"]
+  validation_method     = "txt"
+  validity_days         = 90
+  certificate_authority = "lets_encrypt"
+}
+"#;
+    let (doc, r) = check_one_file(source);
+    let findings = doc["findings"].as_array().unwrap();
+    assert!(findings.iter().any(|f| f["rule"] == "CA002"), "{}", r.stdout);
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").contains("decides whether it exists")),
+        "{}",
+        r.stdout
+    );
+}

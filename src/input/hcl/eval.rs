@@ -88,6 +88,118 @@ impl Scope {
         }
     }
 
+    /// The keys of a map whose values may not all be known, as Terraform
+    /// knows them before apply: an object's own keys, a `for`'s keys over a
+    /// known collection, a `merge` of such maps, a local or a conditional
+    /// that comes to one, a known map's or set's own. `None` when the keys
+    /// themselves are not known. `for_each` over such a map makes known
+    /// instances, whatever their values.
+    pub fn keys_of(&self, expr: &Expression) -> Option<Vec<String>> {
+        self.budget.set(BUDGET);
+        self.bound.borrow_mut().clear();
+        self.keys_at(expr, 0)
+    }
+
+    fn keys_at(&self, expr: &Expression, depth: u8) -> Option<Vec<String>> {
+        if depth > MAX_DEPTH || !self.spend(1) {
+            return None;
+        }
+        if let Eval::Known(value) = self.eval_at(expr, depth + 1) {
+            return match value {
+                Value::Object(map) => Some(map.keys().cloned().collect()),
+                // A set of strings: each string is an instance's key.
+                Value::Array(items) => items.iter().map(|i| i.as_str().map(str::to_string)).collect(),
+                _ => None,
+            };
+        }
+        match expr {
+            Expression::Object(object) => object
+                .iter()
+                .map(|(key, _)| match key {
+                    ObjectKey::Ident(ident) => Some(ident.value().as_str().to_string()),
+                    ObjectKey::Expression(e) => match self.eval_at(e, depth + 1) {
+                        Eval::Known(Value::String(s)) => Some(s),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            Expression::Parenthesis(p) => self.keys_at(p.inner(), depth + 1),
+            Expression::Conditional(c) => match self.eval_at(&c.cond_expr, depth + 1) {
+                Eval::Known(Value::Bool(true)) => self.keys_at(&c.true_expr, depth + 1),
+                Eval::Known(Value::Bool(false)) => self.keys_at(&c.false_expr, depth + 1),
+                _ => None,
+            },
+            Expression::FuncCall(call) if call.name.namespace.is_empty() && call.name.name.value().as_str() == "merge" => {
+                let mut keys: Vec<String> = Vec::new();
+                for arg in call.args.iter() {
+                    for key in self.keys_at(arg, depth + 1)? {
+                        if !keys.contains(&key) {
+                            keys.push(key);
+                        }
+                    }
+                }
+                keys.sort();
+                Some(keys)
+            }
+            Expression::ForExpr(f) if f.key_expr.is_some() => self.for_keys(f, depth),
+            Expression::Traversal(t) => match (&t.expr, t.operators.as_slice()) {
+                (Expression::Variable(root), [op]) if root.value().as_str() == "local" => match op.value() {
+                    TraversalOperator::GetAttr(name) => self.keys_at(self.locals.get(name.value().as_str())?, depth + 1),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A `{for …}`'s keys over a known collection, its values unread.
+    fn for_keys(&self, f: &hcl_edit::expr::ForExpr, depth: u8) -> Option<Vec<String>> {
+        let Eval::Known(collection) = self.eval_at(&f.intro.collection_expr, depth + 1) else {
+            return None;
+        };
+        let items: Vec<(Value, Value)> = match collection {
+            Value::Array(items) => items.into_iter().enumerate().map(|(i, v)| (Value::from(i), v)).collect(),
+            Value::Object(map) => map.into_iter().map(|(k, v)| (Value::String(k), v)).collect(),
+            _ => return None,
+        };
+        let key_expr = f.key_expr.as_ref()?;
+        let mut keys = Vec::new();
+        for (key, value) in items {
+            let before = self.bound.borrow().len();
+            if let Some(k) = &f.intro.key_var {
+                self.bound.borrow_mut().push((k.value().as_str().to_string(), key));
+            }
+            self.bound
+                .borrow_mut()
+                .push((f.intro.value_var.value().as_str().to_string(), value));
+            let kept = match &f.cond {
+                None => Some(true),
+                Some(cond) => match self.eval_at(&cond.expr, depth + 1) {
+                    Eval::Known(Value::Bool(b)) => Some(b),
+                    _ => None,
+                },
+            };
+            let key = match kept {
+                Some(true) => match self.eval_at(key_expr, depth + 1) {
+                    Eval::Known(Value::String(s)) => Some(Some(s)),
+                    Eval::Known(v @ (Value::Number(_) | Value::Bool(_))) => Some(Some(v.to_string())),
+                    _ => None,
+                },
+                Some(false) => Some(None),
+                None => None,
+            };
+            self.bound.borrow_mut().truncate(before);
+            if let Some(k) = key? {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        keys.sort();
+        Some(keys)
+    }
+
     /// A name a `for` expression binds, if it is one.
     fn bound_value(&self, name: &str) -> Option<Value> {
         self.bound.borrow().iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone())
@@ -659,6 +771,33 @@ mod tests {
         assert!(matches!(eval(&s, "try(var.zone, \"fallback\")"), Eval::Unknown(why) if why.contains("no default")));
         assert!(matches!(eval(&s, "merge(var.zone, {})"), Eval::Unknown(why) if why.contains("no default")));
         assert!(matches!(eval(&s, "lookup({}, \"a\")"), Eval::Unknown(why) if why.contains("no default")));
+    }
+
+    /// A map whose keys are known and values are not: its keys, as
+    /// `for_each` plans them.
+    #[test]
+    fn the_keys_of_a_map_whose_values_are_unknown_are_known() {
+        let s = scope(
+            r#"
+            variable "records" { default = { www = { ttl = 1 }, api = { ttl = 1 }, old = { ttl = 0 } } }
+            variable "zone" {}
+            locals {
+              ids     = { for name, r in var.records : name => data.cloudflare_zone.z[name].id if r.ttl > 0 }
+              extra   = { root = var.zone }
+              all     = merge(local.ids, local.extra)
+            }
+            "#,
+        );
+        assert!(matches!(eval(&s, "local.all"), Eval::Unknown(_)));
+        let keys = |e: &str| s.keys_of(&hcl_edit::parser::parse_expr(e).expect("parses"));
+        assert_eq!(keys("local.ids"), Some(vec!["api".to_string(), "www".to_string()]));
+        assert_eq!(
+            keys("local.all"),
+            Some(vec!["api".to_string(), "root".to_string(), "www".to_string()])
+        );
+        assert_eq!(keys("toset([\"a\", \"b\"])"), Some(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(keys("var.zone"), None);
+        assert_eq!(keys("{ for k in var.zone : k => 1 }"), None);
     }
 
     #[test]

@@ -163,6 +163,10 @@ pub fn walk(
                         absent = true;
                     }
                     eval::Eval::Known(_) => {}
+                    // A map whose keys are known and values are not still
+                    // makes known instances (Terraform plans them so).
+                    eval::Eval::Unknown(_) | eval::Eval::Invalid(_)
+                        if repeater == "for_each" && configuration.scope.keys_of(&attribute.value).is_some_and(|keys| !keys.is_empty()) => {}
                     eval::Eval::Unknown(why) | eval::Eval::Invalid(why) => {
                         existence = Some(UnknownValue {
                             field: String::new(),
