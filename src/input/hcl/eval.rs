@@ -190,10 +190,10 @@ impl Scope {
                 None => None,
             };
             self.bound.borrow_mut().truncate(before);
-            if let Some(k) = key? {
-                if !keys.contains(&k) {
-                    keys.push(k);
-                }
+            if let Some(k) = key?
+                && !keys.contains(&k)
+            {
+                keys.push(k);
             }
         }
         keys.sort();
