@@ -209,14 +209,19 @@ impl Table {
     /// The first row the request matches; `None`: not impacted. Where a
     /// platform's own token is present, no app row is read.
     pub fn row(&self, request: &Request<'_>) -> Option<&Row> {
-        let platform = self
-            .rows
-            .iter()
-            .filter(|row| row.token == Some(Token::Platform))
-            .any(|row| row.pattern.as_ref().is_some_and(|p| p.is_match(request.user_agent)));
+        // Whether a platform token is present, looked for once and only when an app row is reached.
+        let platform = std::cell::OnceCell::new();
+        let platform_present = || {
+            *platform.get_or_init(|| {
+                self.rows
+                    .iter()
+                    .filter(|row| row.token == Some(Token::Platform))
+                    .any(|row| row.pattern.as_ref().is_some_and(|p| p.is_match(request.user_agent)))
+            })
+        };
         self.rows
             .iter()
-            .filter(|row| !(platform && row.token == Some(Token::App)))
+            .filter(|row| row.token != Some(Token::App) || !platform_present())
             .find(|row| row.matches(request))
     }
 

@@ -158,38 +158,28 @@ impl Scope {
         let Eval::Known(collection) = self.eval_at(&f.intro.collection_expr, depth + 1) else {
             return None;
         };
-        let items: Vec<(Value, Value)> = match collection {
-            Value::Array(items) => items.into_iter().enumerate().map(|(i, v)| (Value::from(i), v)).collect(),
-            Value::Object(map) => map.into_iter().map(|(k, v)| (Value::String(k), v)).collect(),
-            _ => return None,
-        };
+        let items = for_items(collection).ok()?;
         let key_expr = f.key_expr.as_ref()?;
         let mut keys = Vec::new();
         for (key, value) in items {
-            let before = self.bound.borrow().len();
-            if let Some(k) = &f.intro.key_var {
-                self.bound.borrow_mut().push((k.value().as_str().to_string(), key));
-            }
-            self.bound
-                .borrow_mut()
-                .push((f.intro.value_var.value().as_str().to_string(), value));
-            let kept = match &f.cond {
-                None => Some(true),
-                Some(cond) => match self.eval_at(&cond.expr, depth + 1) {
-                    Eval::Known(Value::Bool(b)) => Some(b),
-                    _ => None,
-                },
-            };
-            let key = match kept {
-                Some(true) => match self.eval_at(key_expr, depth + 1) {
+            // `Some(None)`: the `if` leaves the element out; `None`: not known.
+            let key = self.with_bound(f, key, value, || {
+                let kept = match &f.cond {
+                    None => true,
+                    Some(cond) => match self.eval_at(&cond.expr, depth + 1) {
+                        Eval::Known(Value::Bool(b)) => b,
+                        _ => return None,
+                    },
+                };
+                if !kept {
+                    return Some(None);
+                }
+                match self.eval_at(key_expr, depth + 1) {
                     Eval::Known(Value::String(s)) => Some(Some(s)),
                     Eval::Known(v @ (Value::Number(_) | Value::Bool(_))) => Some(Some(v.to_string())),
                     _ => None,
-                },
-                Some(false) => Some(None),
-                None => None,
-            };
-            self.bound.borrow_mut().truncate(before);
+                }
+            });
             if let Some(k) = key?
                 && !keys.contains(&k)
             {
@@ -384,27 +374,14 @@ impl Scope {
             Eval::Unknown(why) => return Eval::Unknown(format!("a `for` over a collection that is not known: {why}")),
             invalid => return invalid,
         };
-        let items: Vec<(Value, Value)> = match collection {
-            Value::Array(items) => items.into_iter().enumerate().map(|(i, v)| (Value::from(i), v)).collect(),
-            Value::Object(map) => map.into_iter().map(|(k, v)| (Value::String(k), v)).collect(),
-            Value::Null => return Eval::Invalid("a `for` over null".into()),
-            _ => return Eval::Invalid("a `for` over a value that is neither a list nor a map".into()),
+        let items = match for_items(collection) {
+            Ok(items) => items,
+            Err(invalid) => return invalid,
         };
-        let (key_var, value_var) = (
-            f.intro.key_var.as_ref().map(|k| k.value().as_str().to_string()),
-            f.intro.value_var.value().as_str().to_string(),
-        );
         let mut list = Vec::new();
         let mut object = Map::new();
         for (key, value) in items {
-            let depth_before = self.bound.borrow().len();
-            if let Some(k) = &key_var {
-                self.bound.borrow_mut().push((k.clone(), key));
-            }
-            self.bound.borrow_mut().push((value_var.clone(), value));
-            let outcome = self.for_element(f, depth, &mut list, &mut object);
-            self.bound.borrow_mut().truncate(depth_before);
-            if let Some(stop) = outcome {
+            if let Some(stop) = self.with_bound(f, key, value, || self.for_element(f, depth, &mut list, &mut object)) {
                 return stop;
             }
         }
@@ -413,6 +390,21 @@ impl Scope {
         } else {
             Value::Array(list)
         })
+    }
+
+    /// Runs `each` with the `for`'s names bound to one element (its key or
+    /// index, and its value), and unbinds them after.
+    fn with_bound<T>(&self, f: &hcl_edit::expr::ForExpr, key: Value, value: Value, each: impl FnOnce() -> T) -> T {
+        let before = self.bound.borrow().len();
+        if let Some(k) = &f.intro.key_var {
+            self.bound.borrow_mut().push((k.value().as_str().to_string(), key));
+        }
+        self.bound
+            .borrow_mut()
+            .push((f.intro.value_var.value().as_str().to_string(), value));
+        let out = each();
+        self.bound.borrow_mut().truncate(before);
+        out
     }
 
     /// One element of a `for`, with its names bound: added to `list` or
@@ -573,6 +565,17 @@ impl Scope {
             }
         }
         Eval::Known(value)
+    }
+}
+
+/// A `for`'s elements: a list's (index, element), a map's (key, value) in
+/// key order; what a `for` over anything else is.
+fn for_items(collection: Value) -> Result<Vec<(Value, Value)>, Eval> {
+    match collection {
+        Value::Array(items) => Ok(items.into_iter().enumerate().map(|(i, v)| (Value::from(i), v)).collect()),
+        Value::Object(map) => Ok(map.into_iter().map(|(k, v)| (Value::String(k), v)).collect()),
+        Value::Null => Err(Eval::Invalid("a `for` over null".into())),
+        _ => Err(Eval::Invalid("a `for` over a value that is neither a list nor a map".into())),
     }
 }
 

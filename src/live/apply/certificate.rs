@@ -9,7 +9,7 @@
 //! pages of its list, fifty at a time, when that takes fewer reads than one
 //! each.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -190,8 +190,13 @@ impl AccountRun<'_> {
             return Ok(false);
         }
         let list = Operation::of(Op::ListCustomHostnames).call(&[&zone]);
-        let filtered = self.client.takes_reference(Op::ListCustomHostnames) && self.work_filtered_list(step, &list, &mut left, summary)?;
-        if !filtered && !self.work_whole_list(step, &list, &mut left, summary)? {
+        let mut unplanned = UnplannedSeen {
+            planned: self.account.state.custom_hostnames.iter().map(|h| h.id.as_str()).collect(),
+            named: HashSet::new(),
+        };
+        let filtered = self.client.takes_reference(Op::ListCustomHostnames)
+            && self.work_filtered_list(step, &list, &mut left, &mut unplanned, summary)?;
+        if !filtered && !self.work_whole_list(step, &list, &mut left, &mut unplanned, summary)? {
             return Ok(false);
         }
         // Not met in the pages: a hostname deleted elsewhere in the list while
@@ -219,12 +224,17 @@ impl AccountRun<'_> {
     /// (the list shrank under it: what came after moved onto it); a pass that
     /// moved any is followed by another from page 1 while planned ones are
     /// left. False when the service refused the filter (nothing was run).
-    fn work_filtered_list(&mut self, step: &Step, list: &Call, left: &mut Left, summary: &mut Summary) -> Result<bool, Stop> {
+    fn work_filtered_list(
+        &mut self,
+        step: &Step,
+        list: &Call,
+        left: &mut Left,
+        unplanned: &mut UnplannedSeen<'_>,
+        summary: &mut Summary,
+    ) -> Result<bool, Stop> {
         let filtered = list.clone().with("certificate_authority", "lets_encrypt");
         let mut number = 1;
         let mut moved_in_pass = 0;
-        let planned: std::collections::HashSet<&str> = self.account.state.custom_hostnames.iter().map(|h| h.id.as_str()).collect();
-        let mut named = std::collections::HashSet::new();
         while !left.is_empty() {
             let (envelope, per_page) = self.client.read_page(&filtered, number).map_err(|e| read_failed(step, e))?;
             if !self.client.takes_reference(Op::ListCustomHostnames) {
@@ -237,14 +247,7 @@ impl AccountRun<'_> {
             }
             let records = records_of(envelope);
             let sent = summary.sent;
-            for record in &records {
-                let id = record.get("id").and_then(Value::as_str).unwrap_or("");
-                if let Some(i) = left.remove(id) {
-                    self.run_hostname(i, summary, Some(record))?;
-                } else if !planned.contains(id) && named.insert(id.to_string()) {
-                    summary.unplanned.add(id);
-                }
-            }
+            self.run_page(&records, left, unplanned, summary)?;
             let moved = summary.sent - sent;
             moved_in_pass += moved;
             if records.len() < per_page {
@@ -261,7 +264,14 @@ impl AccountRun<'_> {
 
     /// Runs the planned hostnames met on pages of the zone's whole list,
     /// when its pages are fewer than the steps; false (nothing run) otherwise.
-    fn work_whole_list(&mut self, step: &Step, list: &Call, left: &mut Left, summary: &mut Summary) -> Result<bool, Stop> {
+    fn work_whole_list(
+        &mut self,
+        step: &Step,
+        list: &Call,
+        left: &mut Left,
+        unplanned: &mut UnplannedSeen<'_>,
+        summary: &mut Summary,
+    ) -> Result<bool, Stop> {
         let (first, per_page) = self.client.read_page(list, 1).map_err(|e| read_failed(step, e))?;
         let total = first
             .pointer("/result_info/total_count")
@@ -272,17 +282,9 @@ impl AccountRun<'_> {
         }
         let mut page = Some(first);
         let mut number = 1;
-        let planned: std::collections::HashSet<&str> = self.account.state.custom_hostnames.iter().map(|h| h.id.as_str()).collect();
         while let Some(envelope) = page.take() {
             let records = records_of(envelope);
-            for record in &records {
-                let id = record.get("id").and_then(Value::as_str).unwrap_or("");
-                if let Some(i) = left.remove(id) {
-                    self.run_hostname(i, summary, Some(record))?;
-                } else if !planned.contains(id) && ca(record.get("ssl").unwrap_or(&Value::Null)).eq_ignore_ascii_case("lets_encrypt") {
-                    summary.unplanned.add(id);
-                }
-            }
+            self.run_page(&records, left, unplanned, summary)?;
             if records.len() < per_page || left.is_empty() {
                 break;
             }
@@ -295,6 +297,38 @@ impl AccountRun<'_> {
 
 /// The hostname steps of a zone not run yet: hostname id → the step's place in the plan.
 type Left = HashMap<Box<str>, usize>;
+
+/// The hostnames the plan holds, and those on Let's Encrypt it does not
+/// hold already named (a page read again shows them again).
+struct UnplannedSeen<'a> {
+    planned: HashSet<&'a str>,
+    named: HashSet<String>,
+}
+
+impl AccountRun<'_> {
+    /// Runs the planned hostnames a page of the zone's list shows, from the
+    /// page; names once each hostname on Let's Encrypt the plan does not hold.
+    fn run_page(
+        &mut self,
+        records: &[Value],
+        left: &mut Left,
+        unplanned: &mut UnplannedSeen<'_>,
+        summary: &mut Summary,
+    ) -> Result<(), Stop> {
+        for record in records {
+            let id = record.get("id").and_then(Value::as_str).unwrap_or("");
+            if let Some(i) = left.remove(id) {
+                self.run_hostname(i, summary, Some(record))?;
+            } else if !unplanned.planned.contains(id)
+                && ca(record.get("ssl").unwrap_or(&Value::Null)).eq_ignore_ascii_case("lets_encrypt")
+                && unplanned.named.insert(id.to_string())
+            {
+                summary.unplanned.add(id);
+            }
+        }
+        Ok(())
+    }
+}
 
 /// The records of a list page.
 fn records_of(mut envelope: Value) -> Vec<Value> {
