@@ -46,10 +46,7 @@ fn records(envelope: &Value) -> &[Value] {
 impl Boundaries {
     /// A read that starts after a kept page (a resumed export): its last records.
     pub fn after(kept: &Value) -> Boundaries {
-        let mut boundaries = Boundaries {
-            probed: true,
-            ..Boundaries::default()
-        };
+        let mut boundaries = Boundaries::new();
         boundaries.remember(kept);
         boundaries
     }

@@ -20,7 +20,7 @@ pub const BASE_VAR: &str = "CLOUDFLARE_API_BASE";
 /// No answer is read past this: a page of the largest list is a few MB.
 const MAX_ANSWER: u64 = 256 << 20;
 /// A list is read to at most this many pages; more is taken for a broken `result_info`.
-const MAX_PAGES: u64 = 1_000_000;
+pub const MAX_PAGES: u64 = 1_000_000;
 
 /// How the client behaves; the defaults suit the real API.
 #[derive(Debug, Clone)]

@@ -207,11 +207,13 @@ fn read_zone(client: &mut Client, store: &mut Store, report: &mut Report, n: usi
 /// after that it is kept as read, and the note says so (its pages disagree,
 /// which `check` reports as EX001).
 fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: &str, call: &Call) -> Result<Vec<String>, ExportError> {
+    // Only a paged list is taken over part way: one the contract does not
+    // page (read on where it paged anyway) is read again whole.
+    let paged = matches!(call.operation.paging, crate::api::Paging::Pages { .. });
     if let Some(files) = store.finished(name) {
         // Taken over from a stopped export when its first page still reads
         // the same; when the list only grew, its pages are kept and it is
         // read on from the last of them (below).
-        let paged = matches!(call.operation.paging, crate::api::Paging::Pages { .. });
         match still_holds(client, store, call, &files)? {
             // A list the contract does not page was read whole: one page kept, one read again.
             Holds::Same if paged || files.len() == 1 => {
@@ -230,9 +232,6 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
         // Pages kept from a stopped export count once the last of them reads the same.
         let mut files: Vec<String> = Vec::new();
         let mut skip = 0;
-        // Only a paged list is taken over part way: one the contract does not
-        // page (read on where it paged anyway) is read again whole.
-        let paged = matches!(call.operation.paging, crate::api::Paging::Pages { .. });
         let holds = match (resumed.last(), resumed.last().and_then(|l| page_number(l))) {
             (Some(last), Some(page)) if paged => (page, same_page(client, store, call, page, last)?),
             _ => (0, Holds::No),
@@ -442,7 +441,10 @@ impl Watch {
     /// have grown (records added at the end of the list while it was paged
     /// shift nothing).
     fn steady(&self, boundaries: &Boundaries) -> bool {
-        if boundaries.probed && !boundaries.lost {
+        if boundaries.lost {
+            return false;
+        }
+        if boundaries.probed {
             return self.twice == 0 && self.totals.last().is_none_or(|&t| t <= self.records);
         }
         let only_grew = self.totals.windows(2).all(|w| w[1] >= w[0]);
@@ -762,6 +764,7 @@ mod tests {
         let mut lost = Boundaries::new();
         lost.lost = true;
         assert!(!moved.steady(&lost));
+        assert!(!steady.steady(&lost), "a boundary that moved more than it shows is read again");
         let mut shifted = Watch::default();
         shifted.see(&page(3, &["a", "b"]));
         shifted.see(&page(3, &["b"]));

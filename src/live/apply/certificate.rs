@@ -17,6 +17,7 @@ use super::plan_file::{Kind, Step};
 use super::{AccountRun, Ready, Stop, Summary, read_failed, stop};
 use crate::api::operations::HOSTNAME_SSL;
 use crate::api::{Call, Op, Operation};
+use crate::live::client::MAX_PAGES;
 
 /// Where a person makes the change the service did not take.
 fn by_hand(kind: &Kind) -> &'static str {
@@ -235,8 +236,22 @@ impl AccountRun<'_> {
         let filtered = list.clone().with("certificate_authority", "lets_encrypt");
         let mut number = 1;
         let mut moved_in_pass = 0;
+        // The filtered list holds at most the zone's hostnames (its
+        // `total_count`): a service that serves full pages past them, paging
+        // ignored, is an error, never a loop.
+        let mut pages_held = MAX_PAGES;
         while !left.is_empty() {
+            if number > pages_held {
+                return Err(stop(
+                    step,
+                    format!("the service answered page {number} of a list of {pages_held} pages (it ignores `page`?)"),
+                ));
+            }
             let (envelope, per_page) = self.client.read_page(&filtered, number).map_err(|e| read_failed(step, e))?;
+            self.page_read_at = Some(self.client.clock().now());
+            if let Some(total) = envelope.pointer("/result_info/total_count").and_then(Value::as_u64) {
+                pages_held = pages_held.min(total.div_ceil(per_page.max(1) as u64) + 1);
+            }
             if !self.client.takes_reference(Op::ListCustomHostnames) {
                 // The service refused the filter: that answer was of the whole list.
                 let _ = writeln!(
@@ -273,6 +288,7 @@ impl AccountRun<'_> {
         summary: &mut Summary,
     ) -> Result<bool, Stop> {
         let (first, per_page) = self.client.read_page(list, 1).map_err(|e| read_failed(step, e))?;
+        self.page_read_at = Some(self.client.clock().now());
         let total = first
             .pointer("/result_info/total_count")
             .and_then(Value::as_u64)
@@ -289,7 +305,11 @@ impl AccountRun<'_> {
                 break;
             }
             number += 1;
+            if number >= MAX_PAGES {
+                return Err(stop(step, format!("more than the {MAX_PAGES} pages edgeaudit reads of one list")));
+            }
             page = Some(self.client.read_page(list, number).map_err(|e| read_failed(step, e))?.0);
+            self.page_read_at = Some(self.client.clock().now());
         }
         Ok(true)
     }

@@ -256,7 +256,12 @@ pub(crate) struct AccountRun<'a> {
     /// The legacy e-mail of each pool this run cleared, as read live right
     /// before its clear: the only value a restore writes back.
     cleared_here: HashMap<String, Value>,
+    /// When the last page of a zone's hostnames was read (the client's clock).
+    page_read_at: Option<Duration>,
 }
+
+/// How long a list page's record stands for a read of the resource.
+const PAGE_FRESH: Duration = Duration::from_secs(5);
 
 fn stop(step: &Step, why: impl Into<String>) -> Stop {
     Stop::Step {
@@ -320,7 +325,14 @@ impl<'a> AccountRun<'a> {
             zones_seen: HashSet::new(),
             legacy_at_start: HashSet::new(),
             cleared_here: HashMap::new(),
+            page_read_at: None,
         }
+    }
+
+    /// Whether the last list page read is recent enough to check a change by.
+    fn page_is_fresh(&self) -> bool {
+        self.page_read_at
+            .is_some_and(|at| self.client.clock().now().saturating_sub(at) <= PAGE_FRESH)
     }
 
     fn account_id(&self) -> &str {
@@ -409,6 +421,11 @@ impl<'a> AccountRun<'a> {
         loop {
             // The reads of the check and the change go out with no pacing wait between them.
             self.client.reserve(step.kind.reads() + 1);
+            // A list page's record stands for a read only while it is fresh:
+            // after a wait (pacing, a retry) the resource is read again.
+            if from_page.is_some() && !self.page_is_fresh() {
+                from_page = None;
+            }
             let ready = match self.check(step, from_page.take()) {
                 Ok(ready) => ready,
                 Err(Stop::Step { why: now, .. }) if before.is_some() => {
