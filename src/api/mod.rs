@@ -190,14 +190,9 @@ impl Operation {
         !self.reference.is_empty()
     }
 
-    /// Why this query is not one the operation may carry, if it is not:
-    /// the excerpt's parameters, or the current reference's.
-    pub fn check_query(&self, query: &[(String, String)]) -> Result<(), String> {
-        self.check_query_in(query, true)
-    }
-
-    /// As [`Operation::check_query`], with the excerpt's parameters alone
-    /// when `reference` is false (a service that serves only the excerpt).
+    /// Why this query is not one the operation may carry, if it is not: the
+    /// excerpt's parameters, or the current reference's too when `reference`
+    /// (false: a service that serves only the excerpt).
     pub fn check_query_in(&self, query: &[(String, String)], reference: bool) -> Result<(), String> {
         for (name, value) in query {
             let widened = reference

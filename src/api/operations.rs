@@ -72,6 +72,8 @@ pub const HOSTNAME_SSL: &[Field] = &[
 const POOL_PAGE: [Param; 2] = page_params(u64::MAX, 1);
 /// A list the contract does not page, read on where an answer shows paging.
 const WHOLE_LIST_PAGE: [Param; 2] = page_params(u64::MAX, 1);
+/// What a list the contract does not page relies on to be read on.
+const READ_ON: &str = "`page` and `per_page`, which the contract does not publish for this list: sent only when an answer shows paging anyway (a `total_count` above the records it holds, or a full page of 25 without `result_info`), to read the list on until complete; a service that then ignores them, short of its count, is an error";
 /// The page size the service's lists use when none is asked (its documented
 /// default): a list the contract does not page that answers exactly a
 /// multiple of it without `result_info` may be one page of more.
@@ -147,9 +149,7 @@ pub static OPERATIONS: [Operation; 19] = [
         paging: Paging::Whole,
         body: &[],
         reads: POOL_FIELDS,
-        relies_on: &[
-            "`page` and `per_page`, which the contract does not publish for this list: sent only when an answer shows paging anyway (a `total_count` above the records it holds, or a full page of 25 without `result_info`), to read the list on until complete; a service that then ignores them, short of its count, is an error",
-        ],
+        relies_on: &[READ_ON],
     },
     Operation {
         op: Op::ClearPools,
@@ -200,9 +200,7 @@ pub static OPERATIONS: [Operation; 19] = [
         paging: Paging::Whole,
         body: &[],
         reads: POLICY_FIELDS,
-        relies_on: &[
-            "`page` and `per_page`, which the contract does not publish for this list: sent only when an answer shows paging anyway (a `total_count` above the records it holds, or a full page of 25 without `result_info`), to read the list on until complete; a service that then ignores them, short of its count, is an error",
-        ],
+        relies_on: &[READ_ON],
     },
     Operation {
         op: Op::CreatePolicy,

@@ -82,8 +82,9 @@ impl TrafficSummary {
             crate::words::thousands(self.impacted_on_findings),
             if self.crawlers > 0 {
                 format!(
-                    "; {} from crawlers left out",
-                    crate::words::plural(self.crawlers as usize, "request", "requests")
+                    "; {} {} from crawlers left out",
+                    crate::words::thousands(self.crawlers),
+                    if self.crawlers == 1 { "request" } else { "requests" }
                 )
             } else {
                 String::new()

@@ -32,6 +32,14 @@ crate::listed! {
     }
 }
 
+impl Class {
+    /// Whether a request of this class counts in the shares (and their
+    /// window): not the service's own, not a crawler's.
+    pub fn is_counted(self) -> bool {
+        !matches!(self, Class::Excluded | Class::Crawler)
+    }
+}
+
 /// How a request came, where it decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -444,7 +452,7 @@ mod tests {
                 Class::Impacted,
             ),
             ("com.eurosport.news.android/3.5.9/Android/4.0.3/HUAWEI-U9200", Class::Impacted),
-            // Android in the forms the old table missed.
+            // Android in the forms real corpora hold.
             (
                 "Mozilla/5.0 (Linux; U; android 6.0.1; zh-cn) AppleWebKit/537.36 Mobile Safari/537.36",
                 Class::Impacted,

@@ -388,7 +388,7 @@ fn read_file(name: &str, traffic: &mut Partial, classifier: &mut Classifier<'_>,
             let class = classifier.classify(&seen.request);
             traffic.count(index, seen.host, class, seen.count, true);
             if let Some(at) = seen.at
-                && class != Class::Excluded
+                && class.is_counted()
             {
                 Window::widen(&mut traffic.window, at);
             }
@@ -402,7 +402,9 @@ fn read_file(name: &str, traffic: &mut Partial, classifier: &mut Classifier<'_>,
             graphql::read(name, &text, &mut |seen: Seen<'_>| {
                 let class = classifier.classify(&seen.request);
                 traffic.count(index, seen.host, class, seen.count, false);
-                if let Some(at) = seen.at {
+                if let Some(at) = seen.at
+                    && class.is_counted()
+                {
                     Window::widen(&mut traffic.window, at);
                 }
             })?
