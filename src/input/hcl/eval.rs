@@ -362,7 +362,8 @@ impl Scope {
         match super::functions::call(name, &args) {
             Ok(v) if self.spend(v.to_string().len() / 64 + 1) => Eval::Known(v),
             Ok(_) => Eval::Unknown("too large to evaluate".into()),
-            Err(why) => Eval::Invalid(why),
+            Err(super::functions::Failure::Invalid(why)) => Eval::Invalid(why),
+            Err(super::functions::Failure::NotEvaluated(why)) => Eval::Unknown(why),
         }
     }
 

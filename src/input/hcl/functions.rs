@@ -36,6 +36,35 @@ pub const NAMES: [&str; 25] = [
     "trimspace",
 ];
 
+/// Why a call gives no value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// An error Terraform stops at (what `try` passes over).
+    Invalid(String),
+    /// A form edgeaudit does not evaluate: not known, not an error.
+    NotEvaluated(String),
+}
+
+impl From<String> for Failure {
+    fn from(why: String) -> Self {
+        Failure::Invalid(why)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(why: &str) -> Self {
+        Failure::Invalid(why.to_string())
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Invalid(why) | Failure::NotEvaluated(why) => f.write_str(why),
+        }
+    }
+}
+
 fn string(v: &Value, name: &str) -> Result<String, String> {
     match v {
         Value::String(s) => Ok(s.clone()),
@@ -73,7 +102,7 @@ fn flatten_into(items: &[Value], out: &mut Vec<Value>) {
 }
 
 /// `format`'s verbs edgeaudit writes: `%s`, `%d`, `%v`, `%q` and `%%`.
-fn format(spec: &str, args: &[Value]) -> Result<String, String> {
+fn format(spec: &str, args: &[Value]) -> Result<String, Failure> {
     let mut out = String::new();
     let mut args = args.iter();
     let mut chars = spec.chars();
@@ -93,7 +122,11 @@ fn format(spec: &str, args: &[Value]) -> Result<String, String> {
                     (_, v) => out.push_str(&string(v, "format")?),
                 }
             }
-            _ => return Err("`format` with a verb edgeaudit does not write (`%s`, `%d`, `%v`, `%q`)".into()),
+            _ => {
+                return Err(Failure::NotEvaluated(
+                    "`format` with a verb edgeaudit does not write (`%s`, `%d`, `%v`, `%q`)".into(),
+                ));
+            }
         }
     }
     Ok(out)
@@ -112,7 +145,7 @@ fn replace(s: &str, from: &str, to: &str) -> Result<String, String> {
 }
 
 /// The value of `name(args…)`, every argument known.
-pub fn call(name: &str, args: &[Value]) -> Result<Value, String> {
+pub fn call(name: &str, args: &[Value]) -> Result<Value, Failure> {
     let arg = |i: usize| args.get(i).ok_or_else(|| format!("`{name}` takes more arguments"));
     Ok(match name {
         "merge" => {
@@ -155,7 +188,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value, String> {
             match (map.get(&key), args.get(2)) {
                 (Some(v), _) => v.clone(),
                 (None, Some(default)) => default.clone(),
-                (None, None) => return Err(format!("`lookup` of `{key}`, which the map does not have, with no default")),
+                (None, None) => return Err(format!("`lookup` of `{key}`, which the map does not have, with no default").into()),
             }
         }
         "contains" => Value::Bool(list(arg(0)?, name)?.contains(arg(1)?)),
@@ -221,7 +254,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value, String> {
                 values.iter().all(|b| *b)
             })
         }
-        other => return Err(format!("`{other}(…)`, which edgeaudit does not evaluate")),
+        other => return Err(Failure::NotEvaluated(format!("`{other}(…)`, which edgeaudit does not evaluate"))),
     })
 }
 
@@ -292,6 +325,12 @@ mod tests {
             json!(["a", "b", "c", "d"])
         );
         assert_eq!(call_ok("trimspace", json!(["  hello\n\n"])), json!("hello"));
-        assert!(call("file", &[json!("x")]).is_err());
+        assert!(matches!(call("file", &[json!("x")]), Err(Failure::NotEvaluated(_))));
+        // A verb edgeaudit does not write is not known, not an error `try` would pass over.
+        assert!(matches!(
+            call("format", &[json!("%.2f"), json!(1.5)]),
+            Err(Failure::NotEvaluated(_))
+        ));
+        assert!(matches!(call("lookup", &[json!({}), json!("a")]), Err(Failure::Invalid(_))));
     }
 }
