@@ -2190,3 +2190,40 @@ fn a_deletion_and_a_creation_between_two_pages_miss_no_hostname() {
         );
     }
 }
+
+/// A hostname is checked from its list page only while the page is fresh:
+/// where pacing makes the run wait (10 requests per five minutes here, on a
+/// virtual clock), each hostname is read again by its id right before its
+/// change, never changed from a record read minutes earlier. Unpaced, the
+/// page's records serve and no hostname is read by id.
+#[test]
+fn a_hostname_is_changed_only_from_a_fresh_read() {
+    for (rate, by_id_reads) in [(0u32, false), (10, true)] {
+        let mut state = account(13, 30);
+        state.reference = true;
+        let (service, _dir, plan) = planned(state, "4");
+        let exported = service.with(|s| s.log.len());
+        let clock = Arc::new(VirtualClock::default());
+        let mut client = {
+            let mut settings = Settings::new(service.base());
+            settings.timeout = Duration::from_secs(1);
+            settings.connect_timeout = Duration::from_secs(1);
+            settings.rate = rate;
+            Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone())
+        };
+        let plan = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("a plan");
+        let mut log = Vec::new();
+        let outcome = apply::run(&mut client, &plan, &Options { dry_run: false }, &mut log, &mut |_| true);
+        assert!(outcome.is_ok(), "{outcome:?}");
+        service.with(|s| {
+            let gets = s.log[exported..]
+                .iter()
+                .filter(|l| l.starts_with("GET") && l.contains("/custom_hostnames/"))
+                .count();
+            assert_eq!(gets > 0, by_id_reads, "rate {rate}: {gets} reads by id");
+            for h in &s.custom_hostnames {
+                assert_ne!(h["ssl"]["certificate_authority"], "lets_encrypt", "{h}");
+            }
+        });
+    }
+}
