@@ -43,6 +43,8 @@ pub struct Outcome {
     /// Sorted by file, line, column, rule.
     pub findings: Vec<Finding>,
     pub records: BTreeMap<Kind, usize>,
+    /// Resources whose existence is not known before a run, not counted above.
+    pub may_exist: BTreeMap<Kind, usize>,
     /// Identical later copies of resources, counted once.
     pub duplicates: usize,
     /// Blocks of `.tf` source joined with the state resource of their address.
@@ -159,6 +161,7 @@ pub fn check<R>(
         files: loaded.files,
         findings,
         records: inventory.records.clone(),
+        may_exist: inventory.may_exist.clone(),
         duplicates: inventory.duplicates,
         joined: inventory.joined,
         skipped: {

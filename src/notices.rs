@@ -151,7 +151,8 @@ fn policies_missing(inventory: &Inventory) -> Vec<RunNote> {
         .iter()
         .filter(|a| !a.policies_loaded())
         .filter_map(|a| {
-            let legacy = a.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
+            // A pool that may not exist is EX005, not LB001.
+            let legacy = a.existing_pools().filter(|p| !p.legacy_recipients.is_empty()).count();
             // The pools list, or the first pool where pools come one by one (Terraform).
             let list = a.pool_lists.first().or_else(|| a.pools.first().map(|p| &p.origin))?;
             (legacy > 0).then(|| RunNote {

@@ -368,7 +368,7 @@ impl<'a> Analysis<'a> {
                     let mut tally = account::Tally::default();
                     for pool in &account.pools {
                         // A pool that may not exist is counted in no total.
-                        if account.unknown.of(&pool.origin).iter().any(|u| u.is_existence()) {
+                        if account.may_exist(&pool.origin) {
                             tally.may_exist += 1;
                             continue;
                         }

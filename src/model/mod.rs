@@ -66,6 +66,38 @@ impl Account {
         !self.policies.is_empty() || self.lists.iter().any(|l| l.kind == Kind::NotificationPolicy)
     }
 
+    /// Whether the record at `origin` may not exist: its `count` or
+    /// `for_each` is not known before a run. Such a resource is counted
+    /// nowhere and planned for by no step.
+    pub fn may_exist(&self, origin: &RecordOrigin) -> bool {
+        self.unknown.of(origin).iter().any(unknown::UnknownValue::is_existence)
+    }
+
+    /// The pools that exist whatever a run gives the configuration: every
+    /// pool of an export, and those of Terraform whose existence is known.
+    pub fn existing_pools(&self) -> impl Iterator<Item = &Pool> {
+        self.pools.iter().filter(|p| !self.may_exist(&p.origin))
+    }
+
+    /// The resources of each kind whose existence is not known ([`Self::may_exist`]).
+    fn may_exist_by_kind(&self) -> Vec<(Kind, usize)> {
+        if self.unknown.is_empty() {
+            return Vec::new();
+        }
+        let count = |origins: &mut dyn Iterator<Item = &RecordOrigin>| origins.filter(|o| self.may_exist(o)).count();
+        let counts = [
+            (Kind::Pool, count(&mut self.pools.iter().map(|r| &r.origin))),
+            (Kind::NotificationPolicy, count(&mut self.policies.iter().map(|r| &r.origin))),
+            (Kind::CustomCertificate, count(&mut self.custom_certificates.iter().map(|r| &r.origin))),
+            (Kind::CertificatePack, count(&mut self.certificate_packs.iter().map(|r| &r.origin))),
+            (Kind::CustomHostname, count(&mut self.custom_hostnames.iter().map(|r| &r.origin))),
+            (Kind::DnsRecord, count(&mut self.caa_records.iter().map(|r| &r.origin))),
+            (Kind::TotalTls, count(&mut self.total_tls.iter().map(|r| &r.origin))),
+            (Kind::UniversalSsl, count(&mut self.universal_ssl.iter().map(|r| &r.origin))),
+        ];
+        counts.into_iter().filter(|(_, n)| *n > 0).collect()
+    }
+
     /// Each zone's Universal SSL settings, by zone.
     pub fn universal_ssl_by_zone(&self) -> std::collections::HashMap<certificate::ZoneKey, &certificate::ZoneSetting> {
         self.universal_ssl.iter().filter_map(|s| Some((s.zone?, s))).collect()
@@ -89,6 +121,9 @@ pub struct Inventory {
     /// Records loaded, by kind (including kinds no rule reads yet), each
     /// resource loaded twice counted once.
     pub records: BTreeMap<Kind, usize>,
+    /// Resources whose existence is not known before a run (a Terraform
+    /// `count` or `for_each`), by kind: not counted above.
+    pub may_exist: BTreeMap<Kind, usize>,
     /// Later copies of resources identical to the first, not counted above.
     pub duplicates: usize,
     /// Blocks of Terraform source joined with the state resource of their
@@ -125,6 +160,15 @@ impl Inventory {
                 if let Some(n) = self.records.get_mut(&kind) {
                     *n = n.saturating_sub(was - now);
                 }
+            }
+            for (kind, n) in account.may_exist_by_kind() {
+                if let Some(counted) = self.records.get_mut(&kind) {
+                    *counted = counted.saturating_sub(n);
+                    if *counted == 0 {
+                        self.records.remove(&kind);
+                    }
+                }
+                *self.may_exist.entry(kind).or_default() += n;
             }
             account.lists = list::lists(&account.pages);
             list::name_by_zone(&mut account.lists, &account.zones);

@@ -595,6 +595,28 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
     warnings
 }
 
+/// The pools whose existence is not known before a run (a Terraform
+/// `count` or `for_each`), named: not planned, and why pages are not cleared whole.
+fn may_exist_warning(account: &Account, may_exist: usize) -> Option<String> {
+    if may_exist == 0 {
+        return None;
+    }
+    let named: Vec<&str> = account
+        .pools
+        .iter()
+        .filter(|p| account.may_exist(&p.origin))
+        .take(5)
+        .map(|p| p.origin.address().map_or(p.name.as_str(), |a| a))
+        .collect();
+    let (its, it, exists) = if may_exist == 1 { ("its", "it", "it exists") } else { ("their", "them", "they exist") };
+    Some(format!(
+        "{} may or may not exist ({}{}): {its} `count` or `for_each` is not known before a run (EX005), so the plan neither replaces nor clears {it} and clears the other pools one by one, since whether {exists} moves every page boundary by name; give the configuration its values (or plan on `terraform show -json` of a plan) and plan again",
+        crate::words::plural(may_exist, "pool", "pools"),
+        named.join(", "),
+        if may_exist > named.len() { ", …" } else { "" }
+    ))
+}
+
 /// The whole plan: per account, notifications first (updates, creates,
 /// clears), then certificates; each account's steps replayed, and refused
 /// when the replay finds a lost alert.
@@ -603,14 +625,17 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
     for (i, account) in analysis.inventory().accounts.iter().enumerate() {
         let bodies = super::record::policy_bodies(&outcome.files, account);
         let pools_complete = complete(account, Kind::Pool);
+        let may_exist = account.pools.len() - account.existing_pools().count();
         // The planner's model is dropped before the replay builds its own:
         // one model of the account at a time (each holds every pool).
         let (held, held_warnings) = held_pools(outcome, analysis, i);
-        let notifications = notification_steps_seen(account, per_page, pools_complete, &bodies, &held);
+        // Whether a pool exists moves every page boundary after it by name:
+        // a page-wide clear only where the pools are known.
+        let notifications = notification_steps_seen(account, per_page, pools_complete && may_exist == 0, &bodies, &held);
         let mut steps = notifications.steps;
         steps.extend(unaddressable_pools(outcome, analysis, i));
         steps.extend(certificate_steps(outcome, analysis, i, &notifications.corrected));
-        let legacy_pools = account.pools.iter().filter(|p| !p.legacy_recipients.is_empty()).count();
+        let legacy_pools = account.existing_pools().filter(|p| !p.legacy_recipients.is_empty()).count();
         let proof = replay(Service::of(account).holding(&held), &steps)?;
         // The pools as the plan starts from them, then the same model run through the steps.
         let service = Service::of(account).holding(&held);
@@ -634,7 +659,8 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
         let hostnames_by_zone = {
             let ids: std::collections::HashMap<_, &str> = account.zones.iter().filter_map(|z| Some((z.key, z.id.as_deref()?))).collect();
             let mut counts = std::collections::BTreeMap::<String, usize>::new();
-            for zone in account.custom_hostnames.iter().filter_map(|h| ids.get(&h.zone()?)) {
+            let existing = account.custom_hostnames.iter().filter(|h| !account.may_exist(&h.origin));
+            for zone in existing.filter_map(|h| ids.get(&h.zone()?)) {
                 *counts.entry(zone.to_string()).or_default() += 1;
             }
             counts
@@ -651,14 +677,14 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
             legacy_pools,
             held_pools: held.iter().filter(|id| !id.is_empty()).count(),
             unaddressable_pools: account
-                .pools
-                .iter()
+                .existing_pools()
                 .filter(|p| p.id.is_empty() && !p.legacy_recipients.is_empty())
                 .count(),
             needs,
             pools_complete,
             warnings: {
                 let mut all = warnings(account, legacy_pools, pools_complete);
+                all.extend(may_exist_warning(account, may_exist));
                 all.extend(held_warnings);
                 all
             },

@@ -56,9 +56,10 @@ pub struct Service {
 
 impl Service {
     pub fn of(account: &Account) -> Self {
+        // A pool that may not exist is not in the model: no step is planned
+        // for it, and it fills no page (the plan clears pool by pool then).
         let mut pools: Vec<ServicePool> = account
-            .pools
-            .iter()
+            .existing_pools()
             .map(|p| ServicePool {
                 id: p.id.clone(),
                 name: p.name.clone(),

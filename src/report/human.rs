@@ -244,6 +244,10 @@ fn closing_line(summary: &Summary) -> String {
             format!(": {}", kinds.join(", "))
         }
     );
+    let checked = match summary.may_exist_words().as_str() {
+        "" => checked,
+        may_exist => format!("{checked}; {may_exist}"),
+    };
     let checked = match summary.duplicate_copies {
         0 => checked,
         n => format!("{checked}; {} counted once", plural(n, "identical copy", "identical copies")),

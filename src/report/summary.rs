@@ -17,6 +17,10 @@ pub struct Summary {
     /// out says so in every format.
     pub skipped: Vec<SkippedFile>,
     pub records: BTreeMap<Kind, usize>,
+    /// Terraform resources whose `count` or `for_each` is not known before a
+    /// run, by kind: counted in no total, `records` included (present only then).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub may_exist: BTreeMap<Kind, usize>,
     /// Resources loaded more than once with the same content, counted once
     /// (copies that differ are EX002 findings).
     pub duplicate_copies: usize,
@@ -178,6 +182,7 @@ impl Summary {
             skipped_resources: outcome.skipped.iter().filter(|e| e.resource).count(),
             skipped: SkippedFile::all(outcome),
             records: outcome.records.clone(),
+            may_exist: outcome.may_exist.clone(),
             duplicate_copies: outcome.duplicates,
             joined_with_source: outcome.joined,
             findings,
@@ -200,5 +205,32 @@ impl Summary {
 
     pub fn records_total(&self) -> usize {
         self.records.values().sum()
+    }
+
+    /// `12 records`, and `; 5 pools that may exist (not counted)` when some may.
+    pub fn records_words(&self) -> String {
+        let records = crate::words::plural(self.records_total(), "record", "records");
+        match self.may_exist_words().as_str() {
+            "" => records,
+            may_exist => format!("{records}; {may_exist}"),
+        }
+    }
+
+    /// `5 pools that may exist (not counted)`, for the line that counts
+    /// records; empty when every resource's existence is known.
+    pub fn may_exist_words(&self) -> String {
+        if self.may_exist.is_empty() {
+            return String::new();
+        }
+        let kinds: Vec<String> = self
+            .may_exist
+            .iter()
+            .map(|(kind, n)| {
+                let (one, many) = kind.nouns();
+                crate::words::plural(*n, one, many)
+            })
+            .collect();
+        let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        format!("{} that may exist (not counted)", crate::words::list(&kinds))
     }
 }

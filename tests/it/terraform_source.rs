@@ -1035,7 +1035,17 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         ));
     }
     let (doc, r) = check_one_file(&source);
+    // The summary counts the pool that exists, and says the others may.
+    assert_eq!(doc["summary"]["records"], serde_json::json!({"pool": 1}), "{}", r.stdout);
+    assert_eq!(doc["summary"]["may_exist"], serde_json::json!({"pool": 5}), "{}", r.stdout);
     let findings = doc["findings"].as_array().unwrap();
+    // The pools the run note says are LB001 are those that exist.
+    let note = doc["notices"].as_array().and_then(|n| n.iter().find(|n| n["code"] == "no-policies-loaded"));
+    assert!(
+        note.is_some_and(|n| n["message"].as_str().unwrap_or("").contains("(1 pool)")),
+        "{:#?}",
+        doc["notices"]
+    );
     let lb004 = findings
         .iter()
         .find(|f| f["rule"] == "LB004")
@@ -1047,6 +1057,36 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         .filter(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").contains("decides whether it exists"))
         .count();
     assert_eq!(at_counts, 5, "{findings:#?}");
+
+    // The human summary line says so too.
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let human = common::run_in(dir.path(), &["check", "main.tf", "--as-of", "2024-10-01", "--no-config"]);
+    assert!(
+        human.stdout.contains("(1 record: 1 pool); 5 pools that may exist (not counted)"),
+        "{}",
+        human.stdout
+    );
+    // The plan replaces and clears the pool that exists, alone, pool by
+    // pool: whether the others exist moves every page boundary.
+    let plan = common::run_in(
+        dir.path(),
+        &["plan", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    let plan = json(&plan);
+    let account = &plan["accounts"][0];
+    let requests: Vec<String> = account["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}", s["method"].as_str().unwrap(), s["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert!(requests.iter().all(|r| !r.contains("per_page")), "no page-wide clear: {requests:#?}");
+    let created = &account["steps"][0]["body"]["filters"]["pool_id"];
+    assert_eq!(created, &serde_json::json!(["${cloudflare_load_balancer_pool.always.id}"]), "{account:#}");
+    let warnings = account["warnings"].to_string();
+    assert!(warnings.contains("5 pools may or may not exist"), "{warnings}");
 }
 
 /// `check` of one configuration file, `main.tf`, alone in a folder: the

@@ -24,7 +24,7 @@ pub fn meta(ctx: &Context, summary: &Summary, page: &mut String) {
             None => "no config file".to_string(),
         },
         plural(summary.files, "file", "files"),
-        plural(summary.records_total(), "record", "records"),
+        summary.records_words(),
         match (summary.skipped_files, summary.skipped_resources) {
             (0, 0) => String::new(),
             (n, r) => format!(

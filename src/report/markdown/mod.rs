@@ -98,7 +98,7 @@ fn header(ctx: &Context, summary: &Summary, page: &mut String) {
         plural(summary.count(Severity::Warning), "warning", "warnings"),
         plural(summary.count(Severity::Note), "note", "notes"),
         plural(summary.files, "file", "files"),
-        plural(summary.records_total(), "record", "records"),
+        summary.records_words(),
         match (summary.skipped_files, summary.skipped_resources) {
             (0, 0) => String::new(),
             (0, r) => format!(" · **{} not analysed**", plural(r, "resource", "resources")),
