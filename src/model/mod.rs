@@ -88,7 +88,10 @@ impl Account {
         let counts = [
             (Kind::Pool, count(&mut self.pools.iter().map(|r| &r.origin))),
             (Kind::NotificationPolicy, count(&mut self.policies.iter().map(|r| &r.origin))),
-            (Kind::CustomCertificate, count(&mut self.custom_certificates.iter().map(|r| &r.origin))),
+            (
+                Kind::CustomCertificate,
+                count(&mut self.custom_certificates.iter().map(|r| &r.origin)),
+            ),
             (Kind::CertificatePack, count(&mut self.certificate_packs.iter().map(|r| &r.origin))),
             (Kind::CustomHostname, count(&mut self.custom_hostnames.iter().map(|r| &r.origin))),
             (Kind::DnsRecord, count(&mut self.caa_records.iter().map(|r| &r.origin))),

@@ -608,7 +608,11 @@ fn may_exist_warning(account: &Account, may_exist: usize) -> Option<String> {
         .take(5)
         .map(|p| p.origin.address().map_or(p.name.as_str(), |a| a))
         .collect();
-    let (its, it, exists) = if may_exist == 1 { ("its", "it", "it exists") } else { ("their", "them", "they exist") };
+    let (its, it, exists) = if may_exist == 1 {
+        ("its", "it", "it exists")
+    } else {
+        ("their", "them", "they exist")
+    };
     Some(format!(
         "{} may or may not exist ({}{}): {its} `count` or `for_each` is not known before a run (EX005), so the plan neither replaces nor clears {it} and clears the other pools one by one, since whether {exists} moves every page boundary by name; give the configuration its values (or plan on `terraform show -json` of a plan) and plan again",
         crate::words::plural(may_exist, "pool", "pools"),

@@ -1040,7 +1040,9 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
     assert_eq!(doc["summary"]["may_exist"], serde_json::json!({"pool": 5}), "{}", r.stdout);
     let findings = doc["findings"].as_array().unwrap();
     // The pools the run note says are LB001 are those that exist.
-    let note = doc["notices"].as_array().and_then(|n| n.iter().find(|n| n["code"] == "no-policies-loaded"));
+    let note = doc["notices"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["code"] == "no-policies-loaded"));
     assert!(
         note.is_some_and(|n| n["message"].as_str().unwrap_or("").contains("(1 pool)")),
         "{:#?}",
@@ -1082,9 +1084,16 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         .map(|s| format!("{} {}", s["method"].as_str().unwrap(), s["path"].as_str().unwrap()))
         .collect();
     assert_eq!(requests.len(), 2, "{requests:#?}");
-    assert!(requests.iter().all(|r| !r.contains("per_page")), "no page-wide clear: {requests:#?}");
+    assert!(
+        requests.iter().all(|r| !r.contains("per_page")),
+        "no page-wide clear: {requests:#?}"
+    );
     let created = &account["steps"][0]["body"]["filters"]["pool_id"];
-    assert_eq!(created, &serde_json::json!(["${cloudflare_load_balancer_pool.always.id}"]), "{account:#}");
+    assert_eq!(
+        created,
+        &serde_json::json!(["${cloudflare_load_balancer_pool.always.id}"]),
+        "{account:#}"
+    );
     let warnings = account["warnings"].to_string();
     assert!(warnings.contains("5 pools may or may not exist"), "{warnings}");
 }
