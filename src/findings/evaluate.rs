@@ -193,26 +193,6 @@ fn emit(rule: &std::sync::Arc<Rule>, subject_ref: SubjectRef, facts: &dyn Facts,
     }
 }
 
-/// How to give the value an unknown comes from, by its source: a variable
-/// takes a value on the command line; what a data source, a remote state,
-/// another module or a resource gives is known in a plan's JSON.
-fn advice(why: &str) -> &'static str {
-    let read_at_plan = [
-        "data source",
-        "remote state",
-        "another module",
-        "attribute of another resource",
-        "differs per instance",
-    ];
-    if read_at_plan.iter().any(|s| why.contains(s)) {
-        "run edgeaudit on `terraform show -json` of a plan, which holds what Terraform reads"
-    } else if why.contains("`var.") {
-        "give the variable a value (`-var`, `TF_VAR_<name>`, or a `.tfvars` file beside the configuration)"
-    } else {
-        "check `terraform show -json` of a plan or a state, which holds what Terraform knows"
-    }
-}
-
 /// A subject's facts with what its rules could not judge: `not_judged`,
 /// one item in words a value, each at the unknown value, naming the rules
 /// it stopped.
@@ -255,7 +235,7 @@ impl Facts for WithNotJudged<'_> {
                         crate::words::list(&rules),
                         u.value.field_name(),
                         u.value.why,
-                        advice(&u.value.why),
+                        u.value.why.source.advice(),
                     ),
                     path: Some(u.value.at.clone()),
                     elsewhere: u.elsewhere.clone(),

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::model::Kind;
 use crate::model::fields::{self, CertificateFields, CustomCertificateFields, HostnameFields, Layout, PolicyFields, PoolFields};
 use crate::model::terraform::Generation;
-use crate::model::unknown::UnknownValue;
+use crate::model::unknown::{UnknownValue, Why};
 
 /// What edgeaudit reads of a resource type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,7 +249,7 @@ pub fn normalise(kind: Kind, attributes: &Value, generation: Option<Generation>)
 pub fn normalise_with_unknown(
     kind: Kind,
     attributes: &Value,
-    unknown: &[(String, String)],
+    unknown: &[(String, Why)],
     generation: Option<Generation>,
 ) -> Option<Normalised> {
     if unknown.is_empty() {
@@ -443,7 +443,7 @@ fn decisive(kind: Kind) -> &'static [&'static str] {
 /// they would read makes the record not analysed, never a guess. A DNS
 /// record known not to be CAA is never read. (Universal SSL settings, read
 /// the same way, come only from API exports.)
-pub fn unknown_unreadable<'u>(kind: Kind, attributes: &Value, unknown: &'u [(String, String)]) -> Option<&'u (String, String)> {
+pub fn unknown_unreadable<'u>(kind: Kind, attributes: &Value, unknown: &'u [(String, Why)]) -> Option<&'u (String, Why)> {
     let caa_or_unknown_type = attributes
         .get("type")
         .and_then(Value::as_str)

@@ -7,6 +7,69 @@ use std::collections::HashMap;
 
 use super::origin::{FileId, RecordOrigin};
 
+/// What gives an unknown value its value, and so what a user can do to
+/// have it judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A variable with no value before a run: `-var`, `TF_VAR_…` or a
+    /// `.tfvars` file gives it one.
+    Variable,
+    /// What Terraform reads or works out when it plans: a data source, a
+    /// remote state, another module's output, another resource's attribute,
+    /// what differs per instance. A plan's JSON holds it.
+    Plan,
+    /// What only apply gives (a plan's `after_unknown`): the applied state holds it.
+    Apply,
+    /// An expression edgeaudit does not evaluate (a function it does not
+    /// know, a template directive, a `dynamic` block).
+    Expression,
+}
+
+impl Source {
+    /// How to give edgeaudit the value, in words.
+    pub fn advice(self) -> &'static str {
+        match self {
+            Source::Variable => "give the variable a value (`-var`, `TF_VAR_<name>`, or a `.tfvars` file beside the configuration)",
+            Source::Plan => "run edgeaudit on `terraform show -json` of a plan, which holds what Terraform reads",
+            Source::Apply => "run edgeaudit on the state once applied (`terraform show -json`), which holds what apply gives",
+            Source::Expression => "check `terraform show -json` of a plan or a state, which holds what Terraform knows",
+        }
+    }
+}
+
+/// Why a value is not known, in words naming the variable or reference, and
+/// where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Why {
+    pub text: String,
+    pub source: Source,
+}
+
+impl Why {
+    pub fn new(source: Source, text: impl Into<String>) -> Why {
+        Why { text: text.into(), source }
+    }
+
+    /// An expression edgeaudit does not evaluate.
+    pub fn expression(text: impl Into<String>) -> Why {
+        Why::new(Source::Expression, text)
+    }
+
+    /// The same source, said within what holds it (`local.x: …`).
+    pub fn within(self, say: impl FnOnce(&str) -> String) -> Why {
+        Why {
+            text: say(&self.text),
+            source: self.source,
+        }
+    }
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownValue {
     /// The field in the API's shape, relative to the record
@@ -15,8 +78,8 @@ pub struct UnknownValue {
     /// Where the document has it, relative to the record's pointer
     /// (`/filters/0/pool_id` in provider v4's shape): where a finding points.
     pub at: String,
-    /// Why it is not known, naming the variable or reference.
-    pub why: String,
+    /// Why it is not known, naming the variable or reference, and its source.
+    pub why: Why,
 }
 
 impl UnknownValue {
@@ -107,7 +170,7 @@ mod tests {
         UnknownValue {
             field: field.into(),
             at: field.into(),
-            why: String::new(),
+            why: Why::expression(""),
         }
     }
 

@@ -154,7 +154,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::input::hcl::eval::{Eval, Scope};
+    use crate::input::hcl::eval::Scope;
     use crate::model::notification::{EventSource, Health};
 
     fn policy() -> NewPolicy {
@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(label(""), "policy_");
         assert_eq!(
             Scope::default().eval(&hcl_edit::parser::parse_expr(&string("a\"${b}")).unwrap()),
-            Eval::Known(json!("a\"${b}"))
+            Ok(json!("a\"${b}"))
         );
     }
 }

@@ -157,6 +157,8 @@ fn a_v5_plan_is_judged_as_it_will_be_and_says_what_it_changes() {
             .contains("`filters.pool_id` of notification_policy"),
         "{ex005}"
     );
+    // What only apply gives is in the applied state, not in another plan.
+    assert!(ex005["message"].as_str().unwrap().contains("on the state once applied"), "{ex005}");
     assert_eq!(r.code, 1, "EX005 is a warning: the default --fail-on fails the run");
     let sarif = json(&run(&[
         "check",

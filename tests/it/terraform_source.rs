@@ -994,6 +994,25 @@ resource "cloudflare_notification_policy" "health" {
         "{message}"
     );
     assert_eq!(lb006["location"]["line"], 24, "at `pool_id`");
+
+    // A variable without a value is given one; a value a `for` makes of
+    // such a variable too (the source is kept through what holds it).
+    let source = source.replace(
+        "values(data.terraform_remote_state.lb.outputs.pool_ids)",
+        "[for id in var.pool_ids : lower(id)]",
+    ) + "variable \"pool_ids\" {}\n";
+    let (doc, r) = check_one_file(&source);
+    let ex005 = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").starts_with("LB006"))
+        .unwrap_or_else(|| panic!("an EX005 naming LB006: {}", r.stdout));
+    let message = ex005["message"].as_str().unwrap();
+    assert!(
+        message.contains("give the variable a value (`-var`") && !message.contains("of a plan"),
+        "{message}"
+    );
 }
 
 /// Pools whose `count` is not known before a run may not exist: each is

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use hcl_edit::structure::Body;
 use serde_json::Value;
 
-use super::eval::{Eval, Scope};
+use super::eval::Scope;
 use super::tree::{META_BLOCKS, resource_blocks};
 use crate::input::source::{FileId, SourceFile};
 use crate::input::terraform::resource_type;
@@ -71,7 +71,7 @@ fn configuration(dir: &str, bodies: &[&Body]) -> Configuration {
     let mut zones = BTreeMap::new();
     for resource in bodies.iter().flat_map(|b| resource_blocks(b)) {
         let known = |name: &str| match resource.block.body.get_attribute(name).map(|a| scope.eval(&a.value)) {
-            Some(Eval::Known(Value::String(s))) => Some(s),
+            Some(Ok(Value::String(s))) => Some(s),
             _ => None,
         };
         if resource.resource_type == "cloudflare_zone" {
@@ -101,8 +101,8 @@ fn generation(bodies: &[&Body], scope: &Scope) -> Option<Generation> {
         .flat_map(|b| b.body.blocks())
         .filter(|b| b.ident.value().as_str() == "required_providers")
         .find_map(|b| match scope.eval(&b.body.get_attribute("cloudflare")?.value) {
-            Eval::Known(provider) => major_version(provider.get("version")?.as_str()?),
-            Eval::Unknown(_) | Eval::Invalid(_) => None,
+            Ok(provider) => major_version(provider.get("version")?.as_str()?),
+            Err(_) => None,
         });
     if let Some(major) = required {
         return Some(if major >= 5 { Generation::V5 } else { Generation::V4 });

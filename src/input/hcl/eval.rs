@@ -20,12 +20,13 @@ use serde_json::{Map, Value};
 
 use super::tfvars::Assigned;
 use crate::model::terraform::id_reference;
+pub use crate::model::unknown::{Source, Why};
 
 /// A value, or why it is not known before apply.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Eval {
+enum Eval {
     Known(Value),
-    Unknown(String),
+    Unknown(Why),
     /// An error Terraform would stop at (a key a map does not have, a
     /// function given the wrong type): what `try` passes over and `can`
     /// calls false. Said as unknown outside this module.
@@ -79,13 +80,20 @@ impl Scope {
         scope
     }
 
-    pub fn eval(&self, expr: &Expression) -> Eval {
+    /// The value of `expr`, or why it is not known (what Terraform would stop
+    /// at included: edgeaudit judges no value it cannot read).
+    pub fn eval(&self, expr: &Expression) -> Result<Value, Why> {
+        match self.evaluate(expr) {
+            Eval::Known(value) => Ok(value),
+            Eval::Unknown(why) => Err(why),
+            Eval::Invalid(why) => Err(Why::expression(why)),
+        }
+    }
+
+    fn evaluate(&self, expr: &Expression) -> Eval {
         self.budget.set(BUDGET);
         self.bound.borrow_mut().clear();
-        match self.eval_at(expr, 0) {
-            Eval::Invalid(why) => Eval::Unknown(why),
-            other => other,
-        }
+        self.eval_at(expr, 0)
     }
 
     /// The keys of a map whose values may not all be known, as Terraform
@@ -204,10 +212,10 @@ impl Scope {
 
     fn eval_at(&self, expr: &Expression, depth: u8) -> Eval {
         if depth > MAX_DEPTH {
-            return Eval::Unknown("references nest too deep (or in a cycle)".into());
+            return Eval::Unknown(Why::expression("references nest too deep (or in a cycle)"));
         }
         if !self.spend(1) {
-            return Eval::Unknown("too large to evaluate".into());
+            return Eval::Unknown(Why::expression("too large to evaluate"));
         }
         match expr {
             Expression::Null(_) => Eval::Known(Value::Null),
@@ -231,7 +239,7 @@ impl Scope {
                         ObjectKey::Ident(ident) => ident.value().as_str().to_string(),
                         ObjectKey::Expression(e) => match self.eval_at(e, depth + 1) {
                             Eval::Known(Value::String(s)) => s,
-                            Eval::Known(_) => return Eval::Unknown("an object key that is not a string".into()),
+                            Eval::Known(_) => return Eval::Unknown(Why::expression("an object key that is not a string")),
                             unknown => return unknown,
                         },
                     };
@@ -250,15 +258,18 @@ impl Scope {
             Expression::Traversal(t) => self.traversal(&t.expr, &t.operators, depth),
             Expression::Variable(v) => match self.bound_value(v.value().as_str()) {
                 Some(value) => Eval::Known(value),
-                None => Eval::Unknown(format!("`{}` is not a value edgeaudit can read", v.value().as_str())),
+                None => Eval::Unknown(Why::expression(format!(
+                    "`{}` is not a value edgeaudit can read",
+                    v.value().as_str()
+                ))),
             },
             Expression::FuncCall(call) => self.call(call, depth),
             // Only the branch the condition takes is evaluated, as Terraform does.
             Expression::Conditional(c) => match self.eval_at(&c.cond_expr, depth + 1) {
                 Eval::Known(Value::Bool(true)) => self.eval_at(&c.true_expr, depth + 1),
                 Eval::Known(Value::Bool(false)) => self.eval_at(&c.false_expr, depth + 1),
-                Eval::Known(_) => Eval::Unknown("a conditional whose condition is not a bool".into()),
-                Eval::Unknown(why) => Eval::Unknown(format!("a conditional whose condition is not known: {why}")),
+                Eval::Known(_) => Eval::Unknown(Why::expression("a conditional whose condition is not a bool")),
+                Eval::Unknown(why) => Eval::Unknown(why.within(|why| format!("a conditional whose condition is not known: {why}"))),
                 invalid @ Eval::Invalid(_) => invalid,
             },
             Expression::ForExpr(f) => self.for_expr(f, depth),
@@ -266,9 +277,9 @@ impl Scope {
                 (UnaryOperator::Not, Eval::Known(Value::Bool(b))) => Eval::Known(Value::Bool(!b)),
                 (UnaryOperator::Neg, Eval::Known(Value::Number(n))) => match n.as_f64().and_then(|f| serde_json::Number::from_f64(-f)) {
                     Some(n) => Eval::Known(Value::Number(n)),
-                    None => Eval::Unknown("a negation that is not a number".into()),
+                    None => Eval::Unknown(Why::expression("a negation that is not a number")),
                 },
-                (_, Eval::Known(_)) => Eval::Unknown("an operation on a value of the wrong type".into()),
+                (_, Eval::Known(_)) => Eval::Unknown(Why::expression("an operation on a value of the wrong type")),
                 (_, unknown) => unknown,
             },
             Expression::BinaryOp(op) => self.binary(op.operator.value(), &op.lhs_expr, &op.rhs_expr, depth),
@@ -286,7 +297,7 @@ impl Scope {
                     (Eval::Known(Value::Bool(b)), _) | (_, Eval::Known(Value::Bool(b))) if b == decides => Eval::Known(Value::Bool(b)),
                     (Eval::Known(Value::Bool(_)), Eval::Known(Value::Bool(_))) => Eval::Known(Value::Bool(!decides)),
                     (Eval::Unknown(why), _) | (_, Eval::Unknown(why)) => Eval::Unknown(why),
-                    _ => Eval::Unknown("a logical operation on values that are not bools".into()),
+                    _ => Eval::Unknown(Why::expression("a logical operation on values that are not bools")),
                 }
             }
             _ => {
@@ -307,7 +318,7 @@ impl Scope {
                 };
                 match result {
                     Some(b) => Eval::Known(Value::Bool(b)),
-                    None => Eval::Unknown("a comparison of values that are not numbers".into()),
+                    None => Eval::Unknown(Why::expression("a comparison of values that are not numbers")),
                 }
             }
         }
@@ -319,7 +330,9 @@ impl Scope {
     fn call(&self, call: &hcl_edit::expr::FuncCall, depth: u8) -> Eval {
         let name = call.name.name.value().as_str();
         if !call.name.namespace.is_empty() {
-            return Eval::Unknown(format!("a provider function `{name}(…)`, which edgeaudit does not evaluate"));
+            return Eval::Unknown(Why::expression(format!(
+                "a provider function `{name}(…)`, which edgeaudit does not evaluate"
+            )));
         }
         match name {
             // The first argument that is a value; an unknown one stops the search (Terraform's too).
@@ -344,7 +357,7 @@ impl Scope {
             _ => {}
         }
         if !super::functions::NAMES.contains(&name) {
-            return Eval::Unknown(format!("a call of `{name}(…)`, which edgeaudit does not evaluate"));
+            return Eval::Unknown(Why::expression(format!("a call of `{name}(…)`, which edgeaudit does not evaluate")));
         }
         let mut args = Vec::with_capacity(call.args.len());
         for arg in call.args.iter() {
@@ -361,9 +374,9 @@ impl Scope {
         }
         match super::functions::call(name, &args) {
             Ok(v) if self.spend(v.to_string().len() / 64 + 1) => Eval::Known(v),
-            Ok(_) => Eval::Unknown("too large to evaluate".into()),
+            Ok(_) => Eval::Unknown(Why::expression("too large to evaluate")),
             Err(super::functions::Failure::Invalid(why)) => Eval::Invalid(why),
-            Err(super::functions::Failure::NotEvaluated(why)) => Eval::Unknown(why),
+            Err(super::functions::Failure::NotEvaluated(why)) => Eval::Unknown(Why::expression(why)),
         }
     }
 
@@ -372,7 +385,7 @@ impl Scope {
     fn for_expr(&self, f: &hcl_edit::expr::ForExpr, depth: u8) -> Eval {
         let collection = match self.eval_at(&f.intro.collection_expr, depth + 1) {
             Eval::Known(v) => v,
-            Eval::Unknown(why) => return Eval::Unknown(format!("a `for` over a collection that is not known: {why}")),
+            Eval::Unknown(why) => return Eval::Unknown(why.within(|why| format!("a `for` over a collection that is not known: {why}"))),
             invalid => return invalid,
         };
         let items = match for_items(collection) {
@@ -454,15 +467,17 @@ impl Scope {
                 Element::Literal(s) => out.push_str(s.value()),
                 Element::Interpolation(i) => match self.eval_at(&i.expr, depth + 1) {
                     Eval::Known(Value::String(s)) if !self.spend(s.len()) => {
-                        return Eval::Unknown("too large to evaluate".into());
+                        return Eval::Unknown(Why::expression("too large to evaluate"));
                     }
                     Eval::Known(Value::String(s)) => out.push_str(&s),
                     Eval::Known(v @ (Value::Number(_) | Value::Bool(_))) => out.push_str(&v.to_string()),
-                    Eval::Known(_) => return Eval::Unknown("a template interpolating a list or object".into()),
+                    Eval::Known(_) => return Eval::Unknown(Why::expression("a template interpolating a list or object")),
                     unknown => return unknown,
                 },
                 Element::Directive(_) => {
-                    return Eval::Unknown("a template with `%{…}` directives, which edgeaudit does not evaluate".into());
+                    return Eval::Unknown(Why::expression(
+                        "a template with `%{…}` directives, which edgeaudit does not evaluate",
+                    ));
                 }
             }
         }
@@ -484,7 +499,7 @@ impl Scope {
         }
         let first = operators.first().map(|o| o.value());
         let Some(TraversalOperator::GetAttr(first)) = first else {
-            return Eval::Unknown(format!("`{name}` is not a value edgeaudit can read"));
+            return Eval::Unknown(Why::expression(format!("`{name}` is not a value edgeaudit can read")));
         };
         let first = first.value().as_str();
         let rest = &operators[1..];
@@ -493,38 +508,52 @@ impl Scope {
                 (Some((_, Assigned::Json(value))), ..) => self.apply(value.clone(), rest, depth, &name),
                 (Some((file, Assigned::Expression(value))), ..) => match self.eval_at(value, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
-                    Eval::Unknown(why) => Eval::Unknown(format!("`var.{first}` as {file} sets it: {why}")),
+                    Eval::Unknown(why) => Eval::Unknown(why.within(|why| format!("`var.{first}` as {file} sets it: {why}"))),
                     Eval::Invalid(why) => Eval::Invalid(format!("`var.{first}` as {file} sets it: {why}")),
                 },
-                (None, Some(unread), _) => Eval::Unknown(format!("`var.{first}` may be set by a variables file: {unread}")),
+                (None, Some(unread), _) => Eval::Unknown(Why::new(
+                    Source::Variable,
+                    format!("`var.{first}` may be set by a variables file: {unread}"),
+                )),
                 (None, None, Some(Some(default))) => match self.eval_at(default, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
-                    Eval::Unknown(why) => Eval::Unknown(format!("`var.{first}`'s default: {why}")),
+                    Eval::Unknown(why) => Eval::Unknown(why.within(|why| format!("`var.{first}`'s default: {why}"))),
                     Eval::Invalid(why) => Eval::Invalid(format!("`var.{first}`'s default: {why}")),
                 },
-                (None, None, Some(None)) => Eval::Unknown(format!(
-                    "`var.{first}` has no default, and no terraform.tfvars or *.auto.tfvars beside the configuration sets it, so its value comes only with a run (-var, -var-file or TF_VAR_{first})"
+                (None, None, Some(None)) => Eval::Unknown(Why::new(
+                    Source::Variable,
+                    format!(
+                        "`var.{first}` has no default, and no terraform.tfvars or *.auto.tfvars beside the configuration sets it, so its value comes only with a run (-var, -var-file or TF_VAR_{first})"
+                    ),
                 )),
-                (None, None, None) => Eval::Unknown(format!("`var.{first}` is not declared in this directory's configuration")),
+                (None, None, None) => Eval::Unknown(Why::new(
+                    Source::Variable,
+                    format!("`var.{first}` is not declared in this directory's configuration"),
+                )),
             },
             "local" => match self.locals.get(first) {
                 Some(value) => match self.eval_at(value, depth + 1) {
                     Eval::Known(v) => self.apply(v, rest, depth, &name),
-                    Eval::Unknown(why) => Eval::Unknown(format!("`local.{first}`: {why}")),
+                    Eval::Unknown(why) => Eval::Unknown(why.within(|why| format!("`local.{first}`: {why}"))),
                     Eval::Invalid(why) => Eval::Invalid(format!("`local.{first}`: {why}")),
                 },
-                None => Eval::Unknown(format!("`local.{first}` is not declared in this directory's configuration")),
+                None => Eval::Unknown(Why::expression(format!(
+                    "`local.{first}` is not declared in this directory's configuration"
+                ))),
             },
-            "module" => Eval::Unknown(format!("`{name}` is another module's output")),
-            "data" => Eval::Unknown(format!("`{name}` is read from a data source at plan time")),
-            "count" | "each" | "self" => Eval::Unknown(format!("`{name}` differs per instance")),
-            "path" | "terraform" => Eval::Unknown(format!("`{name}` depends on where Terraform runs")),
+            "module" => Eval::Unknown(Why::new(Source::Plan, format!("`{name}` is another module's output"))),
+            "data" => Eval::Unknown(Why::new(Source::Plan, format!("`{name}` is read from a data source at plan time"))),
+            "count" | "each" | "self" => Eval::Unknown(Why::new(Source::Plan, format!("`{name}` differs per instance"))),
+            "path" | "terraform" => Eval::Unknown(Why::new(Source::Plan, format!("`{name}` depends on where Terraform runs"))),
             resource_type => match rest {
                 [op] if matches!(op.value(), TraversalOperator::GetAttr(a) if a.value().as_str() == "id") => {
                     Eval::Known(Value::String(id_reference(&format!("{resource_type}.{first}"))))
                 }
-                _ => Eval::Unknown(format!(
-                    "`{name}` is an attribute of another resource that edgeaudit does not read (only a resource's `.id` is resolved)"
+                _ => Eval::Unknown(Why::new(
+                    Source::Plan,
+                    format!(
+                        "`{name}` is an attribute of another resource that edgeaudit does not read (only a resource's `.id` is resolved)"
+                    ),
                 )),
             },
         }
@@ -638,7 +667,7 @@ mod tests {
     }
 
     fn eval(scope: &Scope, expr: &str) -> Eval {
-        scope.eval(&hcl_edit::parser::parse_expr(expr).expect("test expression parses"))
+        scope.evaluate(&hcl_edit::parser::parse_expr(expr).expect("test expression parses"))
     }
 
     #[test]
@@ -671,7 +700,8 @@ mod tests {
     fn anything_else_is_unknown_and_says_why() {
         let s = scope("variable \"zone\" {}\nlocals {\n a = local.b\n b = local.a\n}\n");
         let why = |e: &str| match eval(&s, e) {
-            Eval::Unknown(why) | Eval::Invalid(why) => why,
+            Eval::Unknown(why) => why.text,
+            Eval::Invalid(why) => why,
             Eval::Known(v) => panic!("{e} resolved to {v}"),
         };
         assert!(why("var.zone").contains("no default"));
@@ -689,6 +719,29 @@ mod tests {
         assert!(why("[\"ok\", var.zone]").contains("no default"));
     }
 
+    /// What gives a value is kept through what holds it: a local of a
+    /// conditional on a variable is the variable's to set.
+    #[test]
+    fn an_unknown_keeps_its_source_through_what_holds_it() {
+        let s = scope(
+            "variable \"zone\" {}\nvariable \"ids\" { default = data.cloudflare_zones.all.ids }\nlocals {\n on = var.zone != \"\" ? [var.zone] : []\n ids = [for id in var.ids : lower(id)]\n}\n",
+        );
+        let source = |e: &str| match s.eval(&hcl_edit::parser::parse_expr(e).expect("test expression parses")) {
+            Err(why) => why.source,
+            Ok(v) => panic!("{e} resolved to {v}"),
+        };
+        assert_eq!(source("var.zone"), Source::Variable);
+        assert_eq!(source("local.on"), Source::Variable);
+        assert_eq!(source("merge({a = 1}, { b = var.zone })"), Source::Variable);
+        assert_eq!(source("local.ids"), Source::Plan, "a variable whose default is a data source's");
+        assert_eq!(source("module.lb.pool_id"), Source::Plan);
+        assert_eq!(source("data.terraform_remote_state.net.outputs.pool_id"), Source::Plan);
+        assert_eq!(source("cloudflare_load_balancer_pool.web.name"), Source::Plan);
+        assert_eq!(source("each.key"), Source::Plan);
+        assert_eq!(source("file(\"cert.pem\")"), Source::Expression);
+        assert_eq!(source("lookup({}, \"a\")"), Source::Expression, "what Terraform stops at");
+    }
+
     #[test]
     fn conditionals_comparisons_and_logic_of_known_values_resolve() {
         let s = scope("variable \"team\" { default = \"\" }\nvariable \"n\" { default = 2 }\nvariable \"zone\" {}\n");
@@ -701,7 +754,8 @@ mod tests {
         assert_eq!(eval(&s, r#"false && var.zone == "x""#), Eval::Known(Value::from(false)));
         assert_eq!(eval(&s, r#"true ? 1 : var.zone"#), Eval::Known(Value::from(1)));
         let why = |e: &str| match eval(&s, e) {
-            Eval::Unknown(why) | Eval::Invalid(why) => why,
+            Eval::Unknown(why) => why.text,
+            Eval::Invalid(why) => why,
             Eval::Known(v) => panic!("{e} resolved to {v}"),
         };
         assert!(why(r#"var.zone != "" ? 1 : 0"#).contains("conditional whose condition is not known"));
@@ -772,9 +826,9 @@ mod tests {
         );
         assert_eq!(eval(&s, "can(var.pools[0].missing)"), Eval::Known(Value::from(false)));
         assert_eq!(eval(&s, "can(var.pools[0].id)"), Eval::Known(Value::from(true)));
-        assert!(matches!(eval(&s, "try(var.zone, \"fallback\")"), Eval::Unknown(why) if why.contains("no default")));
-        assert!(matches!(eval(&s, "merge(var.zone, {})"), Eval::Unknown(why) if why.contains("no default")));
-        assert!(matches!(eval(&s, "lookup({}, \"a\")"), Eval::Unknown(why) if why.contains("no default")));
+        assert!(matches!(eval(&s, "try(var.zone, \"fallback\")"), Eval::Unknown(why) if why.text.contains("no default")));
+        assert!(matches!(eval(&s, "merge(var.zone, {})"), Eval::Unknown(why) if why.text.contains("no default")));
+        assert!(matches!(eval(&s, "lookup({}, \"a\")"), Eval::Invalid(why) if why.contains("no default")));
     }
 
     /// A map whose keys are known and values are not: its keys, as
@@ -813,7 +867,10 @@ mod tests {
         }
         source.push_str("}\n");
         let result = eval(&scope(&source), "local.a12");
-        assert!(matches!(&result, Eval::Unknown(why) if why.contains("too large")), "{result:?}");
+        assert!(
+            matches!(&result, Eval::Unknown(why) if why.text.contains("too large")),
+            "{result:?}"
+        );
         assert_eq!(eval(&scope(&source), "local.a2"), Eval::Known(Value::from("x".repeat(800))));
     }
 }

@@ -153,7 +153,7 @@ pub fn walk(
                     .trim()
                     .to_string();
                 match configuration.scope.eval(&attribute.value) {
-                    eval::Eval::Known(v) if no_instance(&v) => {
+                    Ok(v) if no_instance(&v) => {
                         w.not_analysed(
                             &format!("{pointer}/{repeater}"),
                             &format!(
@@ -162,16 +162,16 @@ pub fn walk(
                         );
                         absent = true;
                     }
-                    eval::Eval::Known(_) => {}
+                    Ok(_) => {}
                     // A map whose keys are known and values are not still
                     // makes known instances (Terraform plans them so).
-                    eval::Eval::Unknown(_) | eval::Eval::Invalid(_)
+                    Err(_)
                         if repeater == "for_each" && configuration.scope.keys_of(&attribute.value).is_some_and(|keys| !keys.is_empty()) => {}
-                    eval::Eval::Unknown(why) | eval::Eval::Invalid(why) => {
+                    Err(why) => {
                         existence = Some(UnknownValue {
                             field: String::new(),
                             at: format!("/{repeater}"),
-                            why: format!("`{repeater} = {expression}` decides whether it exists: {why}"),
+                            why: why.within(|why| format!("`{repeater} = {expression}` decides whether it exists: {why}")),
                         });
                     }
                 }
@@ -186,7 +186,7 @@ pub fn walk(
                 full_name(&mut values, configuration);
             }
             let attributes = Value::Object(values);
-            let unknown: Vec<(String, String)> = unknown.into_iter().map(|u| (u.pointer, u.why)).collect();
+            let unknown: Vec<(String, eval::Why)> = unknown.into_iter().map(|u| (u.pointer, u.why)).collect();
             if let Some((at, why)) = terraform::unknown_unreadable(kind, &attributes, &unknown) {
                 w.not_analysed(&format!("{pointer}{at}"), &format!("{address}: `{}` is not known before apply ({why}); {UNREADABLE}", field(at)));
                 continue;

@@ -13,7 +13,7 @@ use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::{Block, Body};
 use serde_json::{Map, Value};
 
-use super::eval::{Eval, Scope};
+use super::eval::{Scope, Why};
 use crate::text::pointer::push_token;
 
 /// A value of a resource not known before apply.
@@ -21,7 +21,7 @@ use crate::text::pointer::push_token;
 pub struct Unknown {
     /// Relative to the resource (`/filters/0/pool_id`).
     pub pointer: String,
-    pub why: String,
+    pub why: Why,
 }
 
 /// A `resource "<type>" "<name>"` block.
@@ -111,7 +111,7 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
             let name = block.labels.first().map_or("", |l| l.as_str());
             unknown.push(Unknown {
                 pointer: child(pointer, name),
-                why: format!("a `dynamic \"{name}\"` block, whose blocks edgeaudit does not expand"),
+                why: Why::expression(format!("a `dynamic \"{name}\"` block, whose blocks edgeaudit does not expand")),
             });
             continue;
         }
@@ -132,15 +132,15 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
 /// recorded at its own pointer. `None` when the whole value is unknown.
 fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unknown: &mut Vec<Unknown>) -> Option<Value> {
     match scope.eval(expr) {
-        Eval::Known(v) => Some(v),
-        Eval::Unknown(why) | Eval::Invalid(why) => match expr {
+        Ok(v) => Some(v),
+        Err(why) => match expr {
             hcl_edit::expr::Expression::Object(object) => {
                 let mut out = Map::new();
                 for (key, value) in object.iter() {
                     let name = match key {
                         hcl_edit::expr::ObjectKey::Ident(ident) => ident.value().as_str().to_string(),
                         hcl_edit::expr::ObjectKey::Expression(e) => match scope.eval(e) {
-                            Eval::Known(Value::String(s)) => s,
+                            Ok(Value::String(s)) => s,
                             // A key not known: the whole object is.
                             _ => {
                                 unknown.push(Unknown {

@@ -18,6 +18,7 @@ use crate::input::terraform::{self, ResourceType};
 use crate::input::walk::Walker;
 use crate::model::certificate::{Zone, ZoneKey};
 use crate::model::terraform::id_reference;
+use crate::model::unknown::{Source, Why};
 use crate::text::error::InputError;
 
 /// Whether a JSON document is one of Terraform's: `terraform show -json` and
@@ -275,14 +276,17 @@ fn resources(doc: &Document) -> Resources<'_> {
 
 /// The pointers a plan's `after_unknown` marks `true`: values known only
 /// after apply, each with why.
-fn unknown_pointers(marks: &Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
+fn unknown_pointers(marks: &Value, pointer: &mut String, out: &mut Vec<(String, Why)>) {
     let len = pointer.len();
     match marks {
         Value::Bool(true) => {
             let name = pointer.trim_start_matches('/').replace('/', ".");
             out.push((
                 pointer.clone(),
-                format!("`{name}` is known only after apply (the provider computes it, or it comes from another resource); the state once applied has it"),
+                Why::new(
+                    Source::Apply,
+                    format!("`{name}` is known only after apply (the provider computes it, or it comes from another resource); the state once applied has it"),
+                ),
             ));
         }
         Value::Object(map) => {
