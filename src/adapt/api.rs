@@ -281,6 +281,15 @@ impl RecordSink for Builder {
     }
 
     fn unknown_values(&mut self, origin: &RecordOrigin, values: Vec<crate::model::unknown::UnknownValue>) {
+        // The record they are of was handed over just before.
+        if let Some(policy) = self
+            .staged
+            .policies
+            .last_mut()
+            .filter(|p| p.origin.file() == origin.file() && p.origin.pointer() == origin.pointer())
+        {
+            policy.leave_holes(&values);
+        }
         self.staged.unknown.insert(origin, values);
     }
 

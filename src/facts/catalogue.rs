@@ -39,6 +39,11 @@ pub struct FactSpec {
     /// field (an aggregate such as the account's counts), so the fact is
     /// unknown whenever anything of the record is. `&[]`: none (`label`).
     pub reads: Option<&'static [&'static str]>,
+    /// A list fact each of whose items is made from one element of the
+    /// lists it reads (a filter value that is misspelt): an element not
+    /// known before apply leaves the known elements' items known, so a
+    /// known item is a finding and only the unknown element is not judged.
+    pub by_element: bool,
 }
 
 impl FactSpec {
@@ -48,6 +53,11 @@ impl FactSpec {
             reads: Some(fields),
             ..self
         }
+    }
+
+    /// The same entry, made element by element ([`FactSpec::by_element`]).
+    const fn by_element(self) -> FactSpec {
+        FactSpec { by_element: true, ..self }
     }
 }
 
@@ -63,6 +73,7 @@ const fn spec(name: FactName, value_type: ValueType, description: &'static str) 
         values: &[],
         description,
         reads: None,
+        by_element: false,
     }
 }
 
@@ -73,6 +84,7 @@ const fn choice(name: FactName, values: &'static [&'static str], description: &'
         values,
         description,
         reads: None,
+        by_element: false,
     }
 }
 
@@ -339,13 +351,15 @@ static POLICY: &[FactSpec] = &[
         List,
         "health-alert filter values outside the allowed sets (exact spelling)",
     )
-    .reading(&["/filters/new_health", "/filters/event_source"]),
+    .reading(&["/filters/new_health", "/filters/event_source"])
+    .by_element(),
     spec(
         FactName::UnknownPoolIds,
         List,
         "`filters.pool_id` values naming no loaded pool of the account (empty when no pools are loaded)",
     )
-    .reading(&["/filters/pool_id"]),
+    .reading(&["/filters/pool_id"])
+    .by_element(),
     spec(FactName::LoadedPoolCount, Int, "pools loaded for the policy's account").reading(NOTHING),
     CONFLICTING_COPIES.reading(NOTHING),
     NOT_JUDGED.reading(NOTHING),
@@ -596,6 +610,11 @@ pub fn common_catalogue(kinds: &[Kind]) -> Vec<FactSpec> {
 /// `None` for every field, or for a fact `kind` does not have.
 pub fn reads(kind: Kind, fact: FactName) -> Option<&'static [&'static str]> {
     catalogue(kind).iter().find(|spec| spec.name == fact).and_then(|spec| spec.reads)
+}
+
+/// Whether `kind`'s fact is made element by element ([`FactSpec::by_element`]).
+pub fn by_element(kind: Kind, fact: FactName) -> bool {
+    catalogue(kind).iter().any(|spec| spec.name == fact && spec.by_element)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::{Fact, Facts, Item, Subject, Value, text};
 use crate::model::Kind;
 use crate::model::duplicates::Conflict;
 use crate::model::list::ExportList;
-use crate::model::unknown::UnknownValues;
+use crate::model::unknown::{UnknownValue, UnknownValues};
 
 pub struct ListFacts<'a> {
     list: &'a ExportList,
@@ -97,21 +97,52 @@ impl<'a> WithCopies<'a> {
         }
     }
 
-    /// The subject's own unknown value fact `name` reads, if any.
+    /// The subject's own unknown value fact `name` reads, if any. A fact
+    /// made element by element whose known elements make items is known:
+    /// an unknown element of its lists decides none of them.
     fn own_unknown(&self, name: FactName) -> Option<UnknownFact> {
-        let values = self.unknown?.of(self.inner.subject().origin);
+        let (whole, elements) = self.deciding(name);
+        let element = elements.and_then(|(v, known_items)| (!known_items).then_some(v));
+        whole.or(element).map(Self::unknown_fact)
+    }
+
+    /// The unknown values fact `name` reads: the first that decides it whole,
+    /// and the first that is an element of a list a by-element fact reads,
+    /// with whether the known elements make items.
+    fn deciding(&self, name: FactName) -> (Option<&UnknownValue>, Option<(&UnknownValue, bool)>) {
+        let Some(values) = self.unknown.map(|u| u.of(self.inner.subject().origin)) else {
+            return (None, None);
+        };
         if values.is_empty() {
-            return None;
+            return (None, None);
         }
-        let reads = super::catalogue::reads(self.inner.subject().kind, name);
-        values
+        let kind = self.inner.subject().kind;
+        let reads = super::catalogue::reads(kind, name);
+        let mut deciding = values
             .iter()
-            .find(|v| reads.is_none_or(|fields| fields.iter().any(|f| v.decides(f))))
-            .map(|v| UnknownFact {
-                value: v.clone(),
-                elsewhere: None,
-                of: None,
+            .filter(|v| reads.is_none_or(|fields| fields.iter().any(|f| v.decides(f))));
+        if !super::catalogue::by_element(kind, name) {
+            return (deciding.next(), None);
+        }
+        let is_element = |v: &UnknownValue| {
+            reads.into_iter().flatten().any(|list| {
+                v.field
+                    .strip_prefix(list)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|index| index.parse::<usize>().is_ok())
             })
+        };
+        let (elements, whole): (Vec<&UnknownValue>, Vec<&UnknownValue>) = deciding.partition(|v| is_element(v));
+        let known_items = || matches!(self.inner.get(name), Some(Fact { value: Value::List(items), .. }) if !items.is_empty());
+        (whole.first().copied(), elements.first().map(|v| (*v, known_items())))
+    }
+
+    fn unknown_fact(value: &UnknownValue) -> UnknownFact {
+        UnknownFact {
+            value: value.clone(),
+            elsewhere: None,
+            of: None,
+        }
     }
 }
 
@@ -141,6 +172,13 @@ impl Facts for WithCopies<'_> {
             return self.own_unknown(by);
         }
         self.own_unknown(name).or_else(|| self.inner.unknown(name))
+    }
+
+    fn partly_unknown(&self, name: FactName) -> Option<UnknownFact> {
+        match self.deciding(name) {
+            (None, Some((element, true))) => Some(Self::unknown_fact(element)),
+            _ => None,
+        }
     }
 
     fn decided_by(&self, name: FactName) -> Option<FactName> {

@@ -128,6 +128,14 @@ pub trait Facts {
         None
     }
 
+    /// For a fact made element by element whose known elements make items
+    /// (which are known): an element not known before apply, which may make
+    /// one more. A rule that reports each item reports the known ones and
+    /// cannot judge this one.
+    fn partly_unknown(&self, _name: FactName) -> Option<UnknownFact> {
+        None
+    }
+
     /// When the resource was made, when its record says: an as-of replay
     /// does not judge what the account did not yet hold.
     fn made(&self) -> Option<crate::model::as_of::Made> {

@@ -17,6 +17,9 @@ pub const NOT_JUDGED: FactName = crate::facts::catalogue::keys::NOT_JUDGED.name;
 /// What a rule makes of one subject.
 enum Verdict {
     Fires,
+    /// It fires on each known item, and an element not known before apply
+    /// may make one more, which it cannot judge.
+    FiresInPart(UnknownFact),
     Passes,
     /// A condition that could fail reads a value not known before apply.
     NotJudged(UnknownFact),
@@ -42,9 +45,10 @@ fn judge(rule: &Rule, facts: &dyn Facts, as_of: NaiveDate) -> Verdict {
     {
         unknown = facts.unknown(name);
     }
-    match unknown {
-        Some(u) => Verdict::NotJudged(u),
-        None => Verdict::Fires,
+    match (unknown, rule.for_each.and_then(|name| facts.partly_unknown(name))) {
+        (Some(u), _) => Verdict::NotJudged(u),
+        (None, Some(u)) => Verdict::FiresInPart(u),
+        (None, None) => Verdict::Fires,
     }
 }
 
@@ -125,7 +129,7 @@ pub fn not_judged<'r>(rules: &InEffect<'r>, kind: Kind, facts: &dyn Facts) -> Ve
     rules
         .verdicts(kind, facts)
         .filter_map(|(r, verdict)| match verdict {
-            Verdict::NotJudged(u) => Some((r.id.as_str(), u)),
+            Verdict::NotJudged(u) | Verdict::FiresInPart(u) => Some((r.id.as_str(), u)),
             _ => None,
         })
         .collect()
@@ -145,6 +149,10 @@ pub fn evaluate(rules: &InEffect<'_>, subject_ref: SubjectRef, facts: &dyn Facts
     for (rule, verdict) in rules.verdicts(subject_ref.kind, facts) {
         match verdict {
             Verdict::Fires => emit(rule, subject_ref, facts, as_of, out),
+            Verdict::FiresInPart(u) => {
+                emit(rule, subject_ref, facts, as_of, out);
+                not_judged.push((&rule.id, u));
+            }
             Verdict::Passes => {}
             Verdict::NotJudged(u) => not_judged.push((&rule.id, u)),
         }

@@ -270,6 +270,30 @@ impl Policy {
             .filter(|m| m.kind == "email")
             .filter_map(|m| m.target.as_deref())
     }
+
+    /// Its filter lists' known elements put back at their places in the
+    /// document, around the elements not known before apply (`unknown`,
+    /// at `/filters/new_health/1`), which the record leaves out: a finding
+    /// about the element after a hole points at that element, not the hole.
+    pub fn leave_holes(&mut self, unknown: &[super::unknown::UnknownValue]) {
+        for (list, values) in [
+            ("/filters/pool_id/", &mut self.pool_ids),
+            ("/filters/new_health/", &mut self.new_health),
+            ("/filters/event_source/", &mut self.event_source),
+        ] {
+            let mut holes: Vec<usize> = unknown.iter().filter_map(|u| u.field.strip_prefix(list)?.parse().ok()).collect();
+            if holes.is_empty() {
+                continue;
+            }
+            holes.sort_unstable();
+            holes.dedup();
+            // The n-th known element is at the n-th place no hole takes.
+            let mut places = (0..).filter(|i| holes.binary_search(i).is_err());
+            for value in values.iter_mut() {
+                value.index = places.next().unwrap_or(value.index);
+            }
+        }
+    }
 }
 
 /// `notification_email` as the API gives it: `""`, null, absent, or a
@@ -311,6 +335,29 @@ pub fn healths_for(healthy: Option<bool>) -> &'static [Health] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `new_health = [var.x, "unhealthy", var.y, "Healthy"]`: the record
+    /// holds the two known values; they are the document's second and fourth.
+    #[test]
+    fn known_elements_keep_their_places_around_unknown_ones() {
+        let mut policy = crate::model::samples::health_policy(&["a@x.io"]);
+        policy.new_health = crate::model::samples::valued(&["unhealthy", "Healthy"]);
+        policy.pool_ids = crate::model::samples::valued(&["p1"]);
+        let hole = |field: &str| super::super::unknown::UnknownValue {
+            field: field.into(),
+            at: field.into(),
+            why: super::super::unknown::Why::expression(""),
+        };
+        policy.leave_holes(&[
+            hole("/filters/new_health/2"),
+            hole("/filters/new_health/0"),
+            hole("/filters/pool_id"),
+        ]);
+        let places: Vec<usize> = policy.new_health.iter().map(|v| v.index).collect();
+        assert_eq!(places, [1, 3]);
+        assert_eq!(policy.new_health[1].path("/filters/new_health"), "/filters/new_health/3");
+        assert_eq!(policy.pool_ids[0].index, 0, "a whole list unknown is no hole");
+    }
 
     #[test]
     fn recipients_are_split_trimmed_and_empty_means_none() {

@@ -398,6 +398,38 @@ fn a_resource_a_plan_creates_is_judged_by_its_address_until_apply_gives_it_an_id
     assert_eq!(lb001["location"]["line"], 3);
 }
 
+/// A plan's `after_unknown` marks an element of a list (a pool the plan
+/// creates beside one that exists): the known element after it is judged at
+/// its own place, and the unknown one is EX005.
+#[test]
+fn a_plans_unknown_list_element_leaves_the_known_ones_judged_at_their_places() {
+    let plan = br#"{"format_version": "1.2", "terraform_version": "1.9.8", "resource_changes": [
+  {"address": "cloudflare_notification_policy.health", "mode": "managed", "type": "cloudflare_notification_policy", "name": "health",
+   "change": {"actions": ["create"],
+    "after": {"account_id": "023e105f4ecef8ad9ca31a8372d0c353", "name": "pool health", "alert_type": "load_balancing_health_alert", "enabled": true,
+              "mechanisms": {"email": [{"id": "noc@example.com"}]},
+              "filters": {"pool_id": [null, "17b5962d775c646f3f9725cbc7a53df4"], "new_health": [null, "unhealthy"]}},
+    "after_unknown": {"id": true, "filters": {"pool_id": [true, false], "new_health": [true, false]}}}}]}"#;
+    let dir = temp_dir(&[("plan.json", plan)]);
+    let r = common::run_in(dir.path(), &["check", "plan.json", "--format", "json", "--as-of", "2024-10-01"]);
+    let doc = json(&r);
+    let findings = doc["findings"].as_array().unwrap();
+    let lb005 = findings
+        .iter()
+        .find(|f| f["rule"] == "LB005")
+        .unwrap_or_else(|| panic!("LB005: {}", r.stdout));
+    assert!(
+        lb005["location"]["pointer"].as_str().unwrap().ends_with("/filters/new_health/1"),
+        "the second element: {lb005}"
+    );
+    let ex005: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["rule"] == "EX005")
+        .map(|f| f["location"]["pointer"].as_str().unwrap())
+        .collect();
+    assert!(ex005.iter().any(|p| p.ends_with("/filters/new_health/0")), "{ex005:?}");
+}
+
 #[test]
 fn an_api_export_whose_records_carry_a_terraform_version_key_stays_an_export() {
     let export = br#"{"success": true, "errors": [], "messages": [], "result": [

@@ -1015,6 +1015,78 @@ resource "cloudflare_notification_policy" "health" {
     );
 }
 
+/// A list literal is read element by element: a known misspelt filter value
+/// or a pool id no loaded pool has is a finding at its own element, whatever
+/// the unknown elements beside it are; each unknown element is EX005 at its
+/// place, naming the rules it stopped (LB005 and LB006 judged the others).
+#[test]
+fn a_list_with_an_unknown_element_is_judged_on_its_known_elements() {
+    let source = r#"variable "extra" {}
+
+resource "cloudflare_load_balancer_pool" "web" {
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "web"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.1"
+  }
+}
+
+resource "cloudflare_notification_policy" "health" {
+  account_id = "023e105f4ecef8ad9ca31a8372d0c353"
+  name       = "pool health"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  email_integration { id = "noc@example.com" }
+  filters {
+    pool_id      = [var.extra, "absent-pool"]
+    new_health   = [var.extra, "unhealthy"]
+    event_source = ["pool"]
+  }
+}
+"#;
+    let (doc, r) = check_one_file(source);
+    let at = |rule: &str, message_starts: &str| -> Vec<(String, u64, u64)> {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == rule && f["message"].as_str().unwrap_or("").starts_with(message_starts))
+            .map(|f| {
+                (
+                    f["location"]["pointer"]
+                        .as_str()
+                        .unwrap()
+                        .rsplit("/filters/0/")
+                        .next()
+                        .unwrap()
+                        .to_string(),
+                    f["location"]["line"].as_u64().unwrap(),
+                    f["location"]["column"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // The known elements, each at its place in the document (the second).
+    assert_eq!(at("LB005", ""), [("new_health/1".to_string(), 21, 32)], "{}", r.stdout);
+    assert_eq!(at("LB006", ""), [("pool_id/1".to_string(), 20, 32)], "{}", r.stdout);
+    // The unknown ones, each naming the rules it stopped.
+    assert_eq!(
+        at("EX005", "LB005 could not"),
+        [("new_health/0".to_string(), 21, 21)],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(at("EX005", "LB006 could not"), [("pool_id/0".to_string(), 20, 21)], "{}", r.stdout);
+    assert_eq!(
+        at("EX005", "LB001, LB002 and LB003 could not"),
+        [("pool_id/0".to_string(), 20, 21)],
+        "{}",
+        r.stdout
+    );
+}
+
 /// Pools whose `count` is not known before a run may not exist: each is
 /// said (EX005 at its `count`), and no total counts it. LB004 counts the
 /// pool that exists and names the others: "1 of 1 pool (and 5 that may

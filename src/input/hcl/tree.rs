@@ -126,10 +126,11 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
     out
 }
 
-/// An expression's value; an object literal member by member, so that an
-/// unknown member (`filters = { pool_id = data.….ids, new_health = [...] }`)
-/// leaves out only itself: the known members are kept, each unknown one
-/// recorded at its own pointer. `None` when the whole value is unknown.
+/// An expression's value; an object literal member by member and a list
+/// literal element by element, so that an unknown member (`filters = {
+/// pool_id = data.….ids, new_health = [...] }`) leaves out only itself: the
+/// known members are kept, each unknown one recorded at its own pointer.
+/// `None` when the whole value is unknown.
 fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unknown: &mut Vec<Unknown>) -> Option<Value> {
     match scope.eval(expr) {
         Ok(v) => Some(v),
@@ -156,6 +157,16 @@ fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unk
                     }
                 }
                 Some(Value::Object(out))
+            }
+            // A list literal element by element: its length is known, and so
+            // are the elements that are (`[cloudflare_….web.id, data.….id]`).
+            // An unknown element holds its place (null), recorded at its index.
+            hcl_edit::expr::Expression::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    out.push(value_of(scope, item, &child(pointer, &i.to_string()), unknown).unwrap_or(Value::Null));
+                }
+                Some(Value::Array(out))
             }
             _ => {
                 unknown.push(Unknown {
