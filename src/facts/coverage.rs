@@ -27,6 +27,9 @@ pub struct CoverageIndex<'a> {
     /// apply: they may cover what the known ones leave, so those pools'
     /// coverage is unknown.
     uncertain_all: Vec<(&'a Policy, &'a UnknownValue)>,
+    /// Those of them known but for elements of their `pool_id`
+    /// ([`Certainty::NamesMore`]): known for the pools they name.
+    names_more: Vec<&'a Policy>,
     uncertain_by_pool: ByPoolId<'a, Vec<(&'a Policy, &'a UnknownValue)>>,
     /// Candidates by pool id.
     by_pool: ByPoolId<'a, Vec<usize>>,
@@ -137,6 +140,10 @@ pub enum Certainty<'a> {
         /// those only (otherwise, any pool).
         names_its_pools: bool,
     },
+    /// All it decides is known but some elements of its `filters.pool_id`
+    /// (`[cloudflare_….web.id, var.extra]`): it delivers to the pools its
+    /// known elements name as known, and may name any other.
+    NamesMore { value: &'a UnknownValue },
 }
 
 impl Certainty<'_> {
@@ -158,12 +165,21 @@ pub fn certainty<'a>(account: &'a Account, policy: &Policy) -> Certainty<'a> {
     if alert_type_known && !policy.is_health_alert() {
         return Certainty::SetAside;
     }
-    match values.iter().find(|v| DECISIVE.iter().any(|f| v.decides(f))) {
-        Some(value) => Certainty::Unknown {
-            value,
-            names_its_pools: !policy.pool_ids.is_empty() && !values.iter().any(|v| v.decides("/filters/pool_id")),
-        },
-        None => Certainty::Known,
+    let mut deciding = values.iter().filter(|v| DECISIVE.iter().any(|f| v.decides(f))).peekable();
+    let Some(&value) = deciding.peek() else {
+        return Certainty::Known;
+    };
+    let is_pool_id_element = |v: &UnknownValue| {
+        v.field
+            .strip_prefix("/filters/pool_id/")
+            .is_some_and(|index| index.parse::<usize>().is_ok())
+    };
+    if !policy.pool_ids.is_empty() && deciding.all(is_pool_id_element) {
+        return Certainty::NamesMore { value };
+    }
+    Certainty::Unknown {
+        value,
+        names_its_pools: !policy.pool_ids.is_empty() && !values.iter().any(|v| v.decides("/filters/pool_id")),
     }
 }
 
@@ -175,6 +191,7 @@ impl<'a> CoverageIndex<'a> {
             let mut all_pools = Vec::new();
             let mut by_pool: ByPoolId<Vec<usize>> = ByPoolId::default();
             let mut uncertain_all = Vec::new();
+            let mut names_more = Vec::new();
             let mut uncertain_by_pool: ByPoolId<Vec<(&Policy, &UnknownValue)>> = ByPoolId::default();
             let mut known = Vec::new();
             for policy in &account.policies {
@@ -190,6 +207,14 @@ impl<'a> CoverageIndex<'a> {
                         }
                     }
                     Certainty::Unknown { value, .. } => uncertain_all.push((policy, value)),
+                    // Known for the pools it names; for any other, its unknown element may name it.
+                    Certainty::NamesMore { value } => {
+                        known.push(policy);
+                        if can_deliver(policy) {
+                            uncertain_all.push((policy, value));
+                            names_more.push(policy);
+                        }
+                    }
                 }
             }
             let candidates: Vec<(&Policy, Reach)> = known
@@ -210,18 +235,20 @@ impl<'a> CoverageIndex<'a> {
                     }
                 }
             }
-            (candidates, all_pools, uncertain_all, uncertain_by_pool, by_pool)
+            (candidates, all_pools, uncertain_all, names_more, uncertain_by_pool, by_pool)
         };
         let pool_ids = || {
             let mut pool_ids = PoolIds::with_capacity_and_hasher(account.pools.len(), Default::default());
             pool_ids.extend(account.pools.iter().map(|p| PoolId(&p.id)));
             pool_ids
         };
-        let ((candidates, all_pools, uncertain_all, uncertain_by_pool, by_pool), pool_ids) = crate::threads::join(policies, pool_ids);
+        let ((candidates, all_pools, uncertain_all, names_more, uncertain_by_pool, by_pool), pool_ids) =
+            crate::threads::join(policies, pool_ids);
         CoverageIndex {
             candidates,
             all_pools,
             uncertain_all,
+            names_more,
             uncertain_by_pool,
             by_pool,
             account,
@@ -309,6 +336,12 @@ impl<'a> CoverageIndex<'a> {
                 let uncertain = self
                     .uncertain_all
                     .iter()
+                    // A policy known but for elements of its `pool_id` is
+                    // judged on the pools its known elements name.
+                    .filter(|(p, _)| {
+                        !(self.names_more.iter().any(|m| std::ptr::eq(*m, *p))
+                            && p.pool_ids.iter().any(|v| PoolId(&v.value) == PoolId(&pool.id)))
+                    })
                     .chain(self.uncertain_by_pool.get(&PoolId(&pool.id)).into_iter().flatten())
                     .min_by(|a, b| (&a.0.name, &a.0.id).cmp(&(&b.0.name, &b.0.id)));
                 unknown_by = uncertain.copied();

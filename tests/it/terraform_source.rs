@@ -1087,6 +1087,63 @@ resource "cloudflare_notification_policy" "health" {
     );
 }
 
+/// A policy whose `pool_id` names a pool by reference beside an unknown
+/// element delivers to that pool as surely as if the list were known: the
+/// pool is LB002. Any other pool may be the one the unknown element names,
+/// so its coverage is not judged (EX005 at that element).
+#[test]
+fn a_pool_named_by_a_known_element_is_covered_and_the_others_may_be() {
+    let source = r#"variable "extra" {}
+resource "cloudflare_load_balancer_pool" "web" {
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "web"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.1"
+  }
+}
+resource "cloudflare_load_balancer_pool" "api" {
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "api"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.2"
+  }
+}
+resource "cloudflare_notification_policy" "health" {
+  account_id = "023e105f4ecef8ad9ca31a8372d0c353"
+  name       = "pool health"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  email_integration { id = "noc@example.com" }
+  filters {
+    pool_id = [cloudflare_load_balancer_pool.web.id, var.extra]
+  }
+}
+"#;
+    let (doc, r) = check_one_file(source);
+    let verdicts: Vec<(String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["resource"]["kind"] == "pool")
+        .map(|f| {
+            (
+                f["resource"]["name"].as_str().unwrap().to_string(),
+                f["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [("web".to_string(), "LB002".to_string()), ("api".to_string(), "EX005".to_string())],
+        "{}",
+        r.stdout
+    );
+}
+
 /// Pools whose `count` is not known before a run may not exist: each is
 /// said (EX005 at its `count`), and no total counts it. LB004 counts the
 /// pool that exists and names the others: "1 of 1 pool (and 5 that may
