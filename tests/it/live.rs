@@ -7,7 +7,7 @@ use crate::common;
 use crate::contract;
 use crate::service;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -690,6 +690,53 @@ fn a_resend_after_a_lost_answer_is_checked_again() {
         1,
         "the clear was not sent again"
     );
+}
+
+/// A page-wide clear whose answer is lost, then the policies disabled: the
+/// pools the lost clear took a legacy e-mail from are this run's, so the
+/// check after the last step writes each e-mail back (as read right before
+/// the clear), never "cleared before this run".
+#[test]
+fn a_pool_a_lost_clear_cleared_is_written_back_when_its_alerts_are_lost() {
+    let (service, _dir, plan) = planned(account(13, 3), "25");
+    assert_eq!(count_kind(&plan, "clear_page"), 1, "one page-wide clear");
+    let legacy_before: BTreeMap<String, Value> = service.with(|s| {
+        s.pools
+            .iter()
+            .filter(|p| p["notification_email"].as_str().is_some_and(|e| !e.is_empty()))
+            .map(|p| (p["id"].as_str().unwrap().to_string(), p["notification_email"].clone()))
+            .collect()
+    });
+    assert!(legacy_before.len() >= 2, "{legacy_before:?}");
+    let index = request_index(&plan, |l| l.starts_with("PATCH /accounts/"));
+    service.with(|s| {
+        let at = s.requests + index;
+        s.fault = Some((at, Fault::CloseAfter));
+        s.drift = Some((
+            at + 1,
+            Box::new(|s: &mut State| {
+                for p in &mut s.policies {
+                    p["enabled"] = json!(false);
+                }
+            }),
+        ));
+    });
+    let (outcome, log, _) = apply_in_process(&service, &plan, false);
+    match &outcome {
+        Err(Stop::Verify { problems }) => {
+            assert!(problems.iter().all(|p| p.contains("was written back")), "{problems:#?}\n{log}");
+            assert!(!problems.iter().any(|p| p.contains("before this run")), "{problems:#?}");
+        }
+        other => panic!("expected the check after the last step to stop: {other:?}\n{log}"),
+    }
+    let legacy_after: BTreeMap<String, Value> = service.with(|s| {
+        s.pools
+            .iter()
+            .filter(|p| legacy_before.contains_key(p["id"].as_str().unwrap()))
+            .map(|p| (p["id"].as_str().unwrap().to_string(), p["notification_email"].clone()))
+            .collect()
+    });
+    assert_eq!(legacy_after, legacy_before, "every legacy e-mail written back as it was");
 }
 
 #[test]

@@ -261,13 +261,20 @@ impl AccountRun<'_> {
             // No list of what it changed: the pools are read to tell.
             None => self.settle_lost_clear(step, judged)?,
         }
-        // What a later restore may write back: the values read live right before.
+        self.remember_before(judged);
+        self.still_delivered(step, judged)
+    }
+
+    /// What a later restore may write back: the legacy e-mails of the pools
+    /// a clear was judged safe for, as read live right before it. Kept for
+    /// the check after the last step, which writes back only what this run
+    /// cleared (a clear whose answer was lost included).
+    fn remember_before(&mut self, judged: &Judged) {
         for id in judged.safe.intersection(&judged.own) {
             if let Some(email) = judged.before.get(id).and_then(|r| r.get("notification_email")) {
                 self.cleared_here.insert(id.clone(), email.clone());
             }
         }
-        self.still_delivered(step, judged)
     }
 
     /// After a clear: the policies read again still deliver every alert of
@@ -310,6 +317,8 @@ impl AccountRun<'_> {
     /// After a clear whose answer was lost: the pools read again tell what
     /// it changed.
     pub(super) fn settle_lost_clear(&mut self, step: &Step, judged: &Judged) -> Result<(), Stop> {
+        // It may have cleared any pool it was judged safe for: this run's.
+        self.remember_before(judged);
         // Only a pool that had a legacy e-mail can have lost one.
         if judged.before.keys().all(|id| judged.safe.contains(id)) && step.kind == Kind::ClearPool {
             return Ok(());
