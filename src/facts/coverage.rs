@@ -30,6 +30,8 @@ pub struct CoverageIndex<'a> {
     /// Those of them known but for elements of their `pool_id`
     /// ([`Certainty::NamesMore`]): known for the pools they name.
     names_more: Vec<&'a Policy>,
+    /// [`Self::pool_count`].
+    existing_pools: usize,
     uncertain_by_pool: ByPoolId<'a, Vec<(&'a Policy, &'a UnknownValue)>>,
     /// Candidates by pool id.
     by_pool: ByPoolId<'a, Vec<usize>>,
@@ -249,6 +251,11 @@ impl<'a> CoverageIndex<'a> {
             all_pools,
             uncertain_all,
             names_more,
+            existing_pools: if account.unknown.is_empty() {
+                account.pools.len()
+            } else {
+                account.existing_pools().count()
+            },
             uncertain_by_pool,
             by_pool,
             account,
@@ -256,8 +263,10 @@ impl<'a> CoverageIndex<'a> {
         }
     }
 
+    /// The account's pools that exist whatever a run gives a Terraform
+    /// configuration (those that may not are counted nowhere).
     pub fn pool_count(&self) -> usize {
-        self.account.pools.len()
+        self.existing_pools
     }
 
     /// Whether a pool with this id (compared case-insensitively) is loaded.

@@ -101,20 +101,18 @@ impl<'a> WithCopies<'a> {
     /// made element by element whose known elements make items is known:
     /// an unknown element of its lists decides none of them.
     fn own_unknown(&self, name: FactName) -> Option<UnknownFact> {
-        let (whole, elements) = self.deciding(name);
-        let element = elements.and_then(|(v, known_items)| (!known_items).then_some(v));
+        let (whole, elements, known_items) = self.deciding(name);
+        let element = elements.first().copied().filter(|_| !known_items);
         whole.or(element).map(Self::unknown_fact)
     }
 
-    /// The unknown values fact `name` reads: the first that decides it whole,
-    /// and the first that is an element of a list a by-element fact reads,
-    /// with whether the known elements make items.
-    fn deciding(&self, name: FactName) -> (Option<&UnknownValue>, Option<(&UnknownValue, bool)>) {
-        let Some(values) = self.unknown.map(|u| u.of(self.inner.subject().origin)) else {
-            return (None, None);
-        };
+    /// The unknown values fact `name` reads: the first that decides it whole;
+    /// those that are elements of a list a by-element fact reads; and whether
+    /// the known elements make items.
+    fn deciding(&self, name: FactName) -> (Option<&UnknownValue>, Vec<&UnknownValue>, bool) {
+        let values = self.unknown.map_or(&[][..], |u| u.of(self.inner.subject().origin));
         if values.is_empty() {
-            return (None, None);
+            return (None, Vec::new(), false);
         }
         let kind = self.inner.subject().kind;
         let reads = super::catalogue::reads(kind, name);
@@ -122,7 +120,7 @@ impl<'a> WithCopies<'a> {
             .iter()
             .filter(|v| reads.is_none_or(|fields| fields.iter().any(|f| v.decides(f))));
         if !super::catalogue::by_element(kind, name) {
-            return (deciding.next(), None);
+            return (deciding.next(), Vec::new(), false);
         }
         let is_element = |v: &UnknownValue| {
             reads.into_iter().flatten().any(|list| {
@@ -133,8 +131,9 @@ impl<'a> WithCopies<'a> {
             })
         };
         let (elements, whole): (Vec<&UnknownValue>, Vec<&UnknownValue>) = deciding.partition(|v| is_element(v));
-        let known_items = || matches!(self.inner.get(name), Some(Fact { value: Value::List(items), .. }) if !items.is_empty());
-        (whole.first().copied(), elements.first().map(|v| (*v, known_items())))
+        let known_items =
+            !elements.is_empty() && matches!(self.inner.get(name), Some(Fact { value: Value::List(items), .. }) if !items.is_empty());
+        (whole.first().copied(), elements, known_items)
     }
 
     fn unknown_fact(value: &UnknownValue) -> UnknownFact {
@@ -174,10 +173,10 @@ impl Facts for WithCopies<'_> {
         self.own_unknown(name).or_else(|| self.inner.unknown(name))
     }
 
-    fn partly_unknown(&self, name: FactName) -> Option<UnknownFact> {
+    fn partly_unknown(&self, name: FactName) -> Vec<UnknownFact> {
         match self.deciding(name) {
-            (None, Some((element, true))) => Some(Self::unknown_fact(element)),
-            _ => None,
+            (None, elements, _) => elements.into_iter().map(Self::unknown_fact).collect(),
+            _ => Vec::new(),
         }
     }
 

@@ -128,12 +128,12 @@ pub trait Facts {
         None
     }
 
-    /// For a fact made element by element whose known elements make items
-    /// (which are known): an element not known before apply, which may make
-    /// one more. A rule that reports each item reports the known ones and
-    /// cannot judge this one.
-    fn partly_unknown(&self, _name: FactName) -> Option<UnknownFact> {
-        None
+    /// For a fact made element by element that nothing decides whole: the
+    /// elements of its lists not known before apply, each of which may make
+    /// one more item. A rule that reports each item reports the known ones
+    /// and cannot judge these.
+    fn partly_unknown(&self, _name: FactName) -> Vec<UnknownFact> {
+        Vec::new()
     }
 
     /// When the resource was made, when its record says: an as-of replay

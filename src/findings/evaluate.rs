@@ -17,12 +17,13 @@ pub const NOT_JUDGED: FactName = crate::facts::catalogue::keys::NOT_JUDGED.name;
 /// What a rule makes of one subject.
 enum Verdict {
     Fires,
-    /// It fires on each known item, and an element not known before apply
-    /// may make one more, which it cannot judge.
-    FiresInPart(UnknownFact),
+    /// It fires on each known item, and each element not known before
+    /// apply may make one more, which it cannot judge.
+    FiresInPart(Vec<UnknownFact>),
     Passes,
-    /// A condition that could fail reads a value not known before apply.
-    NotJudged(UnknownFact),
+    /// A condition that could fail reads a value not known before apply
+    /// (each of them, when unknown elements of a list each could).
+    NotJudged(Vec<UnknownFact>),
 }
 
 /// Judged by what is known: a condition that is false on known facts
@@ -45,10 +46,19 @@ fn judge(rule: &Rule, facts: &dyn Facts, as_of: NaiveDate) -> Verdict {
     {
         unknown = facts.unknown(name);
     }
-    match (unknown, rule.for_each.and_then(|name| facts.partly_unknown(name))) {
-        (Some(u), _) => Verdict::NotJudged(u),
-        (None, Some(u)) => Verdict::FiresInPart(u),
-        (None, None) => Verdict::Fires,
+    let elements = rule.for_each.map(|name| facts.partly_unknown(name)).unwrap_or_default();
+    match unknown {
+        Some(u) => {
+            let mut all = vec![u];
+            for e in elements {
+                if !all.iter().any(|a| a.value.at == e.value.at && a.of == e.of) {
+                    all.push(e);
+                }
+            }
+            Verdict::NotJudged(all)
+        }
+        None if elements.is_empty() => Verdict::Fires,
+        None => Verdict::FiresInPart(elements),
     }
 }
 
@@ -128,9 +138,9 @@ impl<'r> InEffect<'r> {
 pub fn not_judged<'r>(rules: &InEffect<'r>, kind: Kind, facts: &dyn Facts) -> Vec<(&'r str, UnknownFact)> {
     rules
         .verdicts(kind, facts)
-        .filter_map(|(r, verdict)| match verdict {
-            Verdict::NotJudged(u) | Verdict::FiresInPart(u) => Some((r.id.as_str(), u)),
-            _ => None,
+        .flat_map(|(r, verdict)| match verdict {
+            Verdict::NotJudged(values) | Verdict::FiresInPart(values) => values.into_iter().map(|u| (r.id.as_str(), u)).collect(),
+            _ => Vec::new(),
         })
         .collect()
 }
@@ -149,12 +159,12 @@ pub fn evaluate(rules: &InEffect<'_>, subject_ref: SubjectRef, facts: &dyn Facts
     for (rule, verdict) in rules.verdicts(subject_ref.kind, facts) {
         match verdict {
             Verdict::Fires => emit(rule, subject_ref, facts, as_of, out),
-            Verdict::FiresInPart(u) => {
+            Verdict::FiresInPart(elements) => {
                 emit(rule, subject_ref, facts, as_of, out);
-                not_judged.push((&rule.id, u));
+                not_judged.extend(elements.into_iter().map(|u| (rule.id.as_str(), u)));
             }
             Verdict::Passes => {}
-            Verdict::NotJudged(u) => not_judged.push((&rule.id, u)),
+            Verdict::NotJudged(values) => not_judged.extend(values.into_iter().map(|u| (rule.id.as_str(), u))),
         }
     }
     let with_not_judged = WithNotJudged {

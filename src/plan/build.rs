@@ -34,6 +34,9 @@ pub struct AccountPlan {
     pub held_pools: usize,
     /// And those it keeps because their export gives them no `id` (a person's step each).
     pub unaddressable_pools: usize,
+    /// Pools of Terraform whose existence is not known before a run: not
+    /// modelled, so the proof does not cover them.
+    pub may_exist_pools: usize,
     /// What each step needs, by step (see [`needs`]).
     pub needs: Vec<Needs>,
     /// Whether every pool of the account was loaded (no EX001 on pools):
@@ -586,6 +589,23 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
             crate::words::list(&uncertain)
         ));
     }
+    let names_more: Vec<&str> = account
+        .policies
+        .iter()
+        .filter(|p| {
+            matches!(
+                crate::facts::coverage::certainty(account, p),
+                crate::facts::coverage::Certainty::NamesMore { .. }
+            )
+        })
+        .map(|p| p.origin.address().map_or(p.id.as_str(), |a| a))
+        .collect();
+    if !names_more.is_empty() {
+        warnings.push(format!(
+            "{} counted on only for the pools its known `filters.pool_id` elements name: another element is not known before apply (EX005), so the plan may create a policy for a pool that element names",
+            crate::words::list(&names_more)
+        ));
+    }
     if legacy_pools > 0 && !account.policies_loaded() {
         warnings.push(format!(
             "no notification policy was loaded at all beside {} with a legacy e-mail: if the policies export is missing, the plan creates policies that may duplicate existing ones (`edgeaudit export` exports both)",
@@ -680,6 +700,7 @@ pub fn build(outcome: &Outcome, analysis: &Analysis, per_page: usize) -> Result<
             per_pool_requests: notifications.per_pool_requests,
             legacy_pools,
             held_pools: held.iter().filter(|id| !id.is_empty()).count(),
+            may_exist_pools: may_exist,
             unaddressable_pools: account
                 .existing_pools()
                 .filter(|p| p.id.is_empty() && !p.legacy_recipients.is_empty())

@@ -57,10 +57,17 @@ impl Tally {
     pub fn headline(&self, plans: &[AccountPlan]) -> String {
         let deliveries: usize = plans.iter().map(|p| p.proof.deliveries).sum();
         let per_pool: usize = plans.iter().map(|p| p.per_pool_requests).sum();
-        let scope = if plans.iter().all(|p| p.pools_complete) {
-            "every pool of the account was loaded"
-        } else {
-            "the proof covers only the pools loaded: the pools export is incomplete (EX001)"
+        let scope = match (
+            plans.iter().all(|p| p.pools_complete),
+            plans.iter().map(|p| p.may_exist_pools).sum::<usize>(),
+        ) {
+            (true, 0) => "every pool of the account was loaded".to_string(),
+            (true, may_exist) => format!(
+                "the proof covers the pools that exist whatever a run gives the configuration: {} that may exist {} not modelled (EX005)",
+                plural(may_exist, "pool", "pools"),
+                if may_exist == 1 { "is" } else { "are" }
+            ),
+            (false, _) => "the proof covers only the pools loaded: the pools export is incomplete (EX001)".to_string(),
         };
         let held: usize = plans.iter().map(|p| p.held_pools).sum();
         let unaddressable: usize = plans.iter().map(|p| p.unaddressable_pools).sum();
@@ -307,7 +314,11 @@ fn document(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) ->
                     "result": "no alert lost at any step",
                     "legacy_deliveries": plan.proof.deliveries,
                     "steps_replayed": plan.proof.steps,
-                    "covers": if plan.pools_complete { "every pool of the account" } else { "only the pools loaded: the pools export is incomplete (EX001)" },
+                    "covers": match (plan.pools_complete, plan.may_exist_pools) {
+                        (true, 0) => "every pool of the account",
+                        (true, _) => "the pools that exist whatever a run gives the configuration (those that may exist are not modelled: EX005)",
+                        (false, _) => "only the pools loaded: the pools export is incomplete (EX001)",
+                    },
                 }),
                 state: StateDocument::of(plan),
                 steps,

@@ -1041,7 +1041,7 @@ resource "cloudflare_notification_policy" "health" {
   email_integration { id = "noc@example.com" }
   filters {
     pool_id      = [var.extra, "absent-pool"]
-    new_health   = [var.extra, "unhealthy"]
+    new_health   = [var.extra, "unhealthy", var.extra]
     event_source = ["pool"]
   }
 }
@@ -1074,8 +1074,8 @@ resource "cloudflare_notification_policy" "health" {
     // The unknown ones, each naming the rules it stopped.
     assert_eq!(
         at("EX005", "LB005 could not"),
-        [("new_health/0".to_string(), 21, 21)],
-        "{}",
+        [("new_health/0".to_string(), 21, 21), ("new_health/2".to_string(), 21, 45)],
+        "each unknown element: {}",
         r.stdout
     );
     assert_eq!(at("EX005", "LB006 could not"), [("pool_id/0".to_string(), 20, 21)], "{}", r.stdout);
@@ -1142,30 +1142,59 @@ resource "cloudflare_notification_policy" "health" {
         "{}",
         r.stdout
     );
+    // The plan counts on it for `web` only, and says it may duplicate it for `api`.
+    let dir = temp_dir(&[("main.tf", source.as_bytes())]);
+    let plan = common::run_in(
+        dir.path(),
+        &["plan", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    let plan = json(&plan);
+    let created: Vec<&serde_json::Value> = plan["accounts"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "create_policy")
+        .map(|s| &s["body"]["filters"]["pool_id"])
+        .collect();
+    assert_eq!(created, [&serde_json::json!(["${cloudflare_load_balancer_pool.api.id}"])]);
+    assert!(
+        plan["accounts"][0]["warnings"]
+            .to_string()
+            .contains("counted on only for the pools its known"),
+        "{:#}",
+        plan["accounts"][0]["warnings"]
+    );
 }
 
 /// Pools whose `count` is not known before a run may not exist: each is
 /// said (EX005 at its `count`), and no total counts it. LB004 counts the
-/// pool that exists and names the others: "1 of 1 pool (and 5 that may
-/// exist …)", never "6 of 6".
+/// pools that exist and names the others: "2 of 2 pools (and 5 that may
+/// exist …)", never "7 of 7".
 #[test]
 fn a_pool_that_may_not_exist_is_counted_nowhere() {
     let mut source = String::from(
         r#"
 variable "dns_record_count" {}
 locals { enable = 1 }
-
-resource "cloudflare_load_balancer_pool" "always" {
-  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
-  name               = "always"
-  notification_email = "noc@example.com"
-  origins {
-    name    = "o1"
-    address = "192.0.2.1"
-  }
-}
 "#,
     );
+    for name in ["always", "always-too"] {
+        source.push_str(&format!(
+            r#"
+resource "cloudflare_load_balancer_pool" "{}" {{
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "{name}"
+  notification_email = "noc@example.com"
+  origins {{
+    name    = "o1"
+    address = "192.0.2.1"
+  }}
+}}
+"#,
+            name.replace('-', "_")
+        ));
+    }
     for n in 1..=5 {
         source.push_str(&format!(
             r#"
@@ -1184,7 +1213,7 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
     }
     let (doc, r) = check_one_file(&source);
     // The summary counts the pool that exists, and says the others may.
-    assert_eq!(doc["summary"]["records"], serde_json::json!({"pool": 1}), "{}", r.stdout);
+    assert_eq!(doc["summary"]["records"], serde_json::json!({"pool": 2}), "{}", r.stdout);
     assert_eq!(doc["summary"]["may_exist"], serde_json::json!({"pool": 5}), "{}", r.stdout);
     let findings = doc["findings"].as_array().unwrap();
     // The pools the run note says are LB001 are those that exist.
@@ -1192,7 +1221,7 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         .as_array()
         .and_then(|n| n.iter().find(|n| n["code"] == "no-policies-loaded"));
     assert!(
-        note.is_some_and(|n| n["message"].as_str().unwrap_or("").contains("(1 pool)")),
+        note.is_some_and(|n| n["message"].as_str().unwrap_or("").contains("(2 pools)")),
         "{:#?}",
         doc["notices"]
     );
@@ -1201,7 +1230,7 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         .find(|f| f["rule"] == "LB004")
         .unwrap_or_else(|| panic!("LB004: {}", r.stdout));
     let message = lb004["message"].as_str().unwrap();
-    assert!(message.contains("1 of 1 pool (and 5 that may exist"), "{message}");
+    assert!(message.contains("2 of 2 pools (and 5 that may exist"), "{message}");
     let at_counts = findings
         .iter()
         .filter(|f| f["rule"] == "EX005" && f["message"].as_str().unwrap_or("").contains("decides whether it exists"))
@@ -1212,12 +1241,21 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
     let dir = temp_dir(&[("main.tf", source.as_bytes())]);
     let human = common::run_in(dir.path(), &["check", "main.tf", "--as-of", "2024-10-01", "--no-config"]);
     assert!(
-        human.stdout.contains("(1 record: 1 pool); 5 pools that may exist (not counted)"),
+        human.stdout.contains("(2 records: 2 pools); 5 pools that may exist (not counted)"),
         "{}",
         human.stdout
     );
-    // The plan replaces and clears the pool that exists, alone, pool by
-    // pool: whether the others exist moves every page boundary.
+    // The coverage table shows the pools that exist, and no verdict on the others.
+    let markdown = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "markdown", "--as-of", "2024-10-01", "--no-config"],
+    );
+    let rows: Vec<&str> = markdown.stdout.lines().filter(|l| l.starts_with("| `")).collect();
+    assert!(rows.iter().any(|l| l.starts_with("| `always`")), "{}", markdown.stdout);
+    assert!(!rows.iter().any(|l| l.contains("maybe")), "{rows:#?}");
+    // The plan replaces and clears the pools that exist, pool by pool (two
+    // on one page would be cleared whole otherwise): whether the others
+    // exist moves every page boundary.
     let plan = common::run_in(
         dir.path(),
         &["plan", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
@@ -1231,7 +1269,7 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
         .iter()
         .map(|s| format!("{} {}", s["method"].as_str().unwrap(), s["path"].as_str().unwrap()))
         .collect();
-    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(requests.len(), 3, "a create and two clears: {requests:#?}");
     assert!(
         requests.iter().all(|r| !r.contains("per_page")),
         "no page-wide clear: {requests:#?}"
@@ -1239,11 +1277,21 @@ resource "cloudflare_load_balancer_pool" "maybe_{n}" {{
     let created = &account["steps"][0]["body"]["filters"]["pool_id"];
     assert_eq!(
         created,
-        &serde_json::json!(["${cloudflare_load_balancer_pool.always.id}"]),
+        &serde_json::json!([
+            "${cloudflare_load_balancer_pool.always.id}",
+            "${cloudflare_load_balancer_pool.always_too.id}"
+        ]),
         "{account:#}"
     );
     let warnings = account["warnings"].to_string();
     assert!(warnings.contains("5 pools may or may not exist"), "{warnings}");
+    assert!(
+        plan["accounts"][0]["proof"]["covers"]
+            .as_str()
+            .is_some_and(|c| c.contains("those that may exist are not modelled")),
+        "{:#}",
+        plan["accounts"][0]["proof"]
+    );
 }
 
 /// `check` of one configuration file, `main.tf`, alone in a folder: the

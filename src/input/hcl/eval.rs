@@ -526,10 +526,10 @@ impl Scope {
                         "`var.{first}` has no default, and no terraform.tfvars or *.auto.tfvars beside the configuration sets it, so its value comes only with a run (-var, -var-file or TF_VAR_{first})"
                     ),
                 )),
-                (None, None, None) => Eval::Unknown(Why::new(
-                    Source::Variable,
-                    format!("`var.{first}` is not declared in this directory's configuration"),
-                )),
+                // Not a value to give on the command line: Terraform refuses an undeclared one.
+                (None, None, None) => Eval::Unknown(Why::expression(format!(
+                    "`var.{first}` is not declared in this directory's configuration"
+                ))),
             },
             "local" => match self.locals.get(first) {
                 Some(value) => match self.eval_at(value, depth + 1) {

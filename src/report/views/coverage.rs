@@ -47,7 +47,8 @@ pub fn rows(ctx: &Context) -> Vec<Row> {
     let mut rows = Vec::new();
     for (a, account) in ctx.analysis.inventory().accounts.iter().enumerate() {
         for (i, pool) in account.pools.iter().enumerate() {
-            if pool.legacy_recipients.is_empty() {
+            // A pool that may not exist has no coverage to show (EX005 says so).
+            if pool.legacy_recipients.is_empty() || account.may_exist(&pool.origin) {
                 continue;
             }
             let subject = SubjectRef {
