@@ -35,7 +35,6 @@ pub struct CoverageIndex<'a> {
     uncertain_by_pool: ByPoolId<'a, Vec<(&'a Policy, &'a UnknownValue)>>,
     /// Candidates by pool id.
     by_pool: ByPoolId<'a, Vec<usize>>,
-    account: &'a Account,
     /// The ids of the account's loaded pools.
     pool_ids: PoolIds<'a>,
 }
@@ -258,7 +257,6 @@ impl<'a> CoverageIndex<'a> {
             },
             uncertain_by_pool,
             by_pool,
-            account,
             pool_ids,
         }
     }
