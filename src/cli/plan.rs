@@ -100,18 +100,15 @@ fn write(args: &PlanArgs, plans: &[crate::plan::AccountPlan], names: &render::Po
     // The plan's id is its JSON document's digest: made once.
     let document = render::json(plans, as_of, args.per_page as usize);
     let plan_id = document.plan_id.clone();
+    // JSON is written through its shield as it is serialised: a plan of a
+    // million steps is never held as text twice.
     let text = match args.format {
-        PlanFormat::Json => {
-            let mut t = serde_json::to_string_pretty(&document).unwrap_or_default();
-            t.push('\n');
-            t
-        }
+        PlanFormat::Json => String::new(),
         PlanFormat::Shell => return fail(SHELL_RETIRED),
         PlanFormat::Markdown => render::markdown(plans, as_of, &plan_id),
         PlanFormat::Terraform => render::terraform(plans, names),
         PlanFormat::Html => crate::plan::html::html(plans, as_of, &plan_id),
     };
-    drop(document);
     // Markdown and Terraform are read raw in terminals and logs too.
     let shield = match args.format {
         PlanFormat::Json => Shield::Json,
@@ -119,7 +116,18 @@ fn write(args: &PlanArgs, plans: &[crate::plan::AccountPlan], names: &render::Po
         PlanFormat::Markdown | PlanFormat::Terraform | PlanFormat::Shell => Shield::Log,
     };
     let mut shown = Vec::with_capacity(text.len());
-    let _ = crate::report::shielded_by(shield, args.output.is_none(), false, &mut shown, |w| w.write_all(text.as_bytes()));
+    let rendered = crate::report::shielded_by(shield, args.output.is_none(), false, &mut shown, |w| match args.format {
+        PlanFormat::Json => {
+            serde_json::to_writer_pretty(&mut *w, &document)?;
+            w.write_all(b"\n")
+        }
+        _ => w.write_all(text.as_bytes()),
+    });
+    drop(document);
+    drop(text);
+    if let Err(e) = rendered {
+        return fail(format!("cannot render the plan: {e}"));
+    }
     let written = match &args.output {
         Some(path) => crate::files::write_output(std::path::Path::new(path), &shown).map_err(|e| format!("cannot write {path}: {e}")),
         None => crate::say::stdout(&shown).map_err(|e| format!("cannot write to stdout: {e}")),

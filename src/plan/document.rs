@@ -112,39 +112,61 @@ impl PlanFile {
     /// running digest of each step ([`Steps::digest`]), computed as they are
     /// read: no whole document is held to compute it.
     pub fn digest(&self) -> String {
-        use sha2::Digest;
-        let mut hasher = sha2::Sha256::new();
-        hasher.update(format!("edgeaudit plan {}\n", self.version));
-        let mut write = |value: &dyn erased::Canonical| hasher.update(value.bytes());
-        write(&(&self.as_of, self.per_page, &self.summary));
+        let mut digest = PlanDigest::new(self.version, &(&self.as_of, self.per_page, &self.summary));
         for account in &self.accounts {
-            write(&(
-                &account.account_id,
-                account.legacy_pools,
-                account.pools_complete,
-                &account.proof,
-                &account.warnings,
-            ));
-            write(&account.state);
-            write(&account.steps.digest());
+            digest.account(
+                &(
+                    &account.account_id,
+                    account.legacy_pools,
+                    account.pools_complete,
+                    &account.proof,
+                    &account.warnings,
+                ),
+                &account.state,
+                &account.steps.digest(),
+            );
         }
-        hasher.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+        digest.finish()
     }
 }
 
-/// A value's compact JSON in its type's field order (maps sorted by key):
-/// what the plan's digest reads.
-mod erased {
-    pub trait Canonical {
-        fn bytes(&self) -> Vec<u8>;
+/// The plan id's digest, fed part by part in the document's order: the one
+/// layout the plan `apply` reads ([`PlanFile::digest`]) and the plan `plan`
+/// writes (from the planner's data, without a copy of the document) share.
+/// Each part is its compact JSON in its type's field order (maps sorted by
+/// key), so the writer's borrowed shapes and the reader's owned ones agree.
+pub struct PlanDigest(sha2::Sha256);
+
+impl PlanDigest {
+    /// The document's version, then its head: `(as_of, per_page, summary)`.
+    pub fn new(version: u32, head: &impl Serialize) -> PlanDigest {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(format!("edgeaudit plan {version}\n"));
+        hasher.update(canonical(head));
+        PlanDigest(hasher)
     }
 
-    impl<T: serde::Serialize> Canonical for T {
-        fn bytes(&self) -> Vec<u8> {
-            // A plan's own types serialise without fail (their maps have string keys).
-            serde_json::to_vec(self).unwrap_or_default()
-        }
+    /// One account: its head `(account_id, legacy_pools, pools_complete,
+    /// proof, warnings)`, its state, and its steps' digest ([`Steps::digest`]).
+    pub fn account(&mut self, head: &impl Serialize, state: &impl Serialize, steps: &[u8]) {
+        use sha2::Digest;
+        self.0.update(canonical(head));
+        self.0.update(canonical(state));
+        self.0.update(canonical(&steps));
     }
+
+    /// The plan id: 128 bits in hex.
+    pub fn finish(self) -> String {
+        use sha2::Digest;
+        self.0.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// A value's compact JSON: a plan's own types serialise without fail (their
+/// maps have string keys).
+fn canonical(value: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
 }
 
 impl PlanAccount {

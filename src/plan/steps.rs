@@ -62,6 +62,16 @@ impl Steps {
     }
 }
 
+/// The digest of steps, in order, as [`Steps::digest`] gives it, without
+/// holding them: what `plan` writes is digested from the steps it makes.
+pub fn digest_of_steps<'s>(steps: impl IntoIterator<Item = &'s PlanStep>) -> Vec<u8> {
+    let mut digest = sha2::Sha256::new();
+    for step in steps {
+        digest.update(digest_of(step));
+    }
+    digest.finalize().to_vec()
+}
+
 /// The digest of one step as the plan id covers it: every field but the
 /// marker a created policy carries and its body's `description`, which are
 /// made from the id.
