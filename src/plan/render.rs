@@ -225,8 +225,46 @@ struct AccountDocument<'a> {
     pools_complete: bool,
     proof: Value,
     state: StateDocument<'a>,
-    steps: Vec<PlanStep>,
+    steps: StepsDocument<'a>,
     warnings: &'a [String],
+}
+
+/// An account's steps as the document writes them: each made from the
+/// planner's request when it is written (or digested) and dropped after, so
+/// a plan of a million steps never holds them all as JSON values.
+struct StepsDocument<'a> {
+    plan: &'a AccountPlan,
+    /// The number of the account's first step.
+    first: usize,
+    /// The plan's id, once known: a create's marker and description are made from it.
+    plan_id: Option<String>,
+}
+
+impl StepsDocument<'_> {
+    fn each(&self) -> impl Iterator<Item = PlanStep> + '_ {
+        self.plan.steps.iter().enumerate().map(|(i, s)| {
+            let mut step = step_json(self.first + i, self.first, self.plan, i, s);
+            if let (Some(plan_id), StepKind::CreatePolicy) = (&self.plan_id, step.kind) {
+                let marker = marker(plan_id, step.step);
+                if let Some(body) = step.body.as_mut().and_then(Value::as_object_mut) {
+                    body.insert("description".into(), json!(created_description(step.pools.len(), &marker)));
+                }
+                step.marker = Some(marker);
+            }
+            step
+        })
+    }
+}
+
+impl serde::Serialize for StepsDocument<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.plan.steps.len()))?;
+        for step in self.each() {
+            seq.serialize_element(&step)?;
+        }
+        seq.end()
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -291,21 +329,15 @@ pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) ->
                     account.warnings,
                 ),
                 &account.state,
-                &super::steps::digest_of_steps(&account.steps),
+                &super::steps::digest_of_steps(account.steps.each()),
             );
         }
         digest.finish()
     };
     // The markers are made from the id (which does not read them): written
-    // once it is known.
-    for step in document.accounts.iter_mut().flat_map(|a| a.steps.iter_mut()) {
-        if step.kind == StepKind::CreatePolicy {
-            let marker = marker(&plan_id, step.step);
-            if let Some(body) = step.body.as_mut().and_then(Value::as_object_mut) {
-                body.insert("description".into(), json!(created_description(step.pools.len(), &marker)));
-            }
-            step.marker = Some(marker);
-        }
+    // with the steps once it is known.
+    for account in &mut document.accounts {
+        account.steps.plan_id = Some(plan_id.clone());
     }
     document.plan_id = plan_id;
     document
@@ -317,12 +349,11 @@ fn document(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) ->
     let accounts = plans
         .iter()
         .map(|plan| {
-            let steps: Vec<PlanStep> = plan
-                .steps
-                .iter()
-                .enumerate()
-                .map(|(i, s)| step_json(first + i, first, plan, i, s))
-                .collect();
+            let steps = StepsDocument {
+                plan,
+                first,
+                plan_id: None,
+            };
             first += plan.steps.len();
             AccountDocument {
                 account_id: &plan.account_id,

@@ -64,10 +64,10 @@ impl Steps {
 
 /// The digest of steps, in order, as [`Steps::digest`] gives it, without
 /// holding them: what `plan` writes is digested from the steps it makes.
-pub fn digest_of_steps<'s>(steps: impl IntoIterator<Item = &'s PlanStep>) -> Vec<u8> {
+pub fn digest_of_steps(steps: impl IntoIterator<Item = impl std::borrow::Borrow<PlanStep>>) -> Vec<u8> {
     let mut digest = sha2::Sha256::new();
     for step in steps {
-        digest.update(digest_of(step));
+        digest.update(digest_of(step.borrow()));
     }
     digest.finalize().to_vec()
 }
