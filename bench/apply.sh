@@ -20,7 +20,8 @@ cargo build --profile dist --quiet --bin edgeaudit --example serve_account
 mkdir -p "$data"
 
 # One apply of a plan of STEPS hostname changes against a fresh stand-in:
-# "user_seconds system_seconds peak_kib".
+# "user_seconds system_seconds peak_kib plan_peak_kib" (the last: `plan`
+# making that plan from the export).
 apply_once() {
   local steps=$1 served account zone
   coproc SERVE { ./target/dist/examples/serve_account --custom-hostnames "$((steps * 3))"; }
@@ -29,24 +30,25 @@ apply_once() {
   account=$(echo "$served" | sed 's/.*ACCOUNT=\([^ ]*\).*/\1/')
   zone=$(echo "$served" | sed 's/.*ZONE=\([^ ]*\).*/\1/')
   "${env_[@]}" "$edgeaudit" export "$account" "$zone" -o "$data/apply-export-$steps.json" --rate 0 >/dev/null 2>&1
-  "$edgeaudit" plan "$data/apply-export-$steps.json" --format json --no-config --as-of 2024-10-01 -o "$data/apply-plan-$steps.json" >/dev/null 2>&1
+  /usr/bin/time -o "$data/.plan-time" -f "%M" "$edgeaudit" plan "$data/apply-export-$steps.json" --format json --no-config --as-of 2024-10-01 -o "$data/apply-plan-$steps.json" >/dev/null 2>&1
   if ! /usr/bin/time -o "$data/.apply-time" -f "%U %S %M" "${env_[@]}" "$edgeaudit" apply "$data/apply-plan-$steps.json" --yes --rate 0 >"$data/apply-$steps.log" 2>&1; then
     echo "bench: apply of $steps steps failed (see $data/apply-$steps.log)" >&2
     return 1
   fi
   exec {SERVE[1]}>&-
   wait "$SERVE_PID" 2>/dev/null || true
-  tail -n 1 "$data/.apply-time"
+  echo "$(tail -n 1 "$data/.apply-time") $(tail -n 1 "$data/.plan-time")"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-declare -A cpu peak
+declare -A cpu peak plan_peak
 for steps in "${sizes[@]}"; do
   results=()
   for _ in $(seq "$runs"); do results+=("$(apply_once "$steps")"); done
   cpu[$steps]=$(printf '%s\n' "${results[@]}" | awk '{print $1 + $2}' | median)
   peak[$steps]=$(printf '%s\n' "${results[@]}" | awk '{print $3}' | median)
+  plan_peak[$steps]=$(printf '%s\n' "${results[@]}" | awk '{print $4}' | median)
 done
 first=${sizes[0]}
 last=${sizes[${#sizes[@]}-1]}
@@ -59,3 +61,5 @@ cpu_ratio=$(awk -v a="${cpu[$first]}" -v b="${cpu[$last]}" 'BEGIN{printf "%.2f",
 steps_ratio=$(awk -v n="$first" -v m="$last" 'BEGIN{printf "%.2f", m/n}')
 printf '  %-44s %s\n' "memory each step adds ($first to $last)" "$per_step KB (target: about 1 KB or less)"
 printf '  %-44s %s\n' "CPU $last / $first" "${cpu_ratio}x for ${steps_ratio}x the steps (target: linear)"
+plan_per_step=$(awk -v a="${plan_peak[$first]}" -v b="${plan_peak[$last]}" -v n="$first" -v m="$last" 'BEGIN{printf "%.2f", (b-a)*1024/(m-n)/1000}')
+printf '  %-44s %s\n' "plan: memory each step adds" "$plan_per_step KB (peaks $((plan_peak[$first] / 1024)) and $((plan_peak[$last] / 1024)) MiB; the export is read whole, as check reads it)"

@@ -163,7 +163,7 @@ pub fn actions_from(f: &Finding, analysis: &Analysis, facts: &dyn Facts, rendere
                     zone_id: zone.to_string(),
                     hostname_id: fact(keys::ID),
                     hostname: fact(keys::HOSTNAME),
-                    body,
+                    body: crate::plan::request::JsonBody::of(&body),
                 },
                 depends_on: Vec::new(),
             }],
