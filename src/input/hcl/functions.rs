@@ -78,14 +78,20 @@ fn list<'v>(v: &'v Value, name: &str) -> Result<&'v Vec<Value>, String> {
     v.as_array().ok_or_else(|| format!("`{name}` takes a list"))
 }
 
-/// `toset`: distinct, in Terraform's order for a set of strings (sorted).
-fn set(items: &[Value]) -> Vec<Value> {
+/// `distinct`: each value once, where it first is.
+fn distinct(items: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for item in items {
         if !out.contains(item) {
             out.push(item.clone());
         }
     }
+    out
+}
+
+/// `toset`: distinct, in Terraform's order for a set of strings (sorted).
+fn set(items: &[Value]) -> Vec<Value> {
+    let mut out = distinct(items);
     if out.iter().all(Value::is_string) {
         out.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
     }
@@ -206,15 +212,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value, Failure> {
         "tomap" => Value::Object(arg(0)?.as_object().ok_or("`tomap` takes a map or an object")?.clone()),
         "toset" => Value::Array(set(list(arg(0)?, name)?)),
         "tolist" => Value::Array(list(arg(0)?, name)?.clone()),
-        "distinct" => {
-            let mut out: Vec<Value> = Vec::new();
-            for item in list(arg(0)?, name)? {
-                if !out.contains(item) {
-                    out.push(item.clone());
-                }
-            }
-            Value::Array(out)
-        }
+        "distinct" => Value::Array(distinct(list(arg(0)?, name)?)),
         "lower" => Value::String(string(arg(0)?, name)?.to_lowercase()),
         "upper" => Value::String(string(arg(0)?, name)?.to_uppercase()),
         "trimspace" => Value::String(string(arg(0)?, name)?.trim().to_string()),
