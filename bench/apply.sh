@@ -29,8 +29,17 @@ apply_once() {
   local env_=(env "$(echo "$served" | cut -d' ' -f1)" CLOUDFLARE_API_TOKEN=test-token)
   account=$(echo "$served" | sed 's/.*ACCOUNT=\([^ ]*\).*/\1/')
   zone=$(echo "$served" | sed 's/.*ZONE=\([^ ]*\).*/\1/')
-  "${env_[@]}" "$edgeaudit" export "$account" "$zone" -o "$data/apply-export-$steps.json" --rate 0 >/dev/null 2>&1
-  /usr/bin/time -o "$data/.plan-time" -f "%M" "$edgeaudit" plan "$data/apply-export-$steps.json" --format json --no-config --as-of 2024-10-01 -o "$data/apply-plan-$steps.json" >/dev/null 2>&1
+  rm -f "$data/apply-export-$steps.json"
+  if ! "${env_[@]}" "$edgeaudit" export "$account" "$zone" -o "$data/apply-export-$steps.json" --rate 0 >"$data/export-$steps.log" 2>&1; then
+    echo "bench: export of $steps steps failed (see $data/export-$steps.log)" >&2
+    return 1
+  fi
+  # A plan that fails stops the bench: an earlier run's plan file must not stand in for it.
+  rm -f "$data/apply-plan-$steps.json"
+  if ! /usr/bin/time -o "$data/.plan-time" -f "%M" "$edgeaudit" plan "$data/apply-export-$steps.json" --format json --no-config --as-of 2024-10-01 -o "$data/apply-plan-$steps.json" >"$data/plan-$steps.log" 2>&1; then
+    echo "bench: plan of $steps steps failed (see $data/plan-$steps.log)" >&2
+    return 1
+  fi
   if ! /usr/bin/time -o "$data/.apply-time" -f "%U %S %M" "${env_[@]}" "$edgeaudit" apply "$data/apply-plan-$steps.json" --yes --rate 0 >"$data/apply-$steps.log" 2>&1; then
     echo "bench: apply of $steps steps failed (see $data/apply-$steps.log)" >&2
     return 1
