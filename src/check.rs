@@ -150,7 +150,9 @@ pub fn check<R>(
     triaged.notices.extend(run_notes);
     triaged
         .notices
-        .extend(crate::notices::outside_named_files(&loaded.files, &mut findings));
+        .extend(crate::notices::outside_named_files(&loaded.files, &mut findings, |f| {
+            analysis.subject(f.subject).map(|s| s.origin.file())
+        }));
     if let Some(traffic) = &traffic {
         triaged
             .notices

@@ -55,18 +55,24 @@ pub fn impact_lower_bound(
 /// configuration, counted and not reported.
 pub const OUTSIDE_NAMED_FILES: &str = "outside-named-files";
 
-/// The findings located in files read only as a named `.tf` file's
-/// configuration (pre-commit names the files that changed): taken out, and
-/// counted in one notice at the first named file. Waivers and the baseline
-/// have already seen them.
+/// The findings about resources of files read only as a named `.tf` file's
+/// configuration (pre-commit names the files that changed), and located
+/// there: taken out, and counted in one notice at the first named file. A
+/// finding about a resource of a named file stays wherever it points (a
+/// pool's coverage left open by a value in a policy of another file).
+/// Waivers and the baseline have already seen them.
 pub fn outside_named_files(
     files: &[crate::input::source::SourceFile],
     findings: &mut Vec<crate::findings::Finding>,
+    subject_file: impl Fn(&crate::findings::Finding) -> Option<crate::model::origin::FileId>,
 ) -> Option<crate::triage::Notice> {
     if !files.iter().any(|f| f.context) {
         return None;
     }
-    let context = |f: &crate::findings::Finding| files.get(f.location.file.0 as usize).is_some_and(|s| s.context) && f.location.line > 0;
+    let in_context = |file: u32| files.get(file as usize).is_some_and(|s| s.context);
+    let context = |f: &crate::findings::Finding| {
+        in_context(f.location.file.0) && f.location.line > 0 && subject_file(f).is_none_or(|file| in_context(file.0))
+    };
     let mut by_file: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for f in findings.iter().filter(|f| context(f) && !f.is_suppressed()) {
         let name = files.get(f.location.file.0 as usize).map_or("", |s| s.name.as_str());

@@ -779,6 +779,70 @@ fn naming_one_tf_file_reports_no_finding_of_an_untouched_neighbour() {
     assert!(doc["notices"][0]["message"].as_str().unwrap().contains("pools.tf: 2"), "{doc:#}");
 }
 
+/// A pre-commit run names the file of a pool whose coverage a value in a
+/// neighbour's policy leaves open: the pool's EX005 is reported (at that
+/// value), since the pool is the named file's; the neighbour's own finding
+/// (the policy's) is only counted.
+#[test]
+fn a_named_files_pool_left_open_by_a_neighbours_value_is_reported() {
+    let main = r#"resource "cloudflare_load_balancer_pool" "web" {
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "web"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.1"
+  }
+}
+resource "cloudflare_load_balancer_pool" "api" {
+  account_id         = "023e105f4ecef8ad9ca31a8372d0c353"
+  name               = "api"
+  notification_email = "noc@example.com"
+  origins {
+    name    = "o1"
+    address = "192.0.2.2"
+  }
+}
+"#;
+    let policy = r#"variable "extra" {}
+resource "cloudflare_notification_policy" "health" {
+  account_id = "023e105f4ecef8ad9ca31a8372d0c353"
+  name       = "pool health"
+  alert_type = "load_balancing_health_alert"
+  enabled    = true
+  email_integration { id = "noc@example.com" }
+  filters {
+    pool_id = [cloudflare_load_balancer_pool.web.id, var.extra]
+  }
+}
+"#;
+    let dir = temp_dir(&[("main.tf", main.as_bytes()), ("policy.tf", policy.as_bytes())]);
+    let r = common::run_in(
+        dir.path(),
+        &["check", "main.tf", "--format", "json", "--as-of", "2024-10-01", "--no-config"],
+    );
+    let doc = json(&r);
+    let found: Vec<(String, String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["resource"]["name"].as_str().unwrap().to_string(),
+                f["location"]["file"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let ex005 = ("EX005".to_string(), "api".to_string(), "policy.tf".to_string());
+    assert!(found.contains(&ex005), "{found:?}");
+    assert!(
+        !found.iter().any(|(_, name, _)| name == "pool health"),
+        "the neighbour's own findings are counted, not reported: {found:?}"
+    );
+    assert!(doc["notices"].to_string().contains("(policy.tf: 1)"), "{:#}", doc["notices"]);
+}
+
 /// A state committed beside the `.tf` source it was applied from: one
 /// resource per address, judged on the state's values (its real ids) and
 /// located at the source's blocks; the summary says they were joined. Two
