@@ -577,29 +577,24 @@ fn warnings(account: &Account, legacy_pools: usize, pools_complete: bool) -> Vec
             "the notification policies export is incomplete (EX001): policies that were not loaded are not counted on, so the plan may create policies that duplicate them".to_string(),
         );
     }
-    let uncertain: Vec<&str> = account
-        .policies
-        .iter()
-        .filter(|p| crate::facts::coverage::certainty(account, p).is_unknown())
-        .map(|p| p.origin.address().map_or(p.id.as_str(), |a| a))
-        .collect();
+    use crate::facts::coverage::{Certainty, certainty};
+    // The policies whose certainty is so, by address (Terraform) or id.
+    let policies_where = |test: fn(&Certainty) -> bool| -> Vec<&str> {
+        account
+            .policies
+            .iter()
+            .filter(|p| test(&certainty(account, p)))
+            .map(|p| p.origin.address().map_or(p.id.as_str(), |a| a))
+            .collect()
+    };
+    let uncertain = policies_where(|c| c.is_unknown());
     if !uncertain.is_empty() {
         warnings.push(format!(
             "{} not counted on: a value that decides what it delivers is not known before apply (EX005), so the plan may create a policy that duplicates it",
             crate::words::list(&uncertain)
         ));
     }
-    let names_more: Vec<&str> = account
-        .policies
-        .iter()
-        .filter(|p| {
-            matches!(
-                crate::facts::coverage::certainty(account, p),
-                crate::facts::coverage::Certainty::NamesMore { .. }
-            )
-        })
-        .map(|p| p.origin.address().map_or(p.id.as_str(), |a| a))
-        .collect();
+    let names_more = policies_where(|c| matches!(c, Certainty::NamesMore { .. }));
     if !names_more.is_empty() {
         warnings.push(format!(
             "{} counted on only for the pools its known `filters.pool_id` elements name: another element is not known before apply (EX005), so the plan may create a policy for a pool that element names",
