@@ -203,7 +203,9 @@ fn step_json(n: usize, first: usize, plan: &AccountPlan, index: usize, s: &Reque
 
 /// The JSON plan, serialised as it is (its pools' state is the bulk of a
 /// large plan, and is written from the plan without a copy as JSON values).
-/// Members in alphabetical order, as a JSON value writes them.
+/// Members in alphabetical order, as a JSON value writes them; the parts
+/// the reader holds as types (summary, proof) are those types, so the id
+/// digested here is the reader's whatever order a JSON map keeps.
 #[derive(serde::Serialize)]
 pub struct PlanDocument<'a> {
     accounts: Vec<AccountDocument<'a>>,
@@ -211,7 +213,7 @@ pub struct PlanDocument<'a> {
     /// The page size of the page-wide clears it was made with (`plan --per-page`).
     per_page: usize,
     pub plan_id: String,
-    summary: Value,
+    summary: super::document::Summary,
     version: u32,
 }
 
@@ -223,7 +225,7 @@ struct AccountDocument<'a> {
     account_id: &'a Option<String>,
     legacy_pools: usize,
     pools_complete: bool,
-    proof: Value,
+    proof: super::document::ProofDocument,
     state: StateDocument<'a>,
     steps: StepsDocument<'a>,
     warnings: &'a [String],
@@ -359,16 +361,19 @@ fn document(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) ->
                 account_id: &plan.account_id,
                 legacy_pools: plan.legacy_pools,
                 pools_complete: plan.pools_complete,
-                proof: json!({
-                    "result": "no alert lost at any step",
-                    "legacy_deliveries": plan.proof.deliveries,
-                    "steps_replayed": plan.proof.steps,
-                    "covers": match (plan.pools_complete, plan.may_exist_pools) {
+                proof: super::document::ProofDocument {
+                    result: "no alert lost at any step".to_string(),
+                    legacy_deliveries: plan.proof.deliveries,
+                    steps_replayed: plan.proof.steps,
+                    covers: match (plan.pools_complete, plan.may_exist_pools) {
                         (true, 0) => "every pool of the account",
-                        (true, _) => "the pools that exist whatever a run gives the configuration (those that may exist are not modelled: EX005)",
+                        (true, _) => {
+                            "the pools that exist whatever a run gives the configuration (those that may exist are not modelled: EX005)"
+                        }
                         (false, _) => "only the pools loaded: the pools export is incomplete (EX001)",
-                    },
-                }),
+                    }
+                    .to_string(),
+                },
                 state: StateDocument::of(plan),
                 steps,
                 warnings: &plan.warnings,
@@ -380,18 +385,18 @@ fn document(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) ->
         as_of: as_of.to_string(),
         per_page,
         plan_id: String::new(),
-        summary: json!({
-            "steps": tally.steps,
-            "requests": tally.requests,
-            "policy_creates": tally.creates,
-            "policy_updates": tally.updates,
-            "page_clears": tally.page_clears,
-            "pool_clears": tally.pool_clears,
-            "certificate_changes": tally.certificate_changes,
-            "manual_steps": tally.manual,
-            "per_pool_requests": plans.iter().map(|p| p.per_pool_requests).sum::<usize>(),
-            "text": tally.headline(plans),
-        }),
+        summary: super::document::Summary {
+            steps: tally.steps,
+            requests: tally.requests,
+            policy_creates: tally.creates,
+            policy_updates: tally.updates,
+            page_clears: tally.page_clears,
+            pool_clears: tally.pool_clears,
+            certificate_changes: tally.certificate_changes,
+            manual_steps: tally.manual,
+            per_pool_requests: plans.iter().map(|p| p.per_pool_requests).sum::<usize>(),
+            text: tally.headline(plans),
+        },
         version: VERSION,
     }
 }
