@@ -151,7 +151,11 @@ pub fn check<R>(
     triaged
         .notices
         .extend(crate::notices::outside_named_files(&loaded.files, &mut findings, |f| {
-            analysis.subject(f.subject).map(|s| s.origin.file())
+            // An account is of no one file (its origin is whichever pools list
+            // loaded first): its findings go by where they are located.
+            (f.subject.kind != Kind::Account)
+                .then(|| analysis.subject(f.subject).map(|s| s.origin.file()))
+                .flatten()
         }));
     if let Some(traffic) = &traffic {
         triaged
