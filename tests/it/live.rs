@@ -692,51 +692,63 @@ fn a_resend_after_a_lost_answer_is_checked_again() {
     );
 }
 
-/// A page-wide clear whose answer is lost, then the policies disabled: the
-/// pools the lost clear took a legacy e-mail from are this run's, so the
-/// check after the last step writes each e-mail back (as read right before
-/// the clear), never "cleared before this run".
+/// A clear whose answer is lost, then the policies disabled: the pools the
+/// lost clear took a legacy e-mail from are this run's, so the check after
+/// the last step writes each e-mail back (as read right before the clear),
+/// never "cleared before this run". A page-wide clear, and the last pool's
+/// own clear (alone on the last page of 4).
 #[test]
 fn a_pool_a_lost_clear_cleared_is_written_back_when_its_alerts_are_lost() {
-    let (service, _dir, plan) = planned(account(13, 3), "25");
-    assert_eq!(count_kind(&plan, "clear_page"), 1, "one page-wide clear");
-    let legacy_before: BTreeMap<String, Value> = service.with(|s| {
-        s.pools
-            .iter()
-            .filter(|p| p["notification_email"].as_str().is_some_and(|e| !e.is_empty()))
-            .map(|p| (p["id"].as_str().unwrap().to_string(), p["notification_email"].clone()))
-            .collect()
-    });
-    assert!(legacy_before.len() >= 2, "{legacy_before:?}");
-    let index = request_index(&plan, |l| l.starts_with("PATCH /accounts/"));
-    service.with(|s| {
-        let at = s.requests + index;
-        s.fault = Some((at, Fault::CloseAfter));
-        s.drift = Some((
-            at + 1,
-            Box::new(|s: &mut State| {
-                for p in &mut s.policies {
-                    p["enabled"] = json!(false);
-                }
-            }),
-        ));
-    });
-    let (outcome, log, _) = apply_in_process(&service, &plan, false);
-    match &outcome {
-        Err(Stop::Verify { problems }) => {
-            assert!(problems.iter().all(|p| p.contains("was written back")), "{problems:#?}\n{log}");
-            assert!(!problems.iter().any(|p| p.contains("before this run")), "{problems:#?}");
+    let last = format!("{:032x}", 1000 + 12);
+    let page: &dyn Fn(&str) -> bool = &|l: &str| l.starts_with("PATCH /accounts/") && l.contains("page=");
+    let own: &dyn Fn(&str) -> bool = &|l: &str| l.starts_with("PATCH /accounts/") && l.contains(&last);
+    for (per_page, lost) in [("25", page), ("4", own)] {
+        let (service, _dir, plan) = planned(account(13, 3), per_page);
+        let legacy_before: BTreeMap<String, Value> = service.with(|s| {
+            s.pools
+                .iter()
+                .filter(|p| p["notification_email"].as_str().is_some_and(|e| !e.is_empty()))
+                .map(|p| (p["id"].as_str().unwrap().to_string(), p["notification_email"].clone()))
+                .collect()
+        });
+        assert!(legacy_before.len() >= 2 && legacy_before.contains_key(&last), "{legacy_before:?}");
+        let index = request_index(&plan, lost);
+        service.with(|s| {
+            let at = s.requests + index;
+            s.fault = Some((at, Fault::CloseAfter));
+            s.drift = Some((
+                at + 1,
+                Box::new(|s: &mut State| {
+                    for p in &mut s.policies {
+                        p["enabled"] = json!(false);
+                    }
+                }),
+            ));
+        });
+        let (outcome, log, _) = apply_in_process(&service, &plan, false);
+        match &outcome {
+            Err(Stop::Verify { problems }) => {
+                assert!(problems.iter().any(|p| p.contains(&last)), "{per_page}: {problems:#?}");
+                assert!(
+                    problems.iter().all(|p| p.contains("was written back")),
+                    "{per_page}: {problems:#?}\n{log}"
+                );
+                assert!(!problems.iter().any(|p| p.contains("before this run")), "{per_page}: {problems:#?}");
+            }
+            other => panic!("{per_page}: expected the check after the last step to stop: {other:?}\n{log}"),
         }
-        other => panic!("expected the check after the last step to stop: {other:?}\n{log}"),
+        let legacy_after: BTreeMap<String, Value> = service.with(|s| {
+            s.pools
+                .iter()
+                .filter(|p| legacy_before.contains_key(p["id"].as_str().unwrap()))
+                .map(|p| (p["id"].as_str().unwrap().to_string(), p["notification_email"].clone()))
+                .collect()
+        });
+        assert_eq!(
+            legacy_after, legacy_before,
+            "{per_page}: every legacy e-mail written back as it was"
+        );
     }
-    let legacy_after: BTreeMap<String, Value> = service.with(|s| {
-        s.pools
-            .iter()
-            .filter(|p| legacy_before.contains_key(p["id"].as_str().unwrap()))
-            .map(|p| (p["id"].as_str().unwrap().to_string(), p["notification_email"].clone()))
-            .collect()
-    });
-    assert_eq!(legacy_after, legacy_before, "every legacy e-mail written back as it was");
 }
 
 #[test]

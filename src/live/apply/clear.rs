@@ -261,16 +261,18 @@ impl AccountRun<'_> {
             // No list of what it changed: the pools are read to tell.
             None => self.settle_lost_clear(step, judged)?,
         }
-        self.remember_before(judged);
+        let own: Vec<String> = judged.safe.intersection(&judged.own).cloned().collect();
+        self.remember_before(judged, &own);
         self.still_delivered(step, judged)
     }
 
     /// What a later restore may write back: the legacy e-mails of the pools
-    /// a clear was judged safe for, as read live right before it. Kept for
-    /// the check after the last step, which writes back only what this run
-    /// cleared (a clear whose answer was lost included).
-    fn remember_before(&mut self, judged: &Judged) {
-        for id in judged.safe.intersection(&judged.own) {
+    /// of `cleared` a clear was judged safe for and is the step's own, as
+    /// read live right before it. Kept for the check after the last step,
+    /// which writes back only what this run cleared (a clear whose answer
+    /// was lost included).
+    fn remember_before(&mut self, judged: &Judged, cleared: &[String]) {
+        for id in cleared.iter().filter(|id| judged.safe.contains(*id) && judged.own.contains(*id)) {
             if let Some(email) = judged.before.get(id).and_then(|r| r.get("notification_email")) {
                 self.cleared_here.insert(id.clone(), email.clone());
             }
@@ -317,18 +319,15 @@ impl AccountRun<'_> {
     /// After a clear whose answer was lost: the pools read again tell what
     /// it changed.
     pub(super) fn settle_lost_clear(&mut self, step: &Step, judged: &Judged) -> Result<(), Stop> {
-        // It may have cleared any pool it was judged safe for: this run's.
-        self.remember_before(judged);
-        // Only a pool that had a legacy e-mail can have lost one.
-        if judged.before.keys().all(|id| judged.safe.contains(id)) && step.kind == Kind::ClearPool {
-            return Ok(());
-        }
+        // Read, not guessed: a pool it was judged safe for that it did not
+        // clear (someone else may, later) is not this run's to write back.
         let pools = self.read_pools().map_err(|e| read_failed(step, e))?;
         let cleared: Vec<String> = pools
             .iter()
             .filter(|p| judged.before.contains_key(id_of(p)) && !PoolState::from_api(p).is_legacy())
             .map(|p| id_of(p).to_string())
             .collect();
+        self.remember_before(judged, &cleared);
         self.undo_unsafe(step, judged, &cleared)
     }
 
