@@ -269,12 +269,7 @@ fn assert_done(service: &Service, plan: &Value, initial_policies: usize) {
 #[test]
 fn the_readme_flow_exports_checks_plans_and_applies() {
     let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README");
-    let section = readme.split("## From the live account").nth(1).expect("the section");
-    let block = section
-        .split("```sh")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("its command block");
+    let block = common::fenced_after(&readme, "## From the live account", "sh");
     let commands: Vec<Vec<String>> = block
         .lines()
         .map(|l| l.split(" #").next().unwrap_or("").trim())

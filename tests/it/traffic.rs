@@ -795,12 +795,7 @@ fn the_books_duckdb_query_gives_the_impact_of_the_logs() {
         return;
     }
     let book = std::fs::read_to_string(common::root().join("docs/src/traffic.md")).expect("the book's traffic page");
-    let after = book.split("<!-- duckdb-query -->").nth(1).expect("the marked query");
-    let query = after
-        .split("```sql\n")
-        .nth(1)
-        .and_then(|q| q.split("```").next())
-        .expect("its sql block");
+    let query = common::fenced_after(&book, "<!-- duckdb-query -->", "sql\n");
     let mut rows = TRAFFIC.to_vec();
     let googlebot = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
     rows.push(("shop.customer-one.org", googlebot, "TLSv1.3", 7));

@@ -247,8 +247,7 @@ impl AccountRun<'_> {
                     format!("the service answered page {number} of a list of {pages_held} pages (it ignores `page`?)"),
                 ));
             }
-            let (envelope, per_page) = self.client.read_page(&filtered, number).map_err(|e| read_failed(step, e))?;
-            self.page_read_at = Some(self.client.clock().now());
+            let (envelope, per_page) = self.read_hostnames_page(step, &filtered, number)?;
             if let Some(total) = envelope.pointer("/result_info/total_count").and_then(Value::as_u64) {
                 pages_held = pages_held.min(total.div_ceil(per_page.max(1) as u64) + 1);
             }
@@ -277,6 +276,15 @@ impl AccountRun<'_> {
         Ok(true)
     }
 
+    /// Page `number` of a zone's hostnames list and its page size, noting
+    /// when it was read: a hostname is changed from the page only while it
+    /// is fresh.
+    fn read_hostnames_page(&mut self, step: &Step, list: &Call, number: u64) -> Result<(Value, usize), Stop> {
+        let page = self.client.read_page(list, number).map_err(|e| read_failed(step, e))?;
+        self.page_read_at = Some(self.client.clock().now());
+        Ok(page)
+    }
+
     /// Runs the planned hostnames met on pages of the zone's whole list,
     /// when its pages are fewer than the steps; false (nothing run) otherwise.
     fn work_whole_list(
@@ -287,8 +295,7 @@ impl AccountRun<'_> {
         unplanned: &mut UnplannedSeen<'_>,
         summary: &mut Summary,
     ) -> Result<bool, Stop> {
-        let (first, per_page) = self.client.read_page(list, 1).map_err(|e| read_failed(step, e))?;
-        self.page_read_at = Some(self.client.clock().now());
+        let (first, per_page) = self.read_hostnames_page(step, list, 1)?;
         let total = first
             .pointer("/result_info/total_count")
             .and_then(Value::as_u64)
@@ -308,8 +315,7 @@ impl AccountRun<'_> {
             if number >= MAX_PAGES {
                 return Err(stop(step, format!("more than the {MAX_PAGES} pages edgeaudit reads of one list")));
             }
-            page = Some(self.client.read_page(list, number).map_err(|e| read_failed(step, e))?.0);
-            self.page_read_at = Some(self.client.clock().now());
+            page = Some(self.read_hostnames_page(step, list, number)?.0);
         }
         Ok(true)
     }

@@ -136,6 +136,16 @@ pub fn temp_dir(files: &[(&str, &[u8])]) -> tempfile::TempDir {
     dir
 }
 
+/// The first fenced block of `lang` (```sql) after `marker` in a Markdown
+/// text: a command block a test runs as the book or the README gives it.
+pub fn fenced_after<'t>(text: &'t str, marker: &str, lang: &str) -> &'t str {
+    text.split(marker)
+        .nth(1)
+        .and_then(|after| after.split(&format!("```{lang}")).nth(1))
+        .and_then(|block| block.split("```").next())
+        .unwrap_or_else(|| panic!("a ```{lang} block after {marker}"))
+}
+
 pub fn path_str(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
