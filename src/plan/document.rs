@@ -112,16 +112,16 @@ impl PlanFile {
     /// running digest of each step ([`Steps::digest`]), computed as they are
     /// read: no whole document is held to compute it.
     pub fn digest(&self) -> String {
-        let mut digest = PlanDigest::new(self.version, &(&self.as_of, self.per_page, &self.summary));
+        let mut digest = PlanDigest::new(self.version, &self.as_of, self.per_page, &self.summary);
         for account in &self.accounts {
             digest.account(
-                &(
-                    &account.account_id,
-                    account.legacy_pools,
-                    account.pools_complete,
-                    &account.proof,
-                    &account.warnings,
-                ),
+                AccountHead {
+                    account_id: &account.account_id,
+                    legacy_pools: account.legacy_pools,
+                    pools_complete: account.pools_complete,
+                    proof: &account.proof,
+                    warnings: &account.warnings,
+                },
                 &account.state,
                 &account.steps.digest(),
             );
@@ -138,20 +138,28 @@ impl PlanFile {
 pub struct PlanDigest(sha2::Sha256);
 
 impl PlanDigest {
-    /// The document's version, then its head: `(as_of, per_page, summary)`.
-    pub fn new(version: u32, head: &impl Serialize) -> PlanDigest {
+    /// The document's version, then its head.
+    pub fn new(version: u32, as_of: &str, per_page: usize, summary: &Summary) -> PlanDigest {
         use sha2::Digest;
         let mut hasher = sha2::Sha256::new();
         hasher.update(format!("edgeaudit plan {version}\n"));
-        hasher.update(canonical(head));
+        hasher.update(canonical(&(as_of, per_page, summary)));
         PlanDigest(hasher)
     }
 
-    /// One account: its head `(account_id, legacy_pools, pools_complete,
-    /// proof, warnings)`, its state, and its steps' digest ([`Steps::digest`]).
-    pub fn account(&mut self, head: &impl Serialize, state: &impl Serialize, steps: &[u8]) {
+    /// One account: its head, its state (the reader's [`PlanState`] or the
+    /// writer's borrowed shape of it), and its steps' digest ([`Steps::digest`]).
+    pub fn account(&mut self, head: AccountHead<'_>, state: &impl Serialize, steps: &[u8]) {
         use sha2::Digest;
-        self.0.update(canonical(head));
+        let AccountHead {
+            account_id,
+            legacy_pools,
+            pools_complete,
+            proof,
+            warnings,
+        } = head;
+        self.0
+            .update(canonical(&(account_id, legacy_pools, pools_complete, proof, warnings)));
         self.0.update(canonical(state));
         self.0.update(canonical(&steps));
     }
@@ -161,6 +169,15 @@ impl PlanDigest {
         use sha2::Digest;
         self.0.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
     }
+}
+
+/// What the plan id reads of an account before its state and steps.
+pub struct AccountHead<'a> {
+    pub account_id: &'a Option<String>,
+    pub legacy_pools: usize,
+    pub pools_complete: bool,
+    pub proof: &'a ProofDocument,
+    pub warnings: &'a [String],
 }
 
 /// A value's compact JSON: a plan's own types serialise without fail (their

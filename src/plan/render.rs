@@ -320,16 +320,16 @@ impl StateDocument<'_> {
 pub fn json(plans: &[AccountPlan], as_of: chrono::NaiveDate, per_page: usize) -> PlanDocument<'_> {
     let mut document = document(plans, as_of, per_page);
     let plan_id = {
-        let mut digest = super::document::PlanDigest::new(VERSION, &(&document.as_of, document.per_page, &document.summary));
+        let mut digest = super::document::PlanDigest::new(VERSION, &document.as_of, document.per_page, &document.summary);
         for account in &document.accounts {
             digest.account(
-                &(
-                    account.account_id,
-                    account.legacy_pools,
-                    account.pools_complete,
-                    &account.proof,
-                    account.warnings,
-                ),
+                super::document::AccountHead {
+                    account_id: account.account_id,
+                    legacy_pools: account.legacy_pools,
+                    pools_complete: account.pools_complete,
+                    proof: &account.proof,
+                    warnings: account.warnings,
+                },
                 &account.state,
                 &super::steps::digest_of_steps(account.steps.each()),
             );
