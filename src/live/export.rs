@@ -286,15 +286,16 @@ fn read_list(client: &mut Client, store: &mut Store, report: &mut Report, name: 
             return Err(e);
         }
         outcome?;
-        if boundaries.recovered > 0 {
-            report.notes.push(format!(
-                "{}: {} crossed a page boundary while the list was paged (a record deleted on a page read already): read from the places before the page, and kept",
-                call.name(),
-                crate::words::plural(boundaries.recovered, "record", "records")
-            ));
-        }
         let steady = watch.steady(&boundaries);
         if steady || attempt == READS_OF_A_CHANGING_LIST {
+            // Said of the read that is kept, not of one read again.
+            if boundaries.recovered > 0 {
+                report.notes.push(format!(
+                    "{}: {} crossed a page boundary while the list was paged (a record deleted on a page read already): read from the places before the page, and kept",
+                    call.name(),
+                    crate::words::plural(boundaries.recovered, "record", "records")
+                ));
+            }
             if !steady {
                 report.notes.push(format!(
                     "{}: the list changed while it was read ({}), {READS_OF_A_CHANGING_LIST} times: kept as last read; `check` reports its pages' disagreement (EX001)",

@@ -125,10 +125,19 @@ fn client_at(base: &str, clock: &Arc<VirtualClock>) -> Client {
 }
 
 fn client_timed(base: &str, clock: &Arc<VirtualClock>, timeout: Duration) -> Client {
+    client_of(settings_timed(base, timeout), clock)
+}
+
+/// The tests' client settings: a short backoff, and `timeout` for an answer.
+fn settings_timed(base: &str, timeout: Duration) -> Settings {
     let mut settings = Settings::new(base.to_string());
     settings.timeout = timeout;
     settings.connect_timeout = Duration::from_secs(1);
     settings.backoff = Duration::from_millis(100);
+    settings
+}
+
+fn client_of(settings: Settings, clock: &Arc<VirtualClock>) -> Client {
     Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone())
 }
 
@@ -2259,11 +2268,11 @@ fn a_hostname_is_changed_only_from_a_fresh_read() {
         let exported = service.with(|s| s.log.len());
         let clock = Arc::new(VirtualClock::default());
         let mut client = {
-            let mut settings = Settings::new(service.base());
-            settings.timeout = Duration::from_secs(1);
-            settings.connect_timeout = Duration::from_secs(1);
+            // A generous timeout: a retry on a busy machine would age the
+            // page and read hostnames by id where the test expects none.
+            let mut settings = settings_timed(&service.base(), Duration::from_secs(30));
             settings.rate = rate;
-            Client::new(settings, Credentials::Token(Secret::new(TOKEN.into())), clock.clone())
+            client_of(settings, &clock)
         };
         let plan = edgeaudit::live::apply::read::plan(&plan.to_string(), "plan.json", None).expect("a plan");
         let mut log = Vec::new();

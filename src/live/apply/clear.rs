@@ -257,12 +257,15 @@ impl AccountRun<'_> {
             _ => None,
         };
         match changed {
-            Some(ids) => self.undo_unsafe(step, judged, &ids)?,
+            Some(ids) => {
+                self.undo_unsafe(step, judged, &ids)?;
+                // Only what it changed is this run's to write back: a pool a
+                // capped page left is cleared (and remembered) on its own.
+                self.remember_before(judged, &ids);
+            }
             // No list of what it changed: the pools are read to tell.
             None => self.settle_lost_clear(step, judged)?,
         }
-        let own: Vec<String> = judged.safe.intersection(&judged.own).cloned().collect();
-        self.remember_before(judged, &own);
         self.still_delivered(step, judged)
     }
 
