@@ -90,6 +90,18 @@ impl Scope {
         }
     }
 
+    /// [`Scope::eval`] of a part of an expression just evaluated whole, within
+    /// what is left of that evaluation's budget: reading an unknown list or
+    /// object member by member costs no more than reading it whole did.
+    pub fn eval_part(&self, expr: &Expression) -> Result<Value, Why> {
+        self.bound.borrow_mut().clear();
+        match self.eval_at(expr, 0) {
+            Eval::Known(value) => Ok(value),
+            Eval::Unknown(why) => Err(why),
+            Eval::Invalid(why) => Err(Why::expression(why)),
+        }
+    }
+
     fn evaluate(&self, expr: &Expression) -> Eval {
         self.budget.set(BUDGET);
         self.bound.borrow_mut().clear();

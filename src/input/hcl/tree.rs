@@ -98,7 +98,7 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
     let mut out = Map::new();
     for attribute in body.attributes() {
         let key = attribute.key.value().as_str();
-        if let Some(v) = value_of(scope, &attribute.value, &child(pointer, key), unknown) {
+        if let Some(v) = value_of(scope, &attribute.value, &child(pointer, key), unknown, true) {
             out.insert(key.to_string(), v);
         }
     }
@@ -131,8 +131,11 @@ fn body_values(scope: &Scope, body: &Body, pointer: &str, nested: bool, unknown:
 /// pool_id = data.….ids, new_health = [...] }`) leaves out only itself: the
 /// known members are kept, each unknown one recorded at its own pointer.
 /// `None` when the whole value is unknown.
-fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unknown: &mut Vec<Unknown>) -> Option<Value> {
-    match scope.eval(expr) {
+/// `whole` for an attribute's value (a fresh budget), not for its members,
+/// which share what the whole left.
+fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unknown: &mut Vec<Unknown>, whole: bool) -> Option<Value> {
+    let value = if whole { scope.eval(expr) } else { scope.eval_part(expr) };
+    match value {
         Ok(v) => Some(v),
         Err(why) => match expr {
             hcl_edit::expr::Expression::Object(object) => {
@@ -140,7 +143,7 @@ fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unk
                 for (key, value) in object.iter() {
                     let name = match key {
                         hcl_edit::expr::ObjectKey::Ident(ident) => ident.value().as_str().to_string(),
-                        hcl_edit::expr::ObjectKey::Expression(e) => match scope.eval(e) {
+                        hcl_edit::expr::ObjectKey::Expression(e) => match scope.eval_part(e) {
                             Ok(Value::String(s)) => s,
                             // A key not known: the whole object is.
                             _ => {
@@ -152,7 +155,7 @@ fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unk
                             }
                         },
                     };
-                    if let Some(v) = value_of(scope, value.expr(), &child(pointer, &name), unknown) {
+                    if let Some(v) = value_of(scope, value.expr(), &child(pointer, &name), unknown, false) {
                         out.insert(name, v);
                     }
                 }
@@ -164,7 +167,7 @@ fn value_of(scope: &Scope, expr: &hcl_edit::expr::Expression, pointer: &str, unk
             hcl_edit::expr::Expression::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
-                    out.push(value_of(scope, item, &child(pointer, &i.to_string()), unknown).unwrap_or(Value::Null));
+                    out.push(value_of(scope, item, &child(pointer, &i.to_string()), unknown, false).unwrap_or(Value::Null));
                 }
                 Some(Value::Array(out))
             }
@@ -281,6 +284,27 @@ mod tests {
   }
 }
 "#;
+
+    /// A list too large to evaluate whole is not evaluated again element by
+    /// element with a fresh budget each: its elements share what it left.
+    #[test]
+    fn members_of_a_value_too_large_share_its_budget() {
+        // `local.a5` is 800,000 bytes: one fits the budget, two do not.
+        let mut source = String::from("locals {\n  a0 = \"xxxxxxxx\"\n");
+        for i in 1..=5 {
+            source.push_str(&format!("  a{i} = \"{}\"\n", format!("${{local.a{}}}", i - 1).repeat(10)));
+        }
+        source.push_str("}\nresource \"cloudflare_load_balancer_pool\" \"p\" {\n  x = [local.a5, local.a5]\n}\n");
+        let body = hcl_edit::parser::parse_body(&source).expect("parses");
+        let scope = Scope::of(&[&body]);
+        let resource = resource_blocks(&body).next().expect("one resource");
+        let (values, unknown) = attributes(&scope, &resource.block.body);
+        assert!(
+            values.get("x").is_none_or(|x| x.to_string().len() < 800_000),
+            "a member evaluated with a budget of its own"
+        );
+        assert!(unknown.iter().any(|u| u.why.text.contains("too large")), "{unknown:?}");
+    }
 
     #[test]
     fn blocks_become_lists_and_unknowns_are_listed() {
