@@ -274,12 +274,13 @@ fn discover(paths: &[String]) -> (Vec<String>, Vec<InputError>, Vec<InputError>)
                         continue;
                     }
                     let name = entry.path().to_string_lossy().replace('\\', "/");
-                    if shape::by_name(&name).is_some() || sniff(&name).is_some() {
-                        files.push(name);
-                    } else {
-                        skipped.push(
+                    match shape::by_name(&name).map_or_else(|| sniff(&name), |_| Ok(true)) {
+                        Ok(true) => files.push(name),
+                        Ok(false) => skipped.push(
                             InputError::unreadable(&name, "").not_analysed(format!("not traffic (neither {}): skipped", shape::whats())),
-                        );
+                        ),
+                        // A file that cannot be read is an error, not "not traffic".
+                        Err(e) => errors.push(e),
                     }
                 }
                 if files.len() == before {
@@ -297,12 +298,14 @@ fn discover(paths: &[String]) -> (Vec<String>, Vec<InputError>, Vec<InputError>)
     (files, skipped, errors)
 }
 
-/// The shape a file met in a walk holds by its content, if any (an
-/// unreadable file is read, and its error told, when it is named).
-fn sniff(name: &str) -> Option<Shape> {
-    let mut reader = open(name).ok()?;
-    let head = reader.fill_buf().ok()?;
-    shape::SHAPES.iter().find(|d| (d.holds)(head)).map(|d| d.shape)
+/// Whether a file met in a walk holds traffic by its content; a file that
+/// cannot be read (or a gzip stream that is broken) is an error at it.
+fn sniff(name: &str) -> Result<bool, InputError> {
+    let mut reader = open(name)?;
+    let head = reader
+        .fill_buf()
+        .map_err(|e| InputError::unreadable(name, format!("cannot read: {e}")))?;
+    Ok(shape::SHAPES.iter().any(|d| (d.holds)(head)))
 }
 
 /// A file's bytes (standard input's for `-`), gunzipped when they are gzip

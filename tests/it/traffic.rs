@@ -852,3 +852,26 @@ fn the_books_duckdb_query_gives_the_impact_of_the_logs() {
     assert!(!from_logs.is_empty());
     assert_eq!(from_query, from_logs);
 }
+
+/// In a walked folder, a file whose name is no traffic shape's is read to
+/// tell what it holds: one that cannot be read (a broken gzip stream) is an
+/// error naming it, never "not traffic" and skipped; a readable file that is
+/// not traffic is skipped, as before.
+#[test]
+fn a_walked_file_that_cannot_be_read_is_an_error_not_skipped() {
+    // gzip's magic, then a compression method gzip does not have.
+    let mut broken = vec![0x1f, 0x8b, 0x07, 0x00];
+    broken.extend_from_slice(&[0xff; 64]);
+    let dir = common::temp_dir(&[
+        ("export.yaml", EXPORT.as_bytes()),
+        ("logs/a.log.gz", &logpush(&TRAFFIC)),
+        ("logs/notes.txt", b"not a log"),
+        ("logs/part-0001", &broken),
+    ]);
+    let r = check_with(dir.path(), "logs", &[]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("part-0001") && r.stderr.contains("cannot read"), "{}", r.stderr);
+    std::fs::remove_file(dir.path().join("logs/part-0001")).unwrap();
+    let r = check_with(dir.path(), "logs", &["--fail-on", "never"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
